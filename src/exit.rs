@@ -1,0 +1,26 @@
+//! Exit codes, in one place. `main` is the only caller of `std::process::exit`.
+
+use std::process::ExitCode;
+
+/// Every exit status the tool uses, with its meaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// No error-level finding; no surviving mutant.
+    Clean = 0,
+    /// Error-level findings, surviving mutants, a score under `--min-score`, or a guard survived.
+    Findings = 1,
+    /// Usage error or bad input (manifest, evidence, workspace): a located message was printed.
+    Usage = 2,
+    /// `mutants`: the unmutated baseline failed to build or test.
+    BaselineFailed = 3,
+    /// `mutants`: no survivor, but some mutants timed out.
+    TimeoutsOnly = 4,
+    /// Interrupted by Ctrl-C; scratch copies and children were cleaned up.
+    Interrupted = 130,
+}
+
+impl From<Exit> for ExitCode {
+    fn from(e: Exit) -> ExitCode {
+        ExitCode::from(e as u8)
+    }
+}
