@@ -92,7 +92,11 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { Exit::Usage.into() } else { Exit::Clean.into() };
+            return if e.use_stderr() {
+                Exit::Usage.into()
+            } else {
+                Exit::Clean.into()
+            };
         }
     };
     match run(cli) {
@@ -106,7 +110,87 @@ pub fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<Exit> {
     match cli.command {
-        None => anyhow::bail!("check is not wired yet"),
-        Some(_) => anyhow::bail!("not wired yet"),
+        None => check(&cli.check),
+        Some(Command::Check(args)) => check(&args),
+        Some(Command::Rules(f)) => rules(&f),
+        Some(Command::Explain { id }) => explain(&id),
+    }
+}
+
+/// Whether to colour human output.
+pub fn use_color(c: Color) -> bool {
+    use std::io::IsTerminal;
+    match c {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    }
+}
+
+fn check(args: &CheckArgs) -> anyhow::Result<Exit> {
+    let run = crate::check::run(args)?;
+    let out = match args.format.format {
+        Format::Json => crate::report::json::check(&run.findings, &run.summary),
+        Format::Human => crate::report::human::check(
+            &run.findings,
+            &run.summary,
+            &run.workspace.root,
+            use_color(args.format.color),
+        ),
+    };
+    print!("{out}");
+    let errors = run
+        .findings
+        .iter()
+        .any(|f| f.severity == crate::lint::registry::Level::Error);
+    Ok(if errors { Exit::Findings } else { Exit::Clean })
+}
+
+fn rules(f: &FormatArgs) -> anyhow::Result<Exit> {
+    let all = crate::lint::registry::all();
+    match f.format {
+        Format::Json => {
+            let list: Vec<_> = all
+                .iter()
+                .map(|r| {
+                    serde_json::json!({
+                        "id": r.id, "kind": r.kind, "level": r.level, "summary": r.summary
+                    })
+                })
+                .collect();
+            println!("{}", serde_json::to_string_pretty(&list)?);
+        }
+        Format::Human => {
+            let width = all.iter().map(|r| r.id.len()).max().unwrap_or(0);
+            for r in all {
+                println!(
+                    "{:width$}  {:8}  {:7}  {}",
+                    r.id,
+                    r.kind,
+                    r.level.as_str(),
+                    r.summary
+                );
+            }
+        }
+    }
+    Ok(Exit::Clean)
+}
+
+fn explain(id: &str) -> anyhow::Result<Exit> {
+    match crate::lint::registry::get(id) {
+        Some(r) => {
+            print!("{}", r.docs());
+            Ok(Exit::Clean)
+        }
+        None => {
+            let ids: Vec<_> = crate::lint::registry::all()
+                .iter()
+                .map(|r| r.id.as_str())
+                .collect();
+            anyhow::bail!(
+                "unknown rule or operator `{id}` (known: {})",
+                ids.join(", ")
+            )
+        }
     }
 }

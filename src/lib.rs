@@ -3,5 +3,13 @@
 //!
 //! See ARCHITECTURE.md for the map.
 
+pub mod check;
 pub mod cli;
+pub mod config;
 pub mod exit;
+pub mod finding;
+pub mod index;
+pub mod lint;
+pub mod report;
+pub mod syntax;
+pub mod workspace;

@@ -1,0 +1,46 @@
+//! The `check` job: discover, index, lint, report. Returns data; `cli` prints and exits.
+
+use std::time::Instant;
+
+use crate::cli::CheckArgs;
+use crate::config::Config;
+use crate::finding::Finding;
+use crate::index::{Index, Tables};
+use crate::lint::{self, levels::Levels};
+use crate::report::Summary;
+use crate::workspace::{self, Workspace};
+
+/// What a `check` run found.
+pub struct CheckRun {
+    pub workspace: Workspace,
+    pub index: Index,
+    pub findings: Vec<Finding>,
+    pub summary: Summary,
+}
+
+/// Discover and index the workspace the arguments name (shared by every job).
+pub fn index(args: &crate::cli::WorkspaceArgs) -> anyhow::Result<(Workspace, Config, Index)> {
+    let ws = workspace::discover(args)?;
+    let config = Config::from_metadata(&ws.config)?;
+    let index = Index::build(&ws, Tables::new(&config.tables()));
+    Ok((ws, config, index))
+}
+
+pub fn run(args: &CheckArgs) -> anyhow::Result<CheckRun> {
+    let start = Instant::now();
+    let (ws, config, index) = index(&args.workspace)?;
+    let levels = Levels::new(config.levels.clone())?;
+    let findings = lint::run(&index, &levels);
+    let summary = Summary::new(
+        index.files.len(),
+        index.lines(),
+        &findings,
+        start.elapsed().as_millis(),
+    );
+    Ok(CheckRun {
+        workspace: ws,
+        index,
+        findings,
+        summary,
+    })
+}

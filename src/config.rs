@@ -1,0 +1,54 @@
+//! User configuration: `[workspace.metadata.capcheck]` in the workspace's Cargo.toml (or
+//! `[package.metadata.capcheck]` of the root package). cargo has already parsed it; an unknown
+//! key is an error, so a typo never silently does nothing.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::index::tables::TableConfig;
+use crate::lint::registry::{Api, Level};
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Config {
+    /// Extra identifier patterns that denote a capacity (`my_slots`).
+    #[serde(alias = "capacity_names")]
+    pub capacity_names: Vec<String>,
+    /// Extra words that make a name not a capacity.
+    #[serde(alias = "exclude_words")]
+    pub exclude_words: Vec<String>,
+    /// Extra capacity APIs: `{ call = "Limiter::new", arg = 0 }` or `{ method = "limit", arg = 0 }`.
+    pub apis: Vec<Api>,
+    /// Extra words that make an expression a count of units.
+    #[serde(alias = "count_words")]
+    pub count_words: Vec<String>,
+    /// Extra assertion macros or helpers.
+    #[serde(alias = "assert_macros")]
+    pub assert_macros: Vec<String>,
+    /// Rule levels: `per-unit-cap = "error"`, `unmeasured-capacity = "allow"`.
+    pub levels: BTreeMap<String, Level>,
+    /// Path of the capacity manifest, relative to the workspace root (default `capacity.toml`).
+    pub manifest: Option<String>,
+}
+
+impl Config {
+    /// Read the config from the JSON cargo produced; errors name the table and the key.
+    pub fn from_metadata(value: &serde_json::Value) -> anyhow::Result<Config> {
+        if value.is_null() {
+            return Ok(Config::default());
+        }
+        serde_json::from_value(value.clone())
+            .map_err(|e| anyhow::anyhow!("Cargo.toml [workspace.metadata.capcheck]: {e}"))
+    }
+
+    pub fn tables(&self) -> TableConfig {
+        TableConfig {
+            capacity_names: self.capacity_names.clone(),
+            exclude_words: self.exclude_words.clone(),
+            apis: self.apis.clone(),
+            count_words: self.count_words.clone(),
+            assert_macros: self.assert_macros.clone(),
+        }
+    }
+}

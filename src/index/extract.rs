@@ -1,0 +1,529 @@
+//! The extractor: one syn visitor per file that records capacity-relevant facts. It knows test
+//! code from production code (`#[cfg(test)]`, `#[test]`, files under `tests/`), and re-parses
+//! macro bodies, where assertions and fixture `vec![..]`s hide.
+
+use syn::visit::{self, Visit};
+use syn::{Expr, ItemFn};
+
+use crate::index::facts::*;
+use crate::index::tables::Tables;
+use crate::index::value::{Operand, Val, is_const_name};
+use crate::syntax::{FileRole, Loc, loc_of, macro_args, path_ends_with, snippet};
+
+/// Extract the facts of one parsed file.
+pub fn extract(
+    tables: &Tables,
+    rel: &str,
+    text: &str,
+    ast: &syn::File,
+    role: FileRole,
+    crate_name: &str,
+    module: &[String],
+) -> FileFacts {
+    let mut x = Extractor {
+        tables,
+        rel,
+        text,
+        path: std::iter::once(crate_name.to_string())
+            .chain(module.iter().cloned())
+            .collect(),
+        test_depth: usize::from(role == FileRole::Test),
+        self_ty: Vec::new(),
+        function: Vec::new(),
+        facts: FileFacts {
+            rel: rel.to_string(),
+            lines: text.lines().count(),
+            role: Some(role),
+            ..FileFacts::default()
+        },
+    };
+    x.visit_file(ast);
+    x.facts
+}
+
+struct Extractor<'a> {
+    tables: &'a Tables,
+    rel: &'a str,
+    text: &'a str,
+    /// Crate, file module and inline modules.
+    path: Vec<String>,
+    /// Greater than zero inside test code.
+    test_depth: usize,
+    self_ty: Vec<String>,
+    function: Vec<String>,
+    facts: FileFacts,
+}
+
+/// `#[cfg(test)]` (or `cfg(all(test, ..))`), but not `cfg(not(test))`.
+fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg") && {
+            let s = a.meta.to_token_stream_string();
+            s.contains("test") && !s.contains("not")
+        }
+    })
+}
+
+/// `#[test]`, `#[tokio::test]`, `#[rstest]`, `#[test_case(..)]`, `#[bench]`...
+fn is_test_fn(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().segments.last().is_some_and(|s| {
+            let id = s.ident.to_string();
+            id == "test"
+                || id == "rstest"
+                || id == "test_case"
+                || id == "bench"
+                || id == "quickcheck"
+        })
+    })
+}
+
+trait MetaString {
+    fn to_token_stream_string(&self) -> String;
+}
+
+impl MetaString for syn::Meta {
+    fn to_token_stream_string(&self) -> String {
+        quote::ToTokens::to_token_stream(self).to_string()
+    }
+}
+
+impl Extractor<'_> {
+    fn in_test(&self) -> bool {
+        self.test_depth > 0
+    }
+
+    fn site(&self, item: &str) -> String {
+        let mut parts = self.path.clone();
+        parts.extend(self.self_ty.last().cloned());
+        parts.push(item.to_string());
+        parts.join("::")
+    }
+
+    fn function_site(&self) -> String {
+        match self.function.last() {
+            Some(f) => self.site(f),
+            None => self.site("<item>"),
+        }
+    }
+
+    fn loc<T: syn::spanned::Spanned>(&self, node: &T) -> Loc {
+        loc_of(self.rel, node)
+    }
+
+    fn operand(&self, e: &Expr) -> Operand {
+        Operand::new(e, self.rel, self.text)
+    }
+
+    fn with_test<F: FnOnce(&mut Self)>(&mut self, test: bool, f: F) {
+        self.test_depth += usize::from(test);
+        f(self);
+        self.test_depth -= usize::from(test);
+    }
+
+    fn const_item(&mut self, ident: &syn::Ident, expr: &Expr, is_static: bool) {
+        let val = Val::of(expr);
+        if matches!(val, Val::Other) {
+            return;
+        }
+        self.facts.consts.push(ConstDef {
+            ident: ident.to_string(),
+            site: self.site(&ident.to_string()),
+            val,
+            loc: self.loc(expr),
+            name_loc: self.loc(ident),
+            is_static,
+            in_test: self.in_test(),
+        });
+    }
+
+    /// The capacity API this call matches, with the argument that carries the capacity.
+    fn api_of_call(&self, func: &Expr, n_args: usize) -> Option<(String, usize, bool)> {
+        let Expr::Path(p) = func else { return None };
+        self.tables.apis.iter().find_map(|api| {
+            let call = api.call.as_deref()?;
+            (path_ends_with(&p.path, call) && api.arg < n_args)
+                .then(|| (call.to_string(), api.arg, api.some))
+        })
+    }
+
+    fn api_of_method(&self, method: &syn::Ident, n_args: usize) -> Option<(String, usize, bool)> {
+        self.tables.apis.iter().find_map(|api| {
+            let m = api.method.as_deref()?;
+            (method == m && api.arg < n_args).then(|| (format!(".{m}()"), api.arg, api.some))
+        })
+    }
+
+    fn api_arg(&mut self, api: String, arg: &Expr) {
+        let operand = self.operand(arg);
+        if let Val::Const(ident) = &operand.val {
+            self.facts.const_refs.push(ConstRef {
+                ident: ident.clone(),
+                loc: operand.loc.clone(),
+                in_test: self.in_test(),
+                api: Some(api.clone()),
+            });
+        }
+        self.facts.api_args.push(ApiArg {
+            api,
+            site: self.function_site(),
+            arg: operand,
+            in_test: self.in_test(),
+        });
+    }
+
+    fn comparisons_in(&mut self, via: &str, e: &Expr) {
+        match e {
+            Expr::Binary(b) => {
+                let op = match b.op {
+                    syn::BinOp::Lt(_) => "<",
+                    syn::BinOp::Le(_) => "<=",
+                    syn::BinOp::Gt(_) => ">",
+                    syn::BinOp::Ge(_) => ">=",
+                    syn::BinOp::Eq(_) => "==",
+                    syn::BinOp::Ne(_) => "!=",
+                    syn::BinOp::And(_) | syn::BinOp::Or(_) => {
+                        self.comparisons_in(via, &b.left);
+                        self.comparisons_in(via, &b.right);
+                        return;
+                    }
+                    _ => return,
+                };
+                self.push_comparison(via, op, e, &b.left, &b.right);
+            }
+            Expr::Paren(p) => self.comparisons_in(via, &p.expr),
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
+                self.comparisons_in(via, &u.expr)
+            }
+            _ => {}
+        }
+    }
+
+    fn push_comparison(&mut self, via: &str, op: &str, whole: &dyn ToSpanned, l: &Expr, r: &Expr) {
+        let (loc, text) = whole.loc_text(self.rel, self.text);
+        self.facts.comparisons.push(Comparison {
+            via: via.to_string(),
+            op: op.to_string(),
+            loc,
+            text,
+            left: self.operand(l),
+            right: self.operand(r),
+            function: self.function_site(),
+        });
+    }
+
+    fn assertion(&mut self, name: &str, mac: &syn::Macro) {
+        let Some(args) = macro_args(mac) else { return };
+        if name.ends_with("_eq") || name.ends_with("_ne") {
+            if let [l, r, ..] = args.as_slice() {
+                let op = if name.ends_with("_eq") { "==" } else { "!=" };
+                self.push_comparison(name, op, mac, l, r);
+            }
+        } else if let Some(first) = args.first() {
+            self.comparisons_in(name, first);
+        }
+        for a in &args {
+            self.visit_expr(a);
+        }
+    }
+
+    fn ceiling_fn(&mut self, sig: &syn::Signature) {
+        if !self.tables.ceiling_names.matches(&sig.ident.to_string()) {
+            return;
+        }
+        let count = sig.inputs.iter().find_map(|arg| match arg {
+            syn::FnArg::Typed(t) => match (&*t.pat, &*t.ty) {
+                (syn::Pat::Ident(id), syn::Type::Path(ty))
+                    if ty
+                        .path
+                        .segments
+                        .last()
+                        .is_some_and(|s| is_int_type(&s.ident.to_string()))
+                        && self.tables.count_words.matches(&id.ident.to_string()) =>
+                {
+                    Some(id.ident.to_string())
+                }
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => None,
+        });
+        if let Some(count_param) = count {
+            self.facts.ceilings.push(CeilingFn {
+                name: sig.ident.to_string(),
+                site: self.site(&sig.ident.to_string()),
+                loc: self.loc(&sig.ident),
+                count_param,
+                in_test: self.in_test(),
+            });
+        }
+    }
+
+    fn fn_body_literal(&mut self, sig: &syn::Signature, block: &syn::Block) {
+        let [syn::Stmt::Expr(e, None)] = block.stmts.as_slice() else {
+            return;
+        };
+        if let Val::Lit(value) = Val::of(e) {
+            let name = sig.ident.to_string();
+            if self.tables.capacity_names.matches(&name) {
+                self.facts.named_lits.push(NamedLit {
+                    site: self.site(&name),
+                    ident: name,
+                    value,
+                    loc: self.loc(e),
+                    in_test: self.in_test(),
+                    is_fn: true,
+                });
+            }
+        }
+    }
+
+    fn function<F: FnOnce(&mut Self)>(
+        &mut self,
+        attrs: &[syn::Attribute],
+        sig: &syn::Signature,
+        body: F,
+    ) {
+        let test = is_test_fn(attrs) || is_cfg_test(attrs);
+        if test {
+            self.facts.tests.push(TestFn {
+                name: sig.ident.to_string(),
+                site: self.site(&sig.ident.to_string()),
+                loc: self.loc(&sig.ident),
+            });
+        }
+        self.ceiling_fn(sig);
+        self.function.push(sig.ident.to_string());
+        self.with_test(test, body);
+        self.function.pop();
+    }
+}
+
+fn is_int_type(s: &str) -> bool {
+    matches!(
+        s,
+        "usize"
+            | "u8"
+            | "u16"
+            | "u32"
+            | "u64"
+            | "u128"
+            | "isize"
+            | "i8"
+            | "i16"
+            | "i32"
+            | "i64"
+            | "i128"
+    )
+}
+
+/// Something with a span whose location and text a comparison records.
+trait ToSpanned {
+    fn loc_text(&self, rel: &str, src: &str) -> (Loc, String);
+}
+
+impl ToSpanned for Expr {
+    fn loc_text(&self, rel: &str, src: &str) -> (Loc, String) {
+        (loc_of(rel, self), snippet(src, self))
+    }
+}
+
+impl ToSpanned for syn::Macro {
+    fn loc_text(&self, rel: &str, src: &str) -> (Loc, String) {
+        (loc_of(rel, self), snippet(src, self))
+    }
+}
+
+impl<'ast> Visit<'ast> for Extractor<'_> {
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        let test = is_cfg_test(&m.attrs);
+        self.path.push(m.ident.to_string());
+        self.with_test(test, |x| visit::visit_item_mod(x, m));
+        self.path.pop();
+    }
+
+    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        let ty = match &*i.self_ty {
+            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        }
+        .unwrap_or_else(|| "<impl>".to_string());
+        let test = is_cfg_test(&i.attrs);
+        self.self_ty.push(ty);
+        self.with_test(test, |x| visit::visit_item_impl(x, i));
+        self.self_ty.pop();
+    }
+
+    fn visit_item_fn(&mut self, f: &'ast ItemFn) {
+        self.fn_body_literal(&f.sig, &f.block);
+        self.function(&f.attrs, &f.sig, |x| visit::visit_item_fn(x, f));
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        self.fn_body_literal(&f.sig, &f.block);
+        self.function(&f.attrs, &f.sig, |x| visit::visit_impl_item_fn(x, f));
+    }
+
+    fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
+        let test = is_cfg_test(&c.attrs);
+        self.with_test(test, |x| {
+            x.const_item(&c.ident, &c.expr, false);
+            visit::visit_item_const(x, c);
+        });
+    }
+
+    fn visit_impl_item_const(&mut self, c: &'ast syn::ImplItemConst) {
+        self.const_item(&c.ident, &c.expr, false);
+        visit::visit_impl_item_const(self, c);
+    }
+
+    fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
+        let test = is_cfg_test(&s.attrs);
+        self.with_test(test, |x| {
+            x.const_item(&s.ident, &s.expr, true);
+            visit::visit_item_static(x, s);
+        });
+    }
+
+    fn visit_local(&mut self, l: &'ast syn::Local) {
+        let ident = match &l.pat {
+            syn::Pat::Ident(id) => Some(&id.ident),
+            syn::Pat::Type(t) => match &*t.pat {
+                syn::Pat::Ident(id) => Some(&id.ident),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let (Some(ident), Some(init)) = (ident, &l.init) {
+            let name = ident.to_string();
+            if let Val::Lit(value) = Val::of(&init.expr) {
+                if self.tables.capacity_names.matches(&name) {
+                    self.facts.named_lits.push(NamedLit {
+                        site: format!("{}::{name}", self.function_site()),
+                        ident: name,
+                        value,
+                        loc: self.loc(&init.expr),
+                        in_test: self.in_test(),
+                        is_fn: false,
+                    });
+                }
+            }
+        }
+        visit::visit_local(self, l);
+    }
+
+    fn visit_expr_struct(&mut self, s: &'ast syn::ExprStruct) {
+        let mut ty = s
+            .path
+            .segments
+            .last()
+            .map(|x| x.ident.to_string())
+            .unwrap_or_default();
+        if ty == "Self" {
+            ty = self.self_ty.last().cloned().unwrap_or(ty);
+        }
+        for f in &s.fields {
+            let syn::Member::Named(name) = &f.member else {
+                continue;
+            };
+            let val = Val::of(&f.expr);
+            if matches!(val, Val::Other) {
+                continue;
+            }
+            let mut parts = self.path.clone();
+            parts.push(ty.clone());
+            parts.push(name.to_string());
+            self.facts.fields.push(FieldInit {
+                type_name: ty.clone(),
+                field: name.to_string(),
+                site: parts.join("::"),
+                val,
+                loc: self.loc(&f.expr),
+                in_test: self.in_test(),
+                function: self.function_site(),
+            });
+        }
+        visit::visit_expr_struct(self, s);
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        if let Some((api, arg, _)) = self.api_of_call(&c.func, c.args.len()) {
+            self.api_arg(api, &c.args[arg]);
+        }
+        if self.in_test() {
+            let via = match &*c.func {
+                Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+                _ => None,
+            }
+            .unwrap_or_else(|| "call".to_string());
+            for a in &c.args {
+                self.comparisons_in(&via, a);
+            }
+        }
+        visit::visit_expr_call(self, c);
+    }
+
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        if let Some((api, arg, _)) = self.api_of_method(&m.method, m.args.len()) {
+            self.api_arg(api, &m.args[arg]);
+        }
+        if self.in_test() {
+            for a in &m.args {
+                self.comparisons_in(&m.method.to_string(), a);
+            }
+        }
+        visit::visit_expr_method_call(self, m);
+    }
+
+    fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
+        if matches!(b.op, syn::BinOp::Mul(_)) {
+            let left = self.operand(&b.left);
+            let right = self.operand(&b.right);
+            if !(left.val.is_lit() && right.val.is_lit()) {
+                let (loc, text) = Expr::Binary(b.clone()).loc_text(self.rel, self.text);
+                self.facts.products.push(Product {
+                    site: self.function_site(),
+                    function: self.function.last().cloned().unwrap_or_default(),
+                    loc,
+                    text,
+                    left,
+                    right,
+                    in_test: self.in_test(),
+                });
+            }
+        }
+        visit::visit_expr_binary(self, b);
+    }
+
+    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+        if let Some(last) = p.path.segments.last() {
+            let id = last.ident.to_string();
+            if is_const_name(&id) && p.path.segments.len() <= 4 {
+                self.facts.const_refs.push(ConstRef {
+                    ident: id,
+                    loc: self.loc(p),
+                    in_test: self.in_test(),
+                    api: None,
+                });
+            }
+        }
+        visit::visit_expr_path(self, p);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        let name = mac
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        if self.in_test() && self.tables.assert_macros.contains(&name) {
+            self.assertion(&name, mac);
+            return;
+        }
+        if let Some(args) = macro_args(mac) {
+            for a in &args {
+                self.visit_expr(a);
+            }
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! Per-file facts: what one file defines and does that matters for capacity, as plain data.
+//! Built in parallel (one extractor per file), merged and resolved by `index::build`.
+
+use serde::Serialize;
+
+use crate::index::value::{Operand, Val};
+use crate::syntax::{FileRole, Loc, ParseFailure};
+
+/// A `const` or `static` item with an integer-like initialiser.
+#[derive(Debug, Clone, Serialize)]
+pub struct ConstDef {
+    pub ident: String,
+    /// `crate::module::ITEM` (or `crate::module::Type::ITEM` for associated constants).
+    pub site: String,
+    pub val: Val,
+    /// The initialiser expression.
+    pub loc: Loc,
+    /// The name in the item.
+    pub name_loc: Loc,
+    pub is_static: bool,
+    pub in_test: bool,
+}
+
+/// A field initialiser in a struct literal: `Config { per_backend: 8, .. }`.
+#[derive(Debug, Clone, Serialize)]
+pub struct FieldInit {
+    pub type_name: String,
+    pub field: String,
+    pub site: String,
+    pub val: Val,
+    pub loc: Loc,
+    pub in_test: bool,
+    /// The function the literal is built in (`Config::default`), for reports.
+    pub function: String,
+}
+
+/// A `let` binding or a function whose whole body is an integer literal.
+#[derive(Debug, Clone, Serialize)]
+pub struct NamedLit {
+    pub ident: String,
+    pub site: String,
+    pub value: u64,
+    pub loc: Loc,
+    pub in_test: bool,
+    pub is_fn: bool,
+}
+
+/// An argument of a capacity API call (`Semaphore::new(8)`).
+#[derive(Debug, Clone, Serialize)]
+pub struct ApiArg {
+    pub api: String,
+    pub site: String,
+    pub arg: Operand,
+    pub in_test: bool,
+}
+
+/// A product `a * b` outside literals-only arithmetic.
+#[derive(Debug, Clone, Serialize)]
+pub struct Product {
+    pub site: String,
+    pub function: String,
+    pub loc: Loc,
+    pub text: String,
+    pub left: Operand,
+    pub right: Operand,
+    pub in_test: bool,
+}
+
+/// A comparison inside an assertion (or passed as a bool to a helper) in test code.
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    /// The assertion macro or helper (`assert`, `assert_eq`, `check`).
+    pub via: String,
+    pub op: String,
+    pub loc: Loc,
+    pub text: String,
+    pub left: Operand,
+    pub right: Operand,
+    pub function: String,
+}
+
+/// A reference to a constant by name (`PER_BACKEND`), for "where it flows".
+#[derive(Debug, Clone, Serialize)]
+pub struct ConstRef {
+    pub ident: String,
+    pub loc: Loc,
+    pub in_test: bool,
+    /// The capacity API it is an argument of, if any.
+    pub api: Option<String>,
+}
+
+/// A test function (`#[test]`, `#[tokio::test]`, ...).
+#[derive(Debug, Clone, Serialize)]
+pub struct TestFn {
+    pub name: String,
+    pub site: String,
+    pub loc: Loc,
+}
+
+/// A function that computes a ceiling from a count: `fn fleet_ceiling(&self, healthy: usize)`.
+#[derive(Debug, Clone, Serialize)]
+pub struct CeilingFn {
+    pub name: String,
+    pub site: String,
+    pub loc: Loc,
+    /// The count parameter (`healthy`).
+    pub count_param: String,
+    pub in_test: bool,
+}
+
+/// Everything one file contributes to the index.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct FileFacts {
+    pub rel: String,
+    pub lines: usize,
+    pub role: Option<FileRole>,
+    #[serde(skip)]
+    pub parse_error: Option<ParseFailure>,
+    pub consts: Vec<ConstDef>,
+    pub fields: Vec<FieldInit>,
+    pub named_lits: Vec<NamedLit>,
+    pub api_args: Vec<ApiArg>,
+    pub products: Vec<Product>,
+    pub comparisons: Vec<Comparison>,
+    pub const_refs: Vec<ConstRef>,
+    pub tests: Vec<TestFn>,
+    pub ceilings: Vec<CeilingFn>,
+}

@@ -1,0 +1,250 @@
+//! The shared index: built once per run from the parsed workspace, read by every job. `check`
+//! reports from it, the manifest binds its sites to measurements, `mutants` picks sites from it.
+
+pub mod extract;
+pub mod facts;
+pub mod names;
+pub mod tables;
+pub mod value;
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::syntax::{Loc, parse_file};
+use crate::workspace::Workspace;
+pub use facts::FileFacts;
+pub use tables::Tables;
+
+/// How a capacity is written in the code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CapacityKind {
+    Const,
+    Static,
+    Field,
+    Let,
+    Fn,
+    ApiArg,
+}
+
+/// Where a capacity flows: a related location with a note.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Use {
+    pub loc: Loc,
+    pub note: String,
+}
+
+/// A hard-coded capacity: one literal, named by its site.
+#[derive(Debug, Clone, Serialize)]
+pub struct Capacity {
+    /// `crate::module::ITEM`, `crate::module::Type::field` or `crate::module::function::binding`.
+    pub site: String,
+    /// The constant, field or binding name; the API for a bare API argument.
+    pub item: String,
+    pub value: u64,
+    pub kind: CapacityKind,
+    /// The literal.
+    pub loc: Loc,
+    /// The capacity API it reaches, when known.
+    pub api: Option<String>,
+    pub uses: Vec<Use>,
+}
+
+/// The index of one run.
+#[derive(Debug, Default)]
+pub struct Index {
+    pub files: Vec<FileFacts>,
+    pub capacities: Vec<Capacity>,
+    /// Values of every integer constant, by identifier (capacity or not), for arithmetic.
+    pub consts: HashMap<String, u64>,
+    /// Literal defaults of struct fields in production code, by field name.
+    pub field_defaults: HashMap<String, (u64, Loc)>,
+    pub tables: Option<Tables>,
+}
+
+impl Index {
+    /// Parse every file of the workspace in parallel and resolve constants across them.
+    pub fn build(ws: &Workspace, tables: Tables) -> Index {
+        let files: Vec<FileFacts> = ws
+            .files
+            .par_iter()
+            .map(|f| match parse_file(&f.abs, &f.rel) {
+                Ok((text, ast)) => extract::extract(
+                    &tables,
+                    &f.rel,
+                    &text,
+                    &ast,
+                    f.role,
+                    &f.crate_name,
+                    &f.module,
+                ),
+                Err(failure) => FileFacts {
+                    rel: f.rel.clone(),
+                    role: Some(f.role),
+                    parse_error: Some(failure),
+                    ..FileFacts::default()
+                },
+            })
+            .collect();
+        Index::from_facts(files, tables)
+    }
+
+    /// Resolve per-file facts into capacities.
+    pub fn from_facts(files: Vec<FileFacts>, tables: Tables) -> Index {
+        let consts = resolve_consts(&files);
+        let mut field_defaults = HashMap::new();
+        for f in files.iter().flat_map(|f| &f.fields).filter(|f| !f.in_test) {
+            if let Some(v) = f.val.eval(&consts, &HashMap::new()) {
+                field_defaults
+                    .entry(f.field.clone())
+                    .or_insert((v, f.loc.clone()));
+            }
+        }
+        let capacities = capacities(&files, &tables);
+        Index {
+            files,
+            capacities,
+            consts,
+            field_defaults,
+            tables: Some(tables),
+        }
+    }
+
+    pub fn tables(&self) -> &Tables {
+        self.tables.as_ref().expect("index built without tables")
+    }
+
+    /// Total lines scanned.
+    pub fn lines(&self) -> usize {
+        self.files.iter().map(|f| f.lines).sum()
+    }
+}
+
+/// Fold every constant's value, following references between constants until nothing changes.
+fn resolve_consts(files: &[FileFacts]) -> HashMap<String, u64> {
+    let defs: Vec<_> = files.iter().flat_map(|f| &f.consts).collect();
+    let mut values: HashMap<String, u64> = HashMap::new();
+    loop {
+        let before = values.len();
+        for d in &defs {
+            if values.contains_key(&d.ident) {
+                continue;
+            }
+            if let Some(v) = d.val.eval(&values, &HashMap::new()) {
+                values.insert(d.ident.clone(), v);
+            }
+        }
+        if values.len() == before {
+            return values;
+        }
+    }
+}
+
+const MAX_USES: usize = 12;
+
+fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
+    let refs: Vec<_> = files.iter().flat_map(|f| &f.const_refs).collect();
+    let api_consts: HashMap<&str, &str> = refs
+        .iter()
+        .filter(|r| !r.in_test)
+        .filter_map(|r| Some((r.ident.as_str(), r.api.as_deref()?)))
+        .collect();
+    let mut out = Vec::new();
+    for f in files {
+        for d in f.consts.iter().filter(|d| !d.in_test) {
+            let value::Val::Lit(v) = d.val else { continue };
+            let api = api_consts.get(d.ident.as_str()).map(|s| s.to_string());
+            if v == 0 || !(tables.capacity_names.matches(&d.ident) || api.is_some()) {
+                continue;
+            }
+            let mut uses: Vec<Use> = refs
+                .iter()
+                .filter(|r| r.ident == d.ident)
+                // An API argument is recorded twice (as a path and as the API's argument): keep
+                // the one that knows the API.
+                .filter(|r| {
+                    r.api.is_some() || !refs.iter().any(|o| o.api.is_some() && o.loc == r.loc)
+                })
+                .map(|r| Use {
+                    loc: r.loc.clone(),
+                    note: match (&r.api, r.in_test) {
+                        (Some(api), _) => format!("flows into {api}"),
+                        (None, true) => "used in test code".to_string(),
+                        (None, false) => "used here".to_string(),
+                    },
+                })
+                .collect();
+            uses.sort_by(|a, b| a.loc.cmp(&b.loc));
+            uses.dedup();
+            uses.truncate(MAX_USES);
+            out.push(Capacity {
+                site: d.site.clone(),
+                item: d.ident.clone(),
+                value: v,
+                kind: if d.is_static {
+                    CapacityKind::Static
+                } else {
+                    CapacityKind::Const
+                },
+                loc: d.loc.clone(),
+                api,
+                uses,
+            });
+        }
+        for fi in f.fields.iter().filter(|x| !x.in_test) {
+            let value::Val::Lit(v) = fi.val else { continue };
+            if v == 0 || !tables.capacity_names.matches(&fi.field) {
+                continue;
+            }
+            out.push(Capacity {
+                site: fi.site.clone(),
+                item: fi.field.clone(),
+                value: v,
+                kind: CapacityKind::Field,
+                loc: fi.loc.clone(),
+                api: None,
+                uses: Vec::new(),
+            });
+        }
+        for n in f.named_lits.iter().filter(|x| !x.in_test && x.value > 0) {
+            out.push(Capacity {
+                site: n.site.clone(),
+                item: n.ident.clone(),
+                value: n.value,
+                kind: if n.is_fn {
+                    CapacityKind::Fn
+                } else {
+                    CapacityKind::Let
+                },
+                loc: n.loc.clone(),
+                api: None,
+                uses: Vec::new(),
+            });
+        }
+        for a in f.api_args.iter().filter(|x| !x.in_test) {
+            let value::Val::Lit(v) = a.arg.val else {
+                continue;
+            };
+            if v == 0 {
+                continue;
+            }
+            out.push(Capacity {
+                site: format!(
+                    "{}::{}",
+                    a.site,
+                    a.api.trim_start_matches('.').trim_end_matches("()")
+                ),
+                item: a.api.clone(),
+                value: v,
+                kind: CapacityKind::ApiArg,
+                loc: a.arg.loc.clone(),
+                api: Some(a.api.clone()),
+                uses: Vec::new(),
+            });
+        }
+    }
+    out.sort_by(|a, b| a.loc.cmp(&b.loc));
+    out
+}

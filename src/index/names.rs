@@ -1,0 +1,93 @@
+//! Identifier words: `MAX_CONCURRENCY`, `maxConcurrency` and `max_concurrency` all read as the
+//! words `max concurrency`. Name tables match on words, never on substrings, so `permits` does
+//! not match `permitsPerSecondTimeoutMs`'s `timeout` twin by accident.
+
+/// Split an identifier into lowercase words at `_` and at lower-to-upper case changes.
+pub fn words(ident: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for part in ident.split(['_', ':', '.', ' ']) {
+        let mut cur = String::new();
+        let mut prev_lower = false;
+        for ch in part.chars() {
+            if ch.is_uppercase() && prev_lower && !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = ch.is_lowercase() || ch.is_ascii_digit();
+            cur.extend(ch.to_lowercase());
+        }
+        if !cur.is_empty() {
+            out.push(cur);
+        }
+    }
+    out
+}
+
+/// A compiled table of word patterns.
+#[derive(Debug, Clone, Default)]
+pub struct NameTable {
+    patterns: Vec<Vec<String>>,
+    exclude: Vec<String>,
+}
+
+impl NameTable {
+    pub fn new(patterns: &[String], exclude: &[String]) -> Self {
+        NameTable {
+            patterns: patterns
+                .iter()
+                .map(|p| words(p))
+                .filter(|p| !p.is_empty())
+                .collect(),
+            exclude: exclude.iter().map(|w| w.to_lowercase()).collect(),
+        }
+    }
+
+    /// Whether the identifier contains one pattern's words contiguously and no excluded word.
+    pub fn matches(&self, ident: &str) -> bool {
+        let w = words(ident);
+        self.matches_words(&w)
+    }
+
+    pub fn matches_words(&self, w: &[String]) -> bool {
+        if w.iter().any(|x| self.exclude.contains(x)) {
+            return false;
+        }
+        self.patterns
+            .iter()
+            .any(|p| w.windows(p.len()).any(|win| win == p.as_slice()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_snake_and_camel_case() {
+        assert_eq!(words("MAX_CONCURRENCY"), ["max", "concurrency"]);
+        assert_eq!(words("maxConcurrency"), ["max", "concurrency"]);
+        assert_eq!(words("per_backend"), ["per", "backend"]);
+        assert_eq!(
+            words("self.cfg.per_backend"),
+            ["self", "cfg", "per", "backend"]
+        );
+    }
+
+    #[test]
+    fn matches_whole_words_in_order_and_honours_exclusions() {
+        let t = NameTable::new(
+            &["max_size".into(), "permits".into()],
+            &["bytes".into(), "timeout".into()],
+        );
+        for (name, expect) in [
+            ("MAX_SIZE", true),
+            ("pool_max_size", true),
+            ("max_frame_size", false),
+            ("PERMITS", true),
+            ("max_size_bytes", false),
+            ("permits_timeout", false),
+            ("permitsx", false),
+        ] {
+            assert_eq!(t.matches(name), expect, "{name}");
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! The name and API tables the extractor and rules match against: the rule files' tables, plus
+//! what the user added in `[workspace.metadata.capcheck]` (see `config`).
+
+use crate::index::names::NameTable;
+use crate::lint::registry::{self, Api};
+
+/// User additions to the tables, from `[workspace.metadata.capcheck]`.
+#[derive(Debug, Clone, Default)]
+pub struct TableConfig {
+    /// Extra identifier patterns that denote a capacity.
+    pub capacity_names: Vec<String>,
+    /// Extra words that make a name not a capacity.
+    pub exclude_words: Vec<String>,
+    /// Extra capacity APIs.
+    pub apis: Vec<Api>,
+    /// Extra words that make an expression a count of units.
+    pub count_words: Vec<String>,
+    /// Extra assertion macros or helpers whose arguments are checked for pins.
+    pub assert_macros: Vec<String>,
+}
+
+/// Compiled tables.
+#[derive(Debug, Clone)]
+pub struct Tables {
+    pub capacity_names: NameTable,
+    pub count_words: NameTable,
+    pub subject_words: NameTable,
+    pub ceiling_names: NameTable,
+    pub apis: Vec<Api>,
+    pub unit_values: Vec<u64>,
+    pub max_multiplier: u64,
+    pub assert_macros: Vec<String>,
+}
+
+const ASSERT_MACROS: &[&str] = &[
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "prop_assert",
+    "prop_assert_eq",
+    "prop_assert_ne",
+    "assert_matches",
+];
+
+/// Words that name a function computing a ceiling from a count (`fleet_ceiling`, `max_in_flight`).
+const CEILING_NAMES: &[&str] = &[
+    "ceiling",
+    "limit",
+    "cap",
+    "capacity",
+    "max_in_flight",
+    "max_inflight",
+    "concurrency",
+    "permits",
+    "allowed",
+];
+
+impl Tables {
+    pub fn new(cfg: &TableConfig) -> Tables {
+        let unmeasured = registry::rule("unmeasured-capacity");
+        let per_unit = registry::rule("per-unit-cap");
+        let pinned = registry::rule("pinned-capacity-assertion");
+        let mut names = unmeasured.names.clone();
+        names.extend(cfg.capacity_names.iter().cloned());
+        let mut exclude = unmeasured.exclude_words.clone();
+        exclude.extend(cfg.exclude_words.iter().cloned());
+        let mut counts = per_unit.count_words.clone();
+        counts.extend(cfg.count_words.iter().cloned());
+        let mut apis = unmeasured.apis.clone();
+        apis.extend(cfg.apis.iter().cloned());
+        let ceiling: Vec<String> = CEILING_NAMES.iter().map(|s| s.to_string()).collect();
+        Tables {
+            capacity_names: NameTable::new(&names, &exclude),
+            count_words: NameTable::new(&counts, &exclude),
+            subject_words: NameTable::new(&pinned.subject_words, &[]),
+            ceiling_names: NameTable::new(&ceiling, &["timeout".into(), "bytes".into()]),
+            apis,
+            unit_values: per_unit.unit_values.clone(),
+            max_multiplier: pinned.max_multiplier.unwrap_or(16),
+            assert_macros: ASSERT_MACROS
+                .iter()
+                .map(|s| s.to_string())
+                .chain(cfg.assert_macros.iter().cloned())
+                .collect(),
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! Integer values as the index sees them: literals, references to constants and fields, and the
+//! little arithmetic that joins them. Plain data (syn's trees are not `Send`), folded later once
+//! every file's constants are known.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use crate::index::names::words;
+use crate::syntax::Loc;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Op {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+/// An integer-valued expression, reduced to what capacity analysis needs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Val {
+    Lit(u64),
+    /// A path whose last segment names a constant (`PER_BACKEND`, `cfg::PER_BACKEND`).
+    Const(String),
+    /// A field access (`self.cfg.per_backend` -> `per_backend`).
+    Field(String),
+    Bin(Op, Box<Val>, Box<Val>),
+    Min(Box<Val>, Box<Val>),
+    Max(Box<Val>, Box<Val>),
+    /// Anything else (a call, a local variable, a method chain).
+    Other,
+}
+
+impl Val {
+    /// Reduce a syn expression; casts, parentheses, references and `Some(..)` are see-through.
+    pub fn of(expr: &syn::Expr) -> Val {
+        use syn::Expr;
+        match expr {
+            Expr::Lit(l) => match &l.lit {
+                syn::Lit::Int(i) => i.base10_parse::<u64>().map(Val::Lit).unwrap_or(Val::Other),
+                _ => Val::Other,
+            },
+            Expr::Paren(p) => Val::of(&p.expr),
+            Expr::Group(g) => Val::of(&g.expr),
+            Expr::Cast(c) => Val::of(&c.expr),
+            Expr::Reference(r) => Val::of(&r.expr),
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => Val::of(&u.expr),
+            Expr::Path(p) if p.qself.is_none() => {
+                let last = p
+                    .path
+                    .segments
+                    .last()
+                    .map(|s| s.ident.to_string())
+                    .unwrap_or_default();
+                if is_const_name(&last) {
+                    Val::Const(last)
+                } else {
+                    Val::Other
+                }
+            }
+            Expr::Field(f) => match &f.member {
+                syn::Member::Named(n) => Val::Field(n.to_string()),
+                syn::Member::Unnamed(_) => Val::Other,
+            },
+            Expr::Binary(b) => {
+                let op = match b.op {
+                    syn::BinOp::Add(_) => Op::Add,
+                    syn::BinOp::Sub(_) => Op::Sub,
+                    syn::BinOp::Mul(_) => Op::Mul,
+                    syn::BinOp::Div(_) => Op::Div,
+                    _ => return Val::Other,
+                };
+                Val::Bin(op, Box::new(Val::of(&b.left)), Box::new(Val::of(&b.right)))
+            }
+            Expr::Call(c) if c.args.len() == 1 => match &*c.func {
+                Expr::Path(p) if p.path.is_ident("Some") => Val::of(&c.args[0]),
+                _ => Val::Other,
+            },
+            Expr::Call(c) if c.args.len() == 2 => {
+                let (a, b) = (Box::new(Val::of(&c.args[0])), Box::new(Val::of(&c.args[1])));
+                match &*c.func {
+                    Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "min") => {
+                        Val::Min(a, b)
+                    }
+                    Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "max") => {
+                        Val::Max(a, b)
+                    }
+                    _ => Val::Other,
+                }
+            }
+            Expr::MethodCall(m)
+                if m.args.len() == 1 && (m.method == "min" || m.method == "max") =>
+            {
+                let (a, b) = (
+                    Box::new(Val::of(&m.receiver)),
+                    Box::new(Val::of(&m.args[0])),
+                );
+                if m.method == "min" {
+                    Val::Min(a, b)
+                } else {
+                    Val::Max(a, b)
+                }
+            }
+            _ => Val::Other,
+        }
+    }
+
+    /// The value, given the known constants and field defaults; `None` when anything is unknown.
+    pub fn eval(
+        &self,
+        consts: &HashMap<String, u64>,
+        fields: &HashMap<String, u64>,
+    ) -> Option<u64> {
+        match self {
+            Val::Lit(v) => Some(*v),
+            Val::Const(n) => consts.get(n).copied(),
+            Val::Field(n) => fields.get(n).copied(),
+            Val::Bin(op, a, b) => {
+                let (a, b) = (a.eval(consts, fields)?, b.eval(consts, fields)?);
+                match op {
+                    Op::Add => a.checked_add(b),
+                    Op::Sub => a.checked_sub(b),
+                    Op::Mul => a.checked_mul(b),
+                    Op::Div => a.checked_div(b),
+                }
+            }
+            Val::Min(a, b) => Some(a.eval(consts, fields)?.min(b.eval(consts, fields)?)),
+            Val::Max(a, b) => Some(a.eval(consts, fields)?.max(b.eval(consts, fields)?)),
+            Val::Other => None,
+        }
+    }
+
+    /// The value when it is made of literals alone (`2 * 8`).
+    pub fn literal(&self) -> Option<u64> {
+        self.eval(&HashMap::new(), &HashMap::new())
+    }
+
+    /// Whether the expression is a bare literal (possibly cast or wrapped).
+    pub fn is_lit(&self) -> bool {
+        matches!(self, Val::Lit(_))
+    }
+}
+
+/// `SCREAMING_CASE` names are constants by Rust convention.
+pub fn is_const_name(s: &str) -> bool {
+    s.chars().any(|c| c.is_ascii_uppercase()) && !s.chars().any(|c| c.is_ascii_lowercase())
+}
+
+/// One side of a product or comparison: its value, the words of its names, its text.
+#[derive(Debug, Clone, Serialize)]
+pub struct Operand {
+    pub val: Val,
+    pub words: Vec<String>,
+    pub text: String,
+    pub loc: Loc,
+}
+
+impl Operand {
+    pub fn new(expr: &syn::Expr, file: &str, src: &str) -> Operand {
+        Operand {
+            val: Val::of(expr),
+            words: expr_words(expr),
+            text: crate::syntax::snippet(src, expr),
+            loc: crate::syntax::loc_of(file, expr),
+        }
+    }
+}
+
+/// The words of every identifier in an expression (`backends.len()` -> `backends len`).
+pub fn expr_words(expr: &syn::Expr) -> Vec<String> {
+    use quote::ToTokens;
+    let mut out = Vec::new();
+    collect_idents(expr.to_token_stream(), &mut out);
+    out
+}
+
+fn collect_idents(ts: proc_macro2::TokenStream, out: &mut Vec<String>) {
+    for tt in ts {
+        match tt {
+            proc_macro2::TokenTree::Ident(i) => out.extend(words(&i.to_string())),
+            proc_macro2::TokenTree::Group(g) => collect_idents(g.stream(), out),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn val(src: &str) -> Val {
+        Val::of(&syn::parse_str(src).unwrap())
+    }
+
+    #[test]
+    fn reduces_expressions_and_evaluates_them() {
+        let consts = HashMap::from([("PER_BACKEND".to_string(), 8)]);
+        let fields = HashMap::from([("per_backend".to_string(), 8)]);
+        for (src, expect) in [
+            ("16", Some(16)),
+            ("2 * 8", Some(16)),
+            ("(8usize as u32)", Some(8)),
+            ("2 * PER_BACKEND", Some(16)),
+            ("healthy * self.cfg.per_backend", None),
+            ("self.cfg.per_backend", Some(8)),
+            ("std::cmp::min(14, 160)", Some(14)),
+            ("(1490818 / 100000).min(160)", Some(14)),
+            ("Some(4)", Some(4)),
+        ] {
+            assert_eq!(val(src).eval(&consts, &fields), expect, "{src}");
+        }
+    }
+}

@@ -1,0 +1,20 @@
+//! `parse-error`: a file that could not be read as Rust is a finding, not an abort.
+
+use crate::finding::Finding;
+use crate::index::Index;
+
+pub fn check(index: &Index) -> Vec<Finding> {
+    index
+        .files
+        .iter()
+        .filter_map(|f| f.parse_error.as_ref())
+        .map(|e| {
+            super::finding(
+                "parse-error",
+                e.loc.clone(),
+                format!("{}; the file was skipped", e.message),
+                "here".to_string(),
+            )
+        })
+        .collect()
+}

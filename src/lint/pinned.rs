@@ -1,0 +1,133 @@
+//! `pinned-capacity-assertion`: a test assertion whose literal equals a capacity constant, or a
+//! product of capacity constants and small counts, so raising the constant turns the test red.
+
+use crate::finding::{Finding, Related};
+use crate::index::facts::Comparison;
+use crate::index::names::words;
+use crate::index::value::Operand;
+use crate::index::{Capacity, Index};
+
+pub fn check(index: &Index) -> Vec<Finding> {
+    let caps: Vec<&Capacity> = named_capacities(index);
+    let mut out = Vec::new();
+    for f in &index.files {
+        for c in &f.comparisons {
+            if let Some(found) = pin(index, &caps, c, &c.left, &c.right)
+                .or_else(|| pin(index, &caps, c, &c.right, &c.left))
+            {
+                out.push(found);
+            }
+        }
+    }
+    out
+}
+
+/// Capacities with a name a test could pin (not bare API arguments), one per distinct item.
+fn named_capacities(index: &Index) -> Vec<&Capacity> {
+    let mut caps: Vec<&Capacity> = index
+        .capacities
+        .iter()
+        .filter(|c| c.kind != crate::index::CapacityKind::ApiArg && c.value >= 2)
+        .collect();
+    caps.sort_by(|a, b| (a.value, &a.item).cmp(&(b.value, &b.item)));
+    caps.dedup_by(|a, b| a.item == b.item && a.value == b.value);
+    caps
+}
+
+/// How a literal is explained by the capacities: `16 = 2 x PER_BACKEND`.
+struct Explanation<'a> {
+    factors: Vec<&'a Capacity>,
+    multiplier: u64,
+}
+
+/// The best explanation of `v`: the constant whose name shares most words with the compared
+/// expression first, then an exact match, then the smallest multiple, then a product of two.
+fn explain<'a>(
+    v: u64,
+    caps: &[&'a Capacity],
+    max_k: u64,
+    subject: &[String],
+) -> Option<Explanation<'a>> {
+    let mut candidates: Vec<(usize, u64, Explanation<'a>)> = Vec::new();
+    let related = |c: &Capacity| {
+        words(&c.item)
+            .iter()
+            .filter(|w| w.len() > 2 && subject.contains(w))
+            .count()
+    };
+    for c in caps {
+        if let Some(k) = (1..=max_k).find(|k| c.value * k == v) {
+            candidates.push((
+                related(c),
+                k,
+                Explanation {
+                    factors: vec![c],
+                    multiplier: k,
+                },
+            ));
+        }
+    }
+    for (i, a) in caps.iter().enumerate() {
+        if let Some(b) = caps[i..].iter().find(|b| a.value * b.value == v) {
+            let rel = related(a) + related(b);
+            candidates.push((
+                rel,
+                max_k + 1,
+                Explanation {
+                    factors: vec![a, b],
+                    multiplier: 1,
+                },
+            ));
+        }
+    }
+    candidates.sort_by_key(|(rel, k, _)| (std::cmp::Reverse(*rel), *k));
+    candidates.into_iter().next().map(|(_, _, e)| e)
+}
+
+fn pin(
+    index: &Index,
+    caps: &[&Capacity],
+    c: &Comparison,
+    lit: &Operand,
+    subject: &Operand,
+) -> Option<Finding> {
+    let t = index.tables();
+    let v = lit.val.literal()?;
+    if v < 2 || subject.val.literal().is_some() || !t.subject_words.matches_words(&subject.words) {
+        return None;
+    }
+    let e = explain(v, caps, t.max_multiplier, &subject.words)?;
+    let mut terms: Vec<String> = e.factors.iter().map(|c| c.item.clone()).collect();
+    if e.multiplier > 1 {
+        terms.insert(0, e.multiplier.to_string());
+    }
+    let arithmetic = if terms.len() == 1 {
+        format!("{v} = {}", terms[0])
+    } else {
+        format!("{v} = {}", terms.join(" x "))
+    };
+    let names: Vec<&str> = e.factors.iter().map(|c| c.item.as_str()).collect();
+    let mut f = super::finding(
+        "pinned-capacity-assertion",
+        c.loc.clone(),
+        format!(
+            "`{}` pins {arithmetic}: anyone who raises {} gets a red test first",
+            c.text,
+            names.join(" or ")
+        ),
+        format!("pins {arithmetic}"),
+    );
+    f.item = Some(names.join(" x "));
+    f.value = Some(v);
+    f.related = e
+        .factors
+        .iter()
+        .map(|cap| {
+            Related::new(
+                &cap.loc,
+                format!("{} = {} is defined here", cap.item, cap.value),
+            )
+        })
+        .collect();
+    Some(f)
+}

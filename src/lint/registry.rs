@@ -1,0 +1,151 @@
+//! The rule registry: every rule's and operator's metadata, docs and name tables live once, in
+//! `rules/*.toml`, embedded here. `rules`, `explain`, SARIF help and the matchers all read them.
+
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+/// How serious a finding is; `error` findings make `check` exit 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Allow,
+    Note,
+    Warning,
+    Error,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Allow => "allow",
+            Level::Note => "note",
+            Level::Warning => "warning",
+            Level::Error => "error",
+        }
+    }
+}
+
+/// One entry of the capacity-API table.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct Api {
+    /// Trailing path segments of a function call, e.g. `Semaphore::new`.
+    #[serde(default)]
+    pub call: Option<String>,
+    /// Method name, e.g. `buffer_unordered`.
+    #[serde(default)]
+    pub method: Option<String>,
+    /// 0-based index of the argument that carries the capacity.
+    pub arg: usize,
+    /// Whether `Some(N)` carries the capacity too.
+    #[serde(default)]
+    pub some: bool,
+}
+
+/// A rule or mutation operator as written in `rules/<id>.toml`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Rule {
+    pub id: String,
+    /// `rule` (a `check` lint) or `operator` (a mutation operator).
+    pub kind: String,
+    pub level: Level,
+    pub summary: String,
+    pub what_it_does: String,
+    pub why_is_this_bad: String,
+    pub example: String,
+    pub use_instead: String,
+    #[serde(default)]
+    pub names: Vec<String>,
+    #[serde(default)]
+    pub exclude_words: Vec<String>,
+    #[serde(default)]
+    pub apis: Vec<Api>,
+    #[serde(default)]
+    pub count_words: Vec<String>,
+    #[serde(default)]
+    pub unit_values: Vec<u64>,
+    #[serde(default)]
+    pub subject_words: Vec<String>,
+    #[serde(default)]
+    pub max_multiplier: Option<u64>,
+}
+
+impl Rule {
+    /// The documentation `explain` prints, under the four fixed headings.
+    pub fn docs(&self) -> String {
+        format!(
+            "# {id} ({kind}, default level: {level})\n\n{summary}\n\n## What it does\n{what}\n## Why is this bad?\n{why}\n## Example\n{ex}\n## Use instead\n{inst}",
+            id = self.id,
+            kind = self.kind,
+            level = self.level.as_str(),
+            summary = self.summary,
+            what = self.what_it_does.trim_start(),
+            why = self.why_is_this_bad.trim_start(),
+            ex = self.example.trim_start(),
+            inst = self.use_instead.trim_start(),
+        )
+    }
+}
+
+/// Adding a rule or operator means adding its file here (and a fixture: a test checks both).
+const SOURCES: &[(&str, &str)] = &[
+    (
+        "unmeasured-capacity",
+        include_str!("../../rules/unmeasured-capacity.toml"),
+    ),
+    (
+        "per-unit-cap",
+        include_str!("../../rules/per-unit-cap.toml"),
+    ),
+    (
+        "pinned-capacity-assertion",
+        include_str!("../../rules/pinned-capacity-assertion.toml"),
+    ),
+    ("parse-error", include_str!("../../rules/parse-error.toml")),
+];
+
+/// All rules and operators, parsed once.
+pub fn all() -> &'static [Rule] {
+    static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        SOURCES
+            .iter()
+            .map(|(id, text)| {
+                let rule: Rule = toml::from_str(text)
+                    .unwrap_or_else(|e| panic!("rules/{id}.toml is invalid (a build bug): {e}"));
+                assert_eq!(&rule.id, id, "rules/{id}.toml declares another id");
+                rule
+            })
+            .collect()
+    })
+}
+
+/// The rule or operator with this id.
+pub fn get(id: &str) -> Option<&'static Rule> {
+    all().iter().find(|r| r.id == id)
+}
+
+/// The rule with this id; panics on an id that is not registered (a programming error).
+pub fn rule(id: &str) -> &'static Rule {
+    get(id).unwrap_or_else(|| panic!("rule {id} is not registered"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_parses_and_has_docs_under_every_heading() {
+        for rule in all() {
+            for (heading, text) in [
+                ("summary", &rule.summary),
+                ("what_it_does", &rule.what_it_does),
+                ("why_is_this_bad", &rule.why_is_this_bad),
+                ("example", &rule.example),
+                ("use_instead", &rule.use_instead),
+            ] {
+                assert!(!text.trim().is_empty(), "{}: empty {heading}", rule.id);
+            }
+        }
+    }
+}

@@ -1,0 +1,37 @@
+//! `unmeasured-capacity`: every hard-coded capacity the index found, once, with where it flows.
+
+use crate::finding::{Finding, Related};
+use crate::index::{Capacity, CapacityKind, Index};
+
+pub fn check(index: &Index) -> Vec<Finding> {
+    index.capacities.iter().map(finding).collect()
+}
+
+/// The finding for one capacity (the manifest rules reuse it for sites the manifest lacks).
+pub fn finding(c: &Capacity) -> Finding {
+    let what = match c.kind {
+        CapacityKind::Const | CapacityKind::Static => format!("`{} = {}`", c.item, c.value),
+        CapacityKind::Field => format!("field `{}: {}`", c.item, c.value),
+        CapacityKind::Let => format!("`let {} = {}`", c.item, c.value),
+        CapacityKind::Fn => format!("`fn {}()` returning {}", c.item, c.value),
+        CapacityKind::ApiArg => format!("`{}` with {}", c.item, c.value),
+    };
+    let mut message = format!("{what} is a capacity nobody measured");
+    if let Some(api) = c.api.as_ref().filter(|_| c.kind != CapacityKind::ApiArg) {
+        message.push_str(&format!(" (it sizes {api})"));
+    }
+    let mut f = super::finding(
+        "unmeasured-capacity",
+        c.loc.clone(),
+        message,
+        format!("typed by hand: {}", c.value),
+    );
+    f.item = Some(c.item.clone());
+    f.value = Some(c.value);
+    f.related = c
+        .uses
+        .iter()
+        .map(|u| Related::new(&u.loc, &u.note))
+        .collect();
+    f
+}

@@ -1,0 +1,132 @@
+//! Human output via ariadne: the literal, where it flows, and the note. Colour only when asked or
+//! on a terminal; the layout is ariadne's and outside our compatibility promise (tests snapshot
+//! JSON).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use ariadne::{Color, Config, Label, Report, ReportKind};
+
+use crate::finding::Finding;
+use crate::lint::registry::Level;
+use crate::report::Summary;
+use crate::syntax::Loc;
+
+/// File texts by workspace-relative path, loaded on demand; a file that cannot be read renders
+/// as empty (its label then points nowhere, but the message still prints).
+pub struct Texts<'a> {
+    root: &'a Path,
+    cache: HashMap<String, String>,
+}
+
+impl<'a> Texts<'a> {
+    pub fn new(root: &'a Path) -> Self {
+        Texts {
+            root,
+            cache: HashMap::new(),
+        }
+    }
+
+    fn get(&mut self, file: &str) -> &str {
+        let root = self.root;
+        self.cache
+            .entry(file.to_string())
+            .or_insert_with(|| std::fs::read_to_string(root.join(file)).unwrap_or_default())
+    }
+
+    /// Char offsets of a location's start and end.
+    fn range(&mut self, loc: &Loc) -> std::ops::Range<usize> {
+        let text = self.get(&loc.file);
+        let start = offset(text, loc.line, loc.column);
+        let end = offset(text, loc.end_line, loc.end_column).max(start + 1);
+        start..end
+    }
+}
+
+fn offset(text: &str, line: usize, column: usize) -> usize {
+    let mut chars = 0;
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == line {
+            return chars + (column.saturating_sub(1)).min(l.chars().count());
+        }
+        chars += l.chars().count();
+    }
+    chars
+}
+
+fn kind(level: Level) -> ReportKind<'static> {
+    match level {
+        Level::Error => ReportKind::Error,
+        Level::Warning => ReportKind::Warning,
+        Level::Note | Level::Allow => ReportKind::Advice,
+    }
+}
+
+/// Render findings and the summary line.
+pub fn check(findings: &[Finding], summary: &Summary, root: &Path, color: bool) -> String {
+    let mut texts = Texts::new(root);
+    let mut out = Vec::new();
+    for f in findings {
+        render(f, &mut texts, color, &mut out);
+    }
+    let errors = findings
+        .iter()
+        .filter(|f| f.severity == Level::Error)
+        .count();
+    let warnings = findings
+        .iter()
+        .filter(|f| f.severity == Level::Warning)
+        .count();
+    let mut s = String::from_utf8_lossy(&out).into_owned();
+    s.push_str(&format!(
+        "capcheck: {} finding{} ({errors} error{}, {warnings} warning{}) in {} files, {} lines\n",
+        findings.len(),
+        plural(findings.len()),
+        plural(errors),
+        plural(warnings),
+        summary.files,
+        summary.lines,
+    ));
+    s
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn render(f: &Finding, texts: &mut Texts, color: bool, out: &mut Vec<u8>) {
+    let range = texts.range(&f.loc);
+    let mut report = Report::build(kind(f.severity), (f.loc.file.clone(), range.clone()))
+        .with_config(Config::default().with_color(color))
+        .with_code(&f.rule)
+        .with_message(&f.message)
+        .with_label(
+            Label::new((f.loc.file.clone(), range))
+                .with_message(&f.label)
+                .with_color(Color::Red),
+        );
+    for r in &f.related {
+        let loc = Loc {
+            file: r.file.clone(),
+            line: r.line,
+            column: r.column,
+            end_line: r.line,
+            end_column: r.column + 1,
+        };
+        let range = texts.range(&loc);
+        report = report.with_label(
+            Label::new((r.file.clone(), range))
+                .with_message(&r.note)
+                .with_color(Color::Blue),
+        );
+    }
+    report = report.with_note(format!("`cargo capcheck explain {}` says why", f.rule));
+    let files: Vec<(String, String)> = std::iter::once(f.loc.file.clone())
+        .chain(f.related.iter().map(|r| r.file.clone()))
+        .map(|file| {
+            let text = texts.get(&file).to_string();
+            (file, text)
+        })
+        .collect();
+    let _ = report.finish().write(ariadne::sources(files), &mut *out);
+}

@@ -1,0 +1,35 @@
+//! Rendering. The only module that knows ariadne; analyses hand it data, `cli` prints what it
+//! returns.
+
+pub mod human;
+pub mod json;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::finding::Finding;
+
+/// The numbers under every `check` report.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub files: usize,
+    pub lines: usize,
+    pub findings_by_rule: BTreeMap<String, usize>,
+    pub elapsed_ms: u128,
+}
+
+impl Summary {
+    pub fn new(files: usize, lines: usize, findings: &[Finding], elapsed_ms: u128) -> Summary {
+        let mut by_rule = BTreeMap::new();
+        for f in findings {
+            *by_rule.entry(f.rule.clone()).or_insert(0) += 1;
+        }
+        Summary {
+            files,
+            lines,
+            findings_by_rule: by_rule,
+            elapsed_ms,
+        }
+    }
+}

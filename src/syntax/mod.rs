@@ -1,0 +1,149 @@
+//! Parsed sources: a file's text, its syn AST and where it sits in the workspace; the one place
+//! that turns proc-macro2 spans (0-based, char-counted columns) into 1-based locations.
+
+use std::path::{Path, PathBuf};
+
+use proc_macro2::Span;
+use serde::Serialize;
+use syn::punctuated::Punctuated;
+
+/// What a file is for; test code is held to other rules than production code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileRole {
+    /// Library or binary source.
+    Source,
+    /// Integration tests (`tests/`), benches: every item in it is test code.
+    Test,
+    /// Examples: reported like source.
+    Example,
+    /// `build.rs`.
+    Build,
+}
+
+/// A 1-based location range in a workspace file, `file` relative to the workspace root with '/'.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Loc {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+}
+
+impl Loc {
+    /// The location of `span` in `file`. Columns become 1-based.
+    pub fn from_span(file: &str, span: Span) -> Loc {
+        let (s, e) = (span.start(), span.end());
+        Loc {
+            file: file.to_string(),
+            line: s.line.max(1),
+            column: s.column + 1,
+            end_line: e.line.max(1),
+            end_column: e.column + 1,
+        }
+    }
+
+    /// A location spanning from the start of `a` to the end of `b`.
+    pub fn join(file: &str, a: Span, b: Span) -> Loc {
+        let mut loc = Loc::from_span(file, a);
+        let end = Loc::from_span(file, b);
+        loc.end_line = end.end_line;
+        loc.end_column = end.end_column;
+        loc
+    }
+}
+
+/// One Rust source file of the workspace, parsed.
+pub struct SourceFile {
+    /// Path relative to the workspace root, '/'-separated: what every report shows.
+    pub rel: String,
+    pub abs: PathBuf,
+    pub text: String,
+    pub ast: syn::File,
+    pub role: FileRole,
+    /// The crate the file is compiled into (`fleet_controller`), with '-' as '_'.
+    pub crate_name: String,
+    /// Module path inside that crate, e.g. `["controller", "limits"]`.
+    pub module: Vec<String>,
+}
+
+/// Why a file could not be parsed: a message and a location.
+#[derive(Debug, Clone)]
+pub struct ParseFailure {
+    pub loc: Loc,
+    pub message: String,
+}
+
+/// Read and parse one file. A failure is data (it becomes a `parse-error` finding), not an abort.
+pub fn parse_file(abs: &Path, rel: &str) -> Result<(String, syn::File), ParseFailure> {
+    let bytes = std::fs::read(abs).map_err(|e| ParseFailure {
+        loc: point(rel, 1, 1),
+        message: format!("cannot read file: {e}"),
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+        let col = valid.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+        ParseFailure {
+            loc: point(rel, line, col),
+            message: "file is not valid UTF-8".to_string(),
+        }
+    })?;
+    match syn::parse_file(&text) {
+        Ok(ast) => Ok((text, ast)),
+        Err(e) => Err(ParseFailure {
+            loc: Loc::from_span(rel, e.span()),
+            message: format!("cannot parse as Rust: {e}"),
+        }),
+    }
+}
+
+fn point(file: &str, line: usize, column: usize) -> Loc {
+    Loc {
+        file: file.to_string(),
+        line,
+        column,
+        end_line: line,
+        end_column: column,
+    }
+}
+
+/// The comma-separated expressions of a macro call such as `assert!(a <= 16, "msg {}", x)`.
+/// Tokens keep their original spans, so locations inside macro bodies are exact. Returns `None`
+/// when the body is not a list of expressions (e.g. a `macro_rules!` call with its own grammar).
+pub fn macro_args(mac: &syn::Macro) -> Option<Vec<syn::Expr>> {
+    mac.parse_body_with(Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
+        .ok()
+        .map(|p| p.into_iter().collect())
+}
+
+/// The last segment of a path as a string (`tokio::sync::Semaphore::new` -> `new`).
+pub fn last_segment(path: &syn::Path) -> Option<String> {
+    path.segments.last().map(|s| s.ident.to_string())
+}
+
+/// Whether `path` ends with the segments of `suffix` (`Semaphore::new`).
+pub fn path_ends_with(path: &syn::Path, suffix: &str) -> bool {
+    let want: Vec<&str> = suffix.split("::").collect();
+    let have: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    have.len() >= want.len()
+        && have[have.len() - want.len()..]
+            .iter()
+            .zip(&want)
+            .all(|(a, b)| a == b)
+}
+
+/// The source text of a syntax node, from its span; falls back to its tokens.
+pub fn snippet<T: quote::ToTokens + syn::spanned::Spanned>(src: &str, node: &T) -> String {
+    let range = node.span().byte_range();
+    match src.get(range) {
+        Some(s) if !s.is_empty() => s.to_string(),
+        _ => node.to_token_stream().to_string(),
+    }
+}
+
+/// The location of a syntax node.
+pub fn loc_of<T: syn::spanned::Spanned>(file: &str, node: &T) -> Loc {
+    Loc::from_span(file, node.span())
+}

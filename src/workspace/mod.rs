@@ -1,0 +1,248 @@
+//! Workspace discovery: which packages, which targets, which `.rs` files, and for each file the
+//! crate and module it belongs to. Uses `cargo metadata --no-deps` (offline, fast, works on
+//! virtual workspaces) and the `ignore` walker (respects .gitignore, skips `target/`, never
+//! follows symlinks).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use cargo_metadata::{Metadata, MetadataCommand, Package, TargetKind};
+
+use crate::cli::WorkspaceArgs;
+use crate::syntax::FileRole;
+
+/// A `.rs` file to scan, with where it sits.
+#[derive(Debug, Clone)]
+pub struct FileEntry {
+    pub abs: PathBuf,
+    /// Relative to the workspace root, '/'-separated.
+    pub rel: String,
+    pub role: FileRole,
+    pub crate_name: String,
+    pub module: Vec<String>,
+    pub package: String,
+}
+
+/// The workspace as the scan sees it.
+#[derive(Debug)]
+pub struct Workspace {
+    pub root: PathBuf,
+    pub files: Vec<FileEntry>,
+    /// `[workspace.metadata.capcheck]` merged under the selected root package's
+    /// `[package.metadata.capcheck]`, as JSON (cargo already parsed it).
+    pub config: serde_json::Value,
+    pub target_dir: PathBuf,
+}
+
+/// Run `cargo metadata` for the workspace the arguments name.
+pub fn metadata(args: &WorkspaceArgs) -> anyhow::Result<Metadata> {
+    let mut cmd = MetadataCommand::new();
+    cmd.no_deps();
+    if let Some(path) = &args.manifest_path {
+        if !path.exists() {
+            bail!("manifest path `{}` does not exist", path.display());
+        }
+        cmd.manifest_path(path);
+    }
+    cmd.exec().map_err(|e| match e {
+        cargo_metadata::Error::CargoMetadata { stderr } => {
+            anyhow::anyhow!("cargo metadata failed: {}", stderr.trim())
+        }
+        other => anyhow::anyhow!("cargo metadata failed: {other}"),
+    })
+}
+
+/// Discover the selected packages and their files.
+pub fn discover(args: &WorkspaceArgs) -> anyhow::Result<Workspace> {
+    let meta = metadata(args)?;
+    let root = meta.workspace_root.clone().into_std_path_buf();
+    let packages = select(&meta, args)?;
+    let mut files = Vec::new();
+    for pkg in &packages {
+        files.extend(package_files(&root, pkg)?);
+    }
+    files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    files.dedup_by(|a, b| a.abs == b.abs);
+    let mut config = meta
+        .workspace_metadata
+        .get("capcheck")
+        .cloned()
+        .unwrap_or_default();
+    if let Some(root_pkg) = meta.root_package() {
+        if let Some(pkg_cfg) = root_pkg.metadata.get("capcheck") {
+            merge(&mut config, pkg_cfg);
+        }
+    }
+    Ok(Workspace {
+        root,
+        files,
+        config,
+        target_dir: meta.target_directory.into_std_path_buf(),
+    })
+}
+
+fn merge(base: &mut serde_json::Value, over: &serde_json::Value) {
+    match (base, over) {
+        (serde_json::Value::Object(b), serde_json::Value::Object(o)) => {
+            for (k, v) in o {
+                merge(b.entry(k.clone()).or_insert(serde_json::Value::Null), v);
+            }
+        }
+        (b, o) => *b = o.clone(),
+    }
+}
+
+/// cargo's own selection: `-p`, `--workspace` with `--exclude`, else the default members.
+fn select<'m>(meta: &'m Metadata, args: &WorkspaceArgs) -> anyhow::Result<Vec<&'m Package>> {
+    let members = meta.workspace_packages();
+    if !args.packages.is_empty() {
+        let mut out = Vec::new();
+        for spec in &args.packages {
+            match members.iter().find(|p| p.name.as_str() == spec) {
+                Some(p) => out.push(*p),
+                None => bail!(
+                    "package `{spec}` is not a member of the workspace (members: {})",
+                    members
+                        .iter()
+                        .map(|p| p.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            }
+        }
+        return Ok(out);
+    }
+    if !args.exclude.is_empty() && !args.workspace {
+        bail!("--exclude can only be used together with --workspace");
+    }
+    let chosen = if args.workspace {
+        members
+    } else {
+        meta.workspace_default_packages()
+    };
+    Ok(chosen
+        .into_iter()
+        .filter(|p| !args.exclude.iter().any(|e| e == p.name.as_str()))
+        .collect())
+}
+
+/// The `.rs` files under a package's folder, gitignore-aware, without nested packages.
+fn package_files(ws_root: &Path, pkg: &Package) -> anyhow::Result<Vec<FileEntry>> {
+    let pkg_root = pkg
+        .manifest_path
+        .parent()
+        .context("package manifest has no parent folder")?
+        .as_std_path()
+        .to_path_buf();
+    let targets: Vec<(PathBuf, &cargo_metadata::Target)> = pkg
+        .targets
+        .iter()
+        .map(|t| (t.src_path.clone().into_std_path_buf(), t))
+        .collect();
+    let root_for_filter = pkg_root.clone();
+    let walker = ignore::WalkBuilder::new(&pkg_root)
+        .hidden(true)
+        .git_ignore(true)
+        .git_exclude(true)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(move |e| {
+            let p = e.path();
+            if !e.file_type().is_some_and(|t| t.is_dir()) || p == root_for_filter {
+                return true;
+            }
+            // `target/` and any folder holding another package (a nested crate or a fixture)
+            // belong to someone else.
+            e.file_name() != "target" && !p.join("Cargo.toml").exists()
+        })
+        .build();
+    let mut out = Vec::new();
+    for entry in walker {
+        let entry = entry.with_context(|| format!("walking {}", pkg_root.display()))?;
+        let path = entry.path();
+        if !entry.file_type().is_some_and(|t| t.is_file())
+            || path.extension().is_none_or(|e| e != "rs")
+        {
+            continue;
+        }
+        let rel = path
+            .strip_prefix(ws_root)
+            .unwrap_or(path)
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/");
+        let (crate_name, module, role) = place(path, &pkg_root, pkg, &targets);
+        out.push(FileEntry {
+            abs: path.to_path_buf(),
+            rel,
+            role,
+            crate_name,
+            module,
+            package: pkg.name.to_string(),
+        });
+    }
+    Ok(out)
+}
+
+/// Which crate and module a file belongs to: the target whose root folder is the file's deepest
+/// ancestor, preferring the library.
+fn place(
+    path: &Path,
+    pkg_root: &Path,
+    pkg: &Package,
+    targets: &[(PathBuf, &cargo_metadata::Target)],
+) -> (String, Vec<String>, FileRole) {
+    let mut best: Option<(usize, u8, &PathBuf, &cargo_metadata::Target)> = None;
+    for (src, t) in targets {
+        let Some(dir) = src.parent() else { continue };
+        if !path.starts_with(dir) {
+            continue;
+        }
+        let depth = dir.components().count();
+        let exact = u8::from(path == src.as_path());
+        let rank = (depth, exact * 2 + u8::from(t.is_lib()));
+        if best.is_none_or(|(d, r, _, _)| rank > (d, r)) {
+            best = Some((rank.0, rank.1, src, t));
+        }
+    }
+    let under_tests = path
+        .strip_prefix(pkg_root)
+        .ok()
+        .and_then(|r| r.components().next())
+        .is_some_and(|c| c.as_os_str() == "tests" || c.as_os_str() == "benches");
+    let Some((_, _, src, target)) = best else {
+        let role = if under_tests {
+            FileRole::Test
+        } else {
+            FileRole::Source
+        };
+        return (pkg.name.replace('-', "_"), Vec::new(), role);
+    };
+    let role = if under_tests {
+        FileRole::Test
+    } else {
+        match target.kind.first() {
+            Some(TargetKind::Test | TargetKind::Bench) => FileRole::Test,
+            Some(TargetKind::Example) => FileRole::Example,
+            Some(TargetKind::CustomBuild) => FileRole::Build,
+            _ => FileRole::Source,
+        }
+    };
+    let dir = src.parent().unwrap_or(pkg_root);
+    let module = if path == src.as_path() {
+        Vec::new()
+    } else {
+        let rel = path.strip_prefix(dir).unwrap_or(path);
+        let mut parts: Vec<String> = rel
+            .with_extension("")
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if parts.last().is_some_and(|p| p == "mod") {
+            parts.pop();
+        }
+        parts
+    };
+    (target.name.replace('-', "_"), module, role)
+}

@@ -1,0 +1,255 @@
+//! `check`: the rules on annotated fixtures, the seed's three stages, exit codes, output shape.
+
+use std::collections::BTreeMap;
+
+use crate::support::*;
+
+/// `(file, line) -> rules` from the `//~ RULE` annotations under a fixture.
+fn annotations(name: &str) -> BTreeMap<(String, usize), Vec<String>> {
+    let root = fixture(name);
+    let mut out = BTreeMap::new();
+    for entry in walkdir::WalkDir::new(&root) {
+        let entry = entry.unwrap();
+        if entry.path().extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let rel = entry
+            .path()
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            if let Some((_, rules)) = line.split_once("//~") {
+                let mut rules: Vec<String> = rules.split_whitespace().map(String::from).collect();
+                rules.sort();
+                out.insert((rel.clone(), i + 1), rules);
+            }
+        }
+    }
+    out
+}
+
+fn found(report: &serde_json::Value) -> BTreeMap<(String, usize), Vec<String>> {
+    let mut out: BTreeMap<(String, usize), Vec<String>> = BTreeMap::new();
+    for f in report["findings"].as_array().unwrap() {
+        let key = (
+            f["file"].as_str().unwrap().to_string(),
+            f["line"].as_u64().unwrap() as usize,
+        );
+        out.entry(key)
+            .or_default()
+            .push(f["rule"].as_str().unwrap().to_string());
+    }
+    for v in out.values_mut() {
+        v.sort();
+    }
+    out
+}
+
+#[test]
+fn every_annotated_case_is_flagged_and_every_other_line_is_silent() {
+    let (code, report) = check_json("rules", &[]);
+    assert_eq!(found(&report), annotations("rules"));
+    assert_eq!(code, 1, "error-level findings exit 1");
+}
+
+#[test]
+fn every_rule_has_docs_and_a_should_flag_fixture() {
+    let out = capcheck(&["rules", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let rules: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let annotated: Vec<String> = annotations("rules").into_values().flatten().collect();
+    for rule in rules.iter().filter(|r| r["kind"] == "rule") {
+        let id = rule["id"].as_str().unwrap();
+        assert!(
+            annotated.iter().any(|a| a == id),
+            "rule {id} has no `//~ {id}` case in fixtures/rules"
+        );
+        let docs = stdout(&capcheck(&["explain", id]));
+        for heading in [
+            "## What it does",
+            "## Why is this bad?",
+            "## Example",
+            "## Use instead",
+        ] {
+            assert!(docs.contains(heading), "explain {id} lacks {heading}");
+        }
+    }
+}
+
+fn redacted_snapshot(name: &str, report: serde_json::Value) {
+    insta::assert_json_snapshot!(name, report, { ".summary.elapsed_ms" => "[elapsed]" });
+}
+
+#[test]
+fn seed_stage_1_reports_the_typed_8_and_the_test_that_pins_it() {
+    let (code, report) = check_json("seed-1-typed-cap", &[]);
+    assert_eq!(code, 1);
+    redacted_snapshot("seed_1_typed_cap", report);
+}
+
+#[test]
+fn seed_stage_2_reports_only_the_unrecorded_measurement() {
+    let (_, report) = check_json("seed-2-measured", &[]);
+    redacted_snapshot("seed_2_measured", report);
+}
+
+#[test]
+fn seed_stage_3_reports_the_fuse_and_the_floor() {
+    let (_, report) = check_json("seed-3-no-cap", &[]);
+    redacted_snapshot("seed_3_no_cap", report);
+}
+
+#[test]
+fn two_runs_give_the_same_bytes_but_for_elapsed_time() {
+    let run = || {
+        let (_, mut r) = check_json("rules", &[]);
+        r["summary"]["elapsed_ms"] = 0.into();
+        serde_json::to_string(&r).unwrap()
+    };
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn human_output_names_the_constant_and_the_arithmetic_and_works_as_a_cargo_subcommand() {
+    let manifest = fixture("seed-1-typed-cap").join("Cargo.toml");
+    let out = capcheck(&["capcheck", "--manifest-path", manifest.to_str().unwrap()]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("`PER_BACKEND = 8` is a capacity nobody measured"),
+        "{text}"
+    );
+    assert!(text.contains("pins 16 = 2 x PER_BACKEND"), "{text}");
+    assert!(!text.contains('\u{1b}'), "no colour when not a terminal");
+}
+
+#[test]
+fn a_missing_manifest_path_is_a_usage_error() {
+    let out = capcheck(&["check", "--manifest-path", "no/such/Cargo.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("no/such/Cargo.toml"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn an_unknown_rule_is_a_usage_error_listing_the_known_ones() {
+    let out = capcheck(&["explain", "no-such-rule"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("unmeasured-capacity"));
+}
+
+const MEMBER: &str = "[package]\nname = \"NAME\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
+
+#[test]
+fn packages_are_selected_as_cargo_selects_them() {
+    let ws = scratch(&[
+        (
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"a\", \"b\"]\nresolver = \"2\"\n",
+        ),
+        ("a/Cargo.toml", &MEMBER.replace("NAME", "a")),
+        ("a/src/lib.rs", "pub const POOL_SIZE: usize = 4;\n"),
+        ("b/Cargo.toml", &MEMBER.replace("NAME", "b")),
+        ("b/src/lib.rs", "pub const WORKERS: usize = 2;\n"),
+    ]);
+    let files = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["--format", "json"];
+        all.extend_from_slice(args);
+        let out = capcheck_in(ws.path(), &all);
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        r["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["file"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        files(&[]),
+        ["a/src/lib.rs", "b/src/lib.rs"],
+        "a virtual workspace checks every member"
+    );
+    assert_eq!(files(&["-p", "b"]), ["b/src/lib.rs"]);
+    assert_eq!(files(&["--workspace", "--exclude", "a"]), ["b/src/lib.rs"]);
+    let out = capcheck_in(ws.path(), &["-p", "zzz"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("members: a, b"), "{}", stderr(&out));
+}
+
+#[test]
+fn gitignored_files_target_and_nested_crates_are_skipped_and_bad_files_do_not_stop_the_scan() {
+    let ws = scratch(&[
+        ("Cargo.toml", &MEMBER.replace("NAME", "one")),
+        (".gitignore", "generated.rs\n"),
+        ("src/lib.rs", "pub const POOL_SIZE: usize = 4;\n"),
+        ("src/generated.rs", "pub const WORKERS: usize = 2;\n"),
+        ("target/debug/x.rs", "pub const WORKERS: usize = 2;\n"),
+        ("vendored/Cargo.toml", &MEMBER.replace("NAME", "vendored")),
+        ("vendored/src/lib.rs", "pub const WORKERS: usize = 2;\n"),
+    ]);
+    std::fs::write(
+        ws.path().join("src/latin1.rs"),
+        b"// caf\xe9\npub const X: u8 = 1;\n",
+    )
+    .unwrap();
+    let out = capcheck_in(ws.path(), &["--format", "json"]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let got: Vec<(String, String, u64)> = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["file"].as_str().unwrap().into(),
+                f["rule"].as_str().unwrap().into(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("src/latin1.rs".to_string(), "parse-error".to_string(), 1),
+            (
+                "src/lib.rs".to_string(),
+                "unmeasured-capacity".to_string(),
+                1
+            ),
+        ]
+    );
+}
+
+#[test]
+fn levels_are_configurable_in_cargo_metadata_and_typos_are_errors() {
+    let lib = "pub fn cap(healthy: usize) -> usize { healthy * 8 }\n";
+    let ws = scratch(&[
+        (
+            "Cargo.toml",
+            &(MEMBER.replace("NAME", "one")
+                + "\n[package.metadata.capcheck.levels]\nper-unit-cap = \"error\"\n"),
+        ),
+        ("src/lib.rs", lib),
+    ]);
+    assert_eq!(
+        capcheck_in(ws.path(), &[]).status.code(),
+        Some(1),
+        "per-unit-cap raised to error"
+    );
+    let ws = scratch(&[
+        (
+            "Cargo.toml",
+            &(MEMBER.replace("NAME", "one")
+                + "\n[package.metadata.capcheck]\ncapacity-nmes = [\"slots\"]\n"),
+        ),
+        ("src/lib.rs", lib),
+    ]);
+    let out = capcheck_in(ws.path(), &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("capacity-nmes"), "{}", stderr(&out));
+}

@@ -1,0 +1,69 @@
+//! Running the real binary hermetically, and finding fixtures.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The repository's `fixtures/NAME` folder.
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
+}
+
+/// `cargo-capcheck ARGS` in `dir`, colour off, with cargo's environment of the test run removed
+/// so the child sees what a user's shell would give it.
+pub fn capcheck_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-capcheck"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("CARGO_TARGET_DIR")
+        .output()
+        .expect("the binary runs")
+}
+
+/// `cargo-capcheck ARGS` from the repository root.
+pub fn capcheck(args: &[&str]) -> Output {
+    capcheck_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
+}
+
+/// `check --format json` on a fixture; returns the exit code and the parsed report.
+pub fn check_json(fixture_name: &str, extra: &[&str]) -> (i32, serde_json::Value) {
+    let manifest = fixture(fixture_name).join("Cargo.toml");
+    let mut args = vec![
+        "check",
+        "--format",
+        "json",
+        "--manifest-path",
+        manifest.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let out = capcheck(&args);
+    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap_or(-1), json)
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A scratch workspace made of `(path, contents)` pairs.
+pub fn scratch(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (path, text) in files {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    dir
+}
