@@ -7,6 +7,7 @@ use crate::config::Config;
 use crate::finding::Finding;
 use crate::index::{Index, Tables};
 use crate::lint::{self, levels::Levels};
+use crate::manifest::{self, model::Date};
 use crate::report::Summary;
 use crate::workspace::{self, Workspace};
 
@@ -30,7 +31,13 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<CheckRun> {
     let start = Instant::now();
     let (ws, config, index) = index(&args.workspace)?;
     let levels = Levels::new(config.levels.clone())?;
-    let findings = lint::run(&index, &levels);
+    let path = manifest::locate(
+        &ws.root,
+        args.capacity.as_deref(),
+        config.manifest.as_deref(),
+    );
+    let manifest = manifest::load(&ws.root, &path, args.capacity.is_some())?;
+    let findings = lint::run(&index, manifest.as_ref(), &levels, Date::today());
     let summary = Summary::new(
         index.files.len(),
         index.lines(),

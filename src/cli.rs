@@ -23,6 +23,8 @@ pub struct Cli {
 pub enum Command {
     /// Find hard-coded capacity constants and the test assertions that pin them (the default).
     Check(CheckArgs),
+    /// Write a capacity.toml entry (method = "unmeasured") for every capacity not yet listed.
+    Init(InitArgs),
     /// List the rules and mutation operators.
     Rules(FormatArgs),
     /// Print the documentation of a rule or operator.
@@ -63,8 +65,20 @@ pub struct FormatArgs {
 pub struct CheckArgs {
     #[command(flatten)]
     pub workspace: WorkspaceArgs,
+    /// The capacity manifest (default: `capacity.toml` at the workspace root, if present).
+    #[arg(long = "capacity", value_name = "PATH")]
+    pub capacity: Option<PathBuf>,
     #[command(flatten)]
     pub format: FormatArgs,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct InitArgs {
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
+    /// The manifest to create or extend (default: `capacity.toml` at the workspace root).
+    #[arg(long = "capacity", value_name = "PATH")]
+    pub capacity: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
@@ -112,6 +126,7 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
     match cli.command {
         None => check(&cli.check),
         Some(Command::Check(args)) => check(&args),
+        Some(Command::Init(args)) => init(&args),
         Some(Command::Rules(f)) => rules(&f),
         Some(Command::Explain { id }) => explain(&id),
     }
@@ -144,6 +159,32 @@ fn check(args: &CheckArgs) -> anyhow::Result<Exit> {
         .iter()
         .any(|f| f.severity == crate::lint::registry::Level::Error);
     Ok(if errors { Exit::Findings } else { Exit::Clean })
+}
+
+fn init(args: &InitArgs) -> anyhow::Result<Exit> {
+    let (ws, config, index) = crate::check::index(&args.workspace)?;
+    let path = crate::manifest::locate(
+        &ws.root,
+        args.capacity.as_deref(),
+        config.manifest.as_deref(),
+    );
+    let existing = if path.exists() {
+        // Refuse to extend a manifest that does not read: the user's file is never half-written.
+        crate::manifest::load(&ws.root, &path, true)?;
+        std::fs::read_to_string(&path)?
+    } else {
+        String::new()
+    };
+    let (text, added) = crate::manifest::init::add_unmeasured(&existing, &index.capacities)?;
+    if added > 0 {
+        crate::manifest::write_atomic(&path, &text)?;
+    }
+    eprintln!(
+        "capcheck: {added} unmeasured capacit{} added to {}",
+        if added == 1 { "y" } else { "ies" },
+        path.display()
+    );
+    Ok(Exit::Clean)
 }
 
 fn rules(f: &FormatArgs) -> anyhow::Result<Exit> {

@@ -13,6 +13,9 @@ pub struct Related {
     pub line: usize,
     pub column: usize,
     pub note: String,
+    /// Where the related span ends (for labels in human output).
+    #[serde(skip)]
+    pub end: (usize, usize),
 }
 
 impl Related {
@@ -22,6 +25,7 @@ impl Related {
             line: loc.line,
             column: loc.column,
             note: note.into(),
+            end: (loc.end_line, loc.end_column),
         }
     }
 }

@@ -6,10 +6,12 @@
 pub mod check;
 pub mod cli;
 pub mod config;
+pub mod diag;
 pub mod exit;
 pub mod finding;
 pub mod index;
 pub mod lint;
+pub mod manifest;
 pub mod report;
 pub mod syntax;
 pub mod workspace;

@@ -4,15 +4,18 @@ use std::collections::BTreeMap;
 
 use crate::support::*;
 
-/// `(file, line) -> rules` from the `//~ RULE` annotations under a fixture.
+/// `(file, line) -> rules` from the `//~ RULE` annotations of the Rust files under a fixture
+/// and the `#~ RULE` annotations of its TOML files.
 fn annotations(name: &str) -> BTreeMap<(String, usize), Vec<String>> {
     let root = fixture(name);
     let mut out = BTreeMap::new();
     for entry in walkdir::WalkDir::new(&root) {
         let entry = entry.unwrap();
-        if entry.path().extension().is_none_or(|e| e != "rs") {
-            continue;
-        }
+        let marker = match entry.path().extension().and_then(|e| e.to_str()) {
+            Some("rs") => "//~",
+            Some("toml") => "#~",
+            _ => continue,
+        };
         let rel = entry
             .path()
             .strip_prefix(&root)
@@ -21,7 +24,7 @@ fn annotations(name: &str) -> BTreeMap<(String, usize), Vec<String>> {
             .replace('\\', "/");
         let text = std::fs::read_to_string(entry.path()).unwrap();
         for (i, line) in text.lines().enumerate() {
-            if let Some((_, rules)) = line.split_once("//~") {
+            if let Some((_, rules)) = line.split_once(marker) {
                 let mut rules: Vec<String> = rules.split_whitespace().map(String::from).collect();
                 rules.sort();
                 out.insert((rel.clone(), i + 1), rules);

@@ -116,6 +116,57 @@ impl Index {
         self.tables.as_ref().expect("index built without tables")
     }
 
+    /// A constant or struct-field literal of production code named by `site` (or a `::`-suffix of
+    /// it), capacity-named or not: a manifest entry makes any such literal a capacity.
+    pub fn literal_site(&self, site: &str) -> Option<Capacity> {
+        let matches = |full: &str| {
+            full == site || (site.contains("::") && full.ends_with(&format!("::{site}")))
+        };
+        self.files.iter().find_map(|f| {
+            let from_const = f
+                .consts
+                .iter()
+                .filter(|d| !d.in_test && matches(&d.site))
+                .find_map(|d| {
+                    let value::Val::Lit(v) = d.val else {
+                        return None;
+                    };
+                    Some(Capacity {
+                        site: d.site.clone(),
+                        item: d.ident.clone(),
+                        value: v,
+                        kind: if d.is_static {
+                            CapacityKind::Static
+                        } else {
+                            CapacityKind::Const
+                        },
+                        loc: d.loc.clone(),
+                        api: None,
+                        uses: Vec::new(),
+                    })
+                });
+            from_const.or_else(|| {
+                f.fields
+                    .iter()
+                    .filter(|x| !x.in_test && matches(&x.site))
+                    .find_map(|x| {
+                        let value::Val::Lit(v) = x.val else {
+                            return None;
+                        };
+                        Some(Capacity {
+                            site: x.site.clone(),
+                            item: x.field.clone(),
+                            value: v,
+                            kind: CapacityKind::Field,
+                            loc: x.loc.clone(),
+                            api: None,
+                            uses: Vec::new(),
+                        })
+                    })
+            })
+        })
+    }
+
     /// Total lines scanned.
     pub fn lines(&self) -> usize {
         self.files.iter().map(|f| f.lines).sum()

@@ -2,6 +2,7 @@
 //! touch the filesystem; their metadata and tables live in `rules/*.toml` (see `registry`).
 
 pub mod levels;
+pub mod manifest;
 pub mod parse_error;
 pub mod per_unit_cap;
 pub mod pinned;
@@ -10,14 +11,21 @@ pub mod unmeasured;
 
 use crate::finding::{self, Finding};
 use crate::index::Index;
+use crate::manifest::Manifest;
+use crate::manifest::model::Date;
 use levels::Levels;
 
 /// Run every rule over the index; findings come back sorted, with configured levels applied and
 /// `allow`ed ones dropped.
-pub fn run(index: &Index, levels: &Levels) -> Vec<Finding> {
+pub fn run(
+    index: &Index,
+    manifest: Option<&Manifest>,
+    levels: &Levels,
+    today: Date,
+) -> Vec<Finding> {
     let mut out = Vec::new();
     out.extend(parse_error::check(index));
-    out.extend(unmeasured::check(index));
+    out.extend(manifest::check(index, manifest, today));
     out.extend(per_unit_cap::check(index));
     out.extend(pinned::check(index));
     for f in &mut out {

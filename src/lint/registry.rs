@@ -102,6 +102,26 @@ const SOURCES: &[(&str, &str)] = &[
         include_str!("../../rules/pinned-capacity-assertion.toml"),
     ),
     ("parse-error", include_str!("../../rules/parse-error.toml")),
+    (
+        "capacity-mismatch",
+        include_str!("../../rules/capacity-mismatch.toml"),
+    ),
+    (
+        "cap-below-natural-bound",
+        include_str!("../../rules/cap-below-natural-bound.toml"),
+    ),
+    (
+        "cap-never-reached",
+        include_str!("../../rules/cap-never-reached.toml"),
+    ),
+    (
+        "stale-measurement",
+        include_str!("../../rules/stale-measurement.toml"),
+    ),
+    (
+        "unmatched-manifest-entry",
+        include_str!("../../rules/unmatched-manifest-entry.toml"),
+    ),
 ];
 
 /// All rules and operators, parsed once.

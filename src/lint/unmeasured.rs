@@ -1,11 +1,8 @@
-//! `unmeasured-capacity`: every hard-coded capacity the index found, once, with where it flows.
+//! `unmeasured-capacity`: a hard-coded capacity the manifest does not cover, once, with where it
+//! flows. Which capacities are covered is decided in `lint::manifest`.
 
 use crate::finding::{Finding, Related};
-use crate::index::{Capacity, CapacityKind, Index};
-
-pub fn check(index: &Index) -> Vec<Finding> {
-    index.capacities.iter().map(finding).collect()
-}
+use crate::index::{Capacity, CapacityKind};
 
 /// The finding for one capacity (the manifest rules reuse it for sites the manifest lacks).
 pub fn finding(c: &Capacity) -> Finding {

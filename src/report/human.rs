@@ -110,8 +110,8 @@ fn render(f: &Finding, texts: &mut Texts, color: bool, out: &mut Vec<u8>) {
             file: r.file.clone(),
             line: r.line,
             column: r.column,
-            end_line: r.line,
-            end_column: r.column + 1,
+            end_line: r.end.0,
+            end_column: r.end.1,
         };
         let range = texts.range(&loc);
         report = report.with_label(

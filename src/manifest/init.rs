@@ -1,0 +1,90 @@
+//! `cargo capcheck init`: adopt the tool on a legacy codebase with a green CI and a to-do list.
+//! Writes a `[[capacity]]` entry with `method = "unmeasured"` for every capacity the manifest does
+//! not cover yet; existing entries, comments and tables are kept as they are.
+
+use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
+
+use super::binds;
+use crate::index::{Capacity, CapacityKind};
+
+/// The role `init` proposes: a floor for minimums, a queue for channel and buffer bounds.
+fn role(cap: &Capacity) -> &'static str {
+    let words = crate::index::names::words(&cap.item);
+    let api = cap.api.as_deref().unwrap_or("");
+    if words.iter().any(|w| w == "min") {
+        "floor"
+    } else if words
+        .iter()
+        .any(|w| ["queue", "channel", "buffer", "backlog", "bound"].contains(&w.as_str()))
+        || api.contains("channel")
+        || api.contains("bounded")
+        || api.contains("buffer")
+    {
+        "queue"
+    } else {
+        "cap"
+    }
+}
+
+/// The manifest text with an entry added for every capacity not yet covered; also returns how
+/// many were added. `existing` is the current text (empty for a new file).
+pub fn add_unmeasured(existing: &str, caps: &[Capacity]) -> anyhow::Result<(String, usize)> {
+    let mut doc: DocumentMut = existing.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let covered: Vec<String> = doc
+        .get("capacity")
+        .and_then(Item::as_array_of_tables)
+        .map(|a| {
+            a.iter()
+                .filter_map(|t| t.get("site")?.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    if doc.get("capacity").is_none() {
+        doc.insert("capacity", Item::ArrayOfTables(ArrayOfTables::new()));
+    }
+    let arr = doc
+        .get_mut("capacity")
+        .and_then(Item::as_array_of_tables_mut)
+        .ok_or_else(|| anyhow::anyhow!("`capacity` must be an array of tables, [[capacity]]"))?;
+    let mut added = 0;
+    let mut seen: Vec<&str> = Vec::new();
+    for cap in caps {
+        if covered.iter().any(|s| binds(s, cap)) || seen.contains(&cap.site.as_str()) {
+            continue;
+        }
+        seen.push(&cap.site);
+        let mut t = Table::new();
+        t.insert("site", value(cap.site.clone()));
+        t.insert("value", value(cap.value as i64));
+        t.insert("role", value(role(cap)));
+        t.insert("method", value("unmeasured"));
+        let what = match cap.kind {
+            CapacityKind::ApiArg => format!("argument of {}", cap.item),
+            _ => cap.item.clone(),
+        };
+        t.insert(
+            "reason",
+            value(format!(
+                "written by `cargo capcheck init` for {what} at {}:{}: measure it",
+                cap.loc.file, cap.loc.line
+            )),
+        );
+        arr.push(t);
+        added += 1;
+    }
+    let mut text = doc.to_string();
+    if existing.trim().is_empty() {
+        text = format!("{HEADER}{text}");
+    }
+    Ok((text, added))
+}
+
+const HEADER: &str = "\
+# Measured capacities for `cargo capcheck` (see docs/manifest.md).
+# `init` listed every capacity in the code as unmeasured: measure each one, then set
+# `method = \"measured\"` (or \"derived\", \"vendor-limit\") and the measured value or `expr`.
+#
+# [workload]
+# natural_bound = 32   # e.g. the roster: concurrency never exceeds it
+
+";

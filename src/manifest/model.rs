@@ -1,0 +1,150 @@
+//! The measured-capacity manifest, `capacity.toml`, as data. See docs/manifest.md.
+
+use std::collections::BTreeMap;
+
+use crate::syntax::Loc;
+
+/// What a capacity is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Throttles work: compared with the natural bound.
+    Cap,
+    /// A runaway fuse, meant never to be reached.
+    Fuse,
+    /// A minimum (e.g. the limit when every box is down).
+    Floor,
+    /// A queue or channel bound.
+    Queue,
+}
+
+/// How the number was obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Measured,
+    Derived,
+    VendorLimit,
+    /// Acknowledged, not yet measured: `init` writes these.
+    Unmeasured,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Measured => "measured",
+            Method::Derived => "derived",
+            Method::VendorLimit => "vendor-limit",
+            Method::Unmeasured => "unmeasured",
+        }
+    }
+}
+
+/// A calendar date, `YYYY-MM-DD`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Date {
+    pub year: i32,
+    pub month: u32,
+    pub day: u32,
+}
+
+impl Date {
+    pub fn parse(s: &str) -> Option<Date> {
+        let head = s.get(..10)?;
+        let mut it = head.split('-');
+        let (y, m, d) = (it.next()?, it.next()?, it.next()?);
+        let date = Date {
+            year: y.parse().ok()?,
+            month: m.parse().ok()?,
+            day: d.parse().ok()?,
+        };
+        ((1..=12).contains(&date.month) && (1..=31).contains(&date.day)).then_some(date)
+    }
+
+    /// Today (UTC) from the system clock.
+    pub fn today() -> Date {
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        Date::from_days((secs / 86_400) as i64)
+    }
+
+    /// Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    pub fn from_days(z: i64) -> Date {
+        let z = z + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z.rem_euclid(146_097);
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+        let year = (yoe + era * 400 + i64::from(month <= 2)) as i32;
+        Date { year, month, day }
+    }
+}
+
+impl std::fmt::Display for Date {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
+    }
+}
+
+/// One `[[backend]]`: a box.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Backend {
+    pub name: String,
+    /// Numeric quantities (`engines`, `kv_cache_tokens`, `max_num_seqs`, ...).
+    pub quantities: BTreeMap<String, f64>,
+    pub loc: Loc,
+}
+
+/// One `[[capacity]]` entry: a code site bound to a measurement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub site: String,
+    pub value: Option<u64>,
+    pub expr: Option<String>,
+    /// The value, or the expression's value: what the code must say.
+    pub expected: Option<u64>,
+    pub role: Role,
+    pub method: Method,
+    /// The value applies per backend: the fleet-wide cap is value x number of backends.
+    pub per_backend: bool,
+    pub reason: Option<String>,
+    pub measured_at: Option<Date>,
+    pub re_measure_after: Option<Date>,
+    /// The `site = ..` line.
+    pub loc: Loc,
+    /// The `value = ..` or `expr = ..` line (the one a mismatch points at).
+    pub value_loc: Loc,
+    pub re_measure_loc: Option<Loc>,
+}
+
+/// The whole manifest.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Manifest {
+    /// Relative to the workspace root, '/'-separated.
+    pub file: String,
+    pub natural_bound: Option<u64>,
+    pub natural_bound_loc: Option<Loc>,
+    pub backends: Vec<Backend>,
+    /// Every named quantity an expression may read: `[workload]`, `[prompt]` (as
+    /// `p90_prompt_tokens`), `[derived]`, the narrowest backend's fields, `backends`.
+    pub quantities: BTreeMap<String, f64>,
+    pub entries: Vec<Entry>,
+}
+
+impl Manifest {
+    /// The per-box value the manifest measured, for mutants: `[derived] per_box_capacity`, else
+    /// the first measured per-backend entry.
+    pub fn per_box(&self) -> Option<u64> {
+        self.quantities
+            .get("per_box_capacity")
+            .map(|v| *v as u64)
+            .or_else(|| {
+                self.entries
+                    .iter()
+                    .find(|e| e.per_backend)
+                    .and_then(|e| e.expected)
+            })
+    }
+}
