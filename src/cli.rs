@@ -30,6 +30,8 @@ pub enum Command {
         /// A rule or operator id, e.g. `unmeasured-capacity`.
         id: String,
     },
+    /// Read startup logs and /metrics scrapes; compute capacity, latency breakdown and waves.
+    Measure(crate::measure::MeasureArgs),
 }
 
 /// Which packages of the workspace to look at, in cargo's own words.
@@ -92,7 +94,11 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { Exit::Usage.into() } else { Exit::Clean.into() };
+            return if e.use_stderr() {
+                Exit::Usage.into()
+            } else {
+                Exit::Clean.into()
+            };
         }
     };
     match run(cli) {
@@ -107,6 +113,7 @@ pub fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<Exit> {
     match cli.command {
         None => anyhow::bail!("check is not wired yet"),
+        Some(Command::Measure(a)) => crate::measure::run(a, &cli.check.workspace),
         Some(_) => anyhow::bail!("not wired yet"),
     }
 }

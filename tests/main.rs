@@ -1,0 +1,3 @@
+//! The integration tests: one binary of small modules, each running the real `cargo-capcheck`.
+
+mod measure;
