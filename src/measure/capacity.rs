@@ -231,6 +231,28 @@ pub fn compute(
         sources.insert("queue_p50_s".into(), cite(&q.lines));
     }
 
+    if let Some(s) = signals {
+        let located = [
+            ("queue_p90_s", &s.queue),
+            ("breakdown.queue_s", &s.queue),
+            ("breakdown.prefill_s", &s.prefill),
+            ("breakdown.decode_s", &s.decode),
+            ("breakdown.e2e_s", &s.e2e),
+        ];
+        for (key, h) in located {
+            if let Some(h) = h {
+                sources.insert(key.into(), cite(&h.lines));
+            }
+        }
+        for (key, v) in [
+            ("preemptions", &s.preemptions),
+            ("prefix_cache_hit_rate", &s.prefix_hit_rate),
+        ] {
+            if let Some(v) = v {
+                sources.insert(key.into(), cite(&v.lines));
+            }
+        }
+    }
     let breakdown = signals.and_then(breakdown);
     if signals.is_some() && breakdown.is_none() {
         warnings.push(
@@ -262,10 +284,12 @@ pub fn compute(
         cap_never_reached: fleet_capacity.is_some_and(|c| c >= size),
     });
     let requests = signals.and_then(|s| {
-        [&s.e2e, &s.queue, &s.prompt]
+        let h = [&s.e2e, &s.queue, &s.prompt]
             .into_iter()
             .flatten()
-            .find_map(|h| h.value.observations())
+            .find(|h| h.value.observations().is_some())?;
+        sources.insert("requests".into(), cite(&h.lines));
+        h.value.observations()
     });
     let window_s = opts.window_s;
     match signals.map(|s| s.windowed) {

@@ -47,8 +47,8 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "N")]
     pub p90_prompt_tokens: Option<f64>,
     /// Create or update the capacity manifest (default: capacity.toml at the workspace root).
-    #[arg(long, value_name = "PATH", num_args = 0..=1, default_missing_value = "")]
-    pub write: Option<PathBuf>,
+    #[arg(long, value_name = "PATH", num_args = 0..=1)]
+    pub write: Option<Option<PathBuf>>,
     #[command(flatten)]
     pub format: FormatArgs,
 }
@@ -198,7 +198,11 @@ pub fn run(args: MeasureArgs, workspace: &WorkspaceArgs) -> anyhow::Result<Exit>
     let shown = texts.as_ref().map(|t| t.2.as_str()).unwrap_or_default();
     let m = capacity::compute(&boxes, signals.as_ref().map(|s| (s, shown)), &opts);
     let written = match &args.write {
-        Some(path) => Some(write::update(&write::target(path, workspace)?, &m, &opts)?),
+        Some(path) => Some(write::update(
+            &write::target(path.as_deref(), workspace)?,
+            &m,
+            &opts,
+        )?),
         None => None,
     };
     report::print(&m, written.as_deref(), &args.format);

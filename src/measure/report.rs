@@ -182,7 +182,7 @@ pub fn human(m: &Measurement, written: Option<&Path>, colour: bool) -> String {
             vec![
                 name.to_string(),
                 format!("{s:.3} s"),
-                share.map_or_else(String::new, |x| format!("{:.1}%", x * 100.0)),
+                share.map_or_else(String::new, |x| format!("{:.2}%", x * 100.0)),
             ]
         };
         let mut rows = vec![

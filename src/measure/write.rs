@@ -15,8 +15,8 @@ use crate::cli::WorkspaceArgs;
 /// The manifest path: as given, or `capacity.toml` at the workspace root when `--write` has no
 /// value. The root is the directory of `--manifest-path`, or of the nearest Cargo.toml above
 /// the current directory, or of a Cargo.toml further up whose `[workspace]` holds it.
-pub fn target(given: &Path, ws: &WorkspaceArgs) -> anyhow::Result<PathBuf> {
-    if !given.as_os_str().is_empty() {
+pub fn target(given: Option<&Path>, ws: &WorkspaceArgs) -> anyhow::Result<PathBuf> {
+    if let Some(given) = given {
         return Ok(given.to_path_buf());
     }
     if let Some(m) = &ws.manifest_path {
