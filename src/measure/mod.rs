@@ -4,6 +4,7 @@
 
 pub mod capacity;
 pub mod logs;
+pub mod model;
 pub mod prom;
 pub mod report;
 pub mod scrape;
@@ -17,7 +18,8 @@ use clap::Args;
 
 use crate::cli::{FormatArgs, WorkspaceArgs};
 use crate::exit::Exit;
-use capacity::{BoxInput, Options, WhatIf};
+use capacity::BoxInput;
+use model::{Options, WhatIf};
 use prom::LineError;
 
 #[derive(Debug, Args, Clone, Default)]

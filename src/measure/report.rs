@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 use std::path::Path;
 
-use super::capacity::{Breakdown, Measurement};
+use super::model::{Breakdown, Measurement};
 use crate::cli::{Color, Format, FormatArgs};
 
 pub fn print(m: &Measurement, written: Option<&Path>, format: &FormatArgs) {

@@ -9,7 +9,7 @@ use anyhow::{Context, bail};
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, Value};
 
 use super::EvidenceError;
-use super::capacity::{Measurement, Options};
+use super::model::{Measurement, Options};
 use crate::cli::WorkspaceArgs;
 
 /// The manifest path: as given, or `capacity.toml` at the workspace root when `--write` has no
