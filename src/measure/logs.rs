@@ -339,6 +339,23 @@ mod tests {
     }
 
     #[test]
+    fn older_vllm_gpu_blocks_times_the_logged_block_size() {
+        let log = "INFO args: Namespace(block_size=32, max_num_seqs=64, max_model_len=4096)\n\
+                   INFO [executor_base.py:1] # GPU blocks: 1,000, # CPU blocks: 512\n";
+        let f = parse(log).unwrap();
+        assert_eq!(
+            f.engines,
+            vec![Read {
+                value: 32_000,
+                line: 2
+            }]
+        );
+        assert_eq!(f.max_num_seqs.map(|r| r.value), Some(64));
+        assert_eq!(f.max_model_len.map(|r| r.value), Some(4096));
+        assert!(f.warnings.is_empty());
+    }
+
+    #[test]
     fn a_restarted_engine_counts_once() {
         let log = "INFO GPU KV cache size: 1,000 tokens\nINFO GPU KV cache size: 1,200 tokens\n";
         let f = parse(log).unwrap();

@@ -184,6 +184,11 @@ pub fn run(args: MeasureArgs, workspace: &WorkspaceArgs) -> anyhow::Result<Exit>
         return Err(EvidenceError(problems).into());
     }
 
+    if window_s.is_none()
+        && let Some((Some(b), a)) = &expositions
+    {
+        window_s = window::timestamp_span(b, a);
+    }
     let signals = expositions.as_ref().map(|(b, a)| {
         let w = window::Window {
             before: b.as_ref(),

@@ -217,14 +217,17 @@ pub fn human(m: &Measurement, written: Option<&Path>, colour: bool) -> String {
         out.push_str(&format!("{}\n", facts.join(", ")));
     }
     if let Some(r) = &m.roster {
-        match (r.waves, r.cap_never_reached) {
-            (_, true) => out.push_str(&format!(
-                "roster {}: the fleet holds it in one wave; a cap at or above {} is never reached\n",
-                r.size, r.size
-            )),
-            (Some(w), false) => out.push_str(&format!("roster {}: {w} waves of at most {}\n", r.size, opt(m.fleet_capacity))),
-            (None, false) => out.push_str(&format!("roster {}: no fleet capacity to divide by\n", r.size)),
-        }
+        let waves = match (r.waves, r.cap_never_reached) {
+            (_, true) => "the fleet holds it in one wave".to_string(),
+            (Some(w), false) => {
+                format!("waves = ceil({} / {}) = {w}", r.size, opt(m.fleet_capacity))
+            }
+            (None, false) => "no fleet capacity to divide by".to_string(),
+        };
+        out.push_str(&format!(
+            "roster {}: {waves}; a cap below {} throttles a full burst, a cap at or above it is never reached\n",
+            r.size, r.size
+        ));
     }
     for w in &m.what_if {
         out.push_str(&format!(

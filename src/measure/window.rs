@@ -117,6 +117,13 @@ impl<'a> Window<'a> {
     }
 }
 
+/// Seconds between the two scrapes, from the samples' own timestamps when both carry them.
+pub fn timestamp_span(before: &Exposition, after: &Exposition) -> Option<f64> {
+    let latest = |e: &Exposition| e.samples.iter().filter_map(|s| s.timestamp_ms).max();
+    let span = latest(after)?.checked_sub(latest(before)?)?;
+    (span > 0).then(|| span as f64 / 1000.0)
+}
+
 /// A histogram over the window.
 #[derive(Debug, Clone)]
 pub struct Histogram {
@@ -273,6 +280,15 @@ mod tests {
         );
         assert!(histogram_quantile(0.5, &[]).value.is_nan());
         assert_eq!(histogram_quantile(-0.1, &[]).value, f64::NEG_INFINITY);
+    }
+
+    #[test]
+    fn the_window_from_sample_timestamps() {
+        let at = |t: &str| super::super::prom::parse(&format!("up 1 {t}\n")).unwrap();
+        assert_eq!(timestamp_span(&at("1000"), &at("901000")), Some(900.0));
+        assert_eq!(timestamp_span(&at("5000"), &at("1000")), None);
+        let untimed = super::super::prom::parse("up 1\n").unwrap();
+        assert_eq!(timestamp_span(&untimed, &at("1000")), None);
     }
 
     #[test]

@@ -118,7 +118,7 @@ pub fn update(path: &Path, m: &Measurement, opts: &Options) -> anyhow::Result<Pa
     };
     let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
         let line = e.span().map_or(1, |s| {
-            text[..s.start.min(text.len())].matches('\n').count() + 1
+            text.get(..s.start).unwrap_or(&text).matches('\n').count() + 1
         });
         EvidenceError(vec![format!("{}:{line}: {}", path.display(), e.message())])
     })?;
