@@ -408,6 +408,7 @@ fn bad_flags_and_missing_files_exit_2() {
             "prefill=+x",
         ],
         vec!["--log", "fixtures/measure/no-such.log"],
+        vec!["--log", "fixtures/measure/vllm_dp2.log", "--roster", "0"],
         vec!["--scrape-url", "http://127.0.0.1:9/metrics"],
         vec![],
     ] {

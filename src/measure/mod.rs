@@ -40,7 +40,7 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "DURATION", value_parser = scrape::parse_duration)]
     pub window: Option<std::time::Duration>,
     /// How many requests the workload can have in flight at once (its natural bound).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub roster: Option<u64>,
     /// The most end-to-end latency can gain if a phase shrinks, e.g. prefill=-50%.
     #[arg(long = "what-if", value_name = "PHASE=-N%", value_parser = clap::value_parser!(WhatIfArg))]
