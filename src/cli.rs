@@ -32,6 +32,8 @@ pub enum Command {
         /// A rule or operator id, e.g. `unmeasured-capacity`.
         id: String,
     },
+    /// Read startup logs and /metrics scrapes; compute capacity, latency breakdown and waves.
+    Measure(crate::measure::MeasureArgs),
 }
 
 /// Which packages of the workspace to look at, in cargo's own words.
@@ -127,6 +129,7 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
         None => check(&cli.check),
         Some(Command::Check(args)) => check(&args),
         Some(Command::Init(args)) => init(&args),
+        Some(Command::Measure(a)) => crate::measure::run(a, &cli.check.workspace),
         Some(Command::Rules(f)) => rules(&f),
         Some(Command::Explain { id }) => explain(&id),
     }

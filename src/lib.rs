@@ -12,6 +12,7 @@ pub mod finding;
 pub mod index;
 pub mod lint;
 pub mod manifest;
+pub mod measure;
 pub mod report;
 pub mod syntax;
 pub mod workspace;

@@ -2,4 +2,5 @@
 
 mod check;
 mod manifest;
+mod measure;
 mod support;

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Benchmark `cargo capcheck check` against ast-grep's one-pattern scan of the same corpus.
+#
+# Usage: scripts/bench-check.sh [RUNS]
+# The corpus is the published sources of well-known concurrency crates (tokio, tower, hyper,
+# bb8, deadpool, ...), fetched with `cargo vendor` (crates.io) into $BENCH_DIR (default
+# /tmp/capcheck-bench) and made into one Cargo workspace so `check --workspace` sees them all.
+# ast-grep (npm i @ast-grep/cli) scans the same folder with one pattern. Both run RUNS times
+# (default 5), alternating, and the median wall time and peak RSS of each are reported, with
+# the ratio capcheck / ast-grep from the same run.
+set -euo pipefail
+runs=${1:-5}
+here=$(cd "$(dirname "$0")/.." && pwd)
+bench=${BENCH_DIR:-/tmp/capcheck-bench}
+crates=(tokio tokio-util tower hyper hyper-util h2 axum actix-web rayon rayon-core futures-util
+        crossbeam-channel flume async-channel mio bytes reqwest tonic bb8 deadpool r2d2
+        deadpool-postgres tokio-postgres)
+
+mkdir -p "$bench"
+if [ ! -f "$bench/ws/Cargo.toml" ]; then
+  mkdir -p "$bench/fetch/src"
+  cat > "$bench/fetch/Cargo.toml" <<'TOML'
+[package]
+name = "fetch"
+version = "0.1.0"
+edition = "2021"
+[dependencies]
+tokio = { version = "1", features = ["full"] }
+tokio-util = "0.7"
+tower = { version = "0.5", features = ["full"] }
+hyper = { version = "1", features = ["full"] }
+hyper-util = "0.1"
+axum = "0.8"
+actix-web = "4"
+rayon = "1"
+futures = "0.3"
+crossbeam = "0.8"
+flume = "0.11"
+async-channel = "2"
+reqwest = "0.12"
+tonic = "0.12"
+bb8 = "0.9"
+deadpool = "0.12"
+deadpool-postgres = "0.14"
+r2d2 = "0.8"
+TOML
+  echo 'fn main() {}' > "$bench/fetch/src/main.rs"
+  (cd "$bench/fetch" && cargo vendor -q "$bench/vendor" >/dev/null)
+  mkdir -p "$bench/ws/crates"
+  members=""
+  for c in "${crates[@]}"; do
+    cp -r "$bench/vendor/$c" "$bench/ws/crates/$c"
+    members="$members\"crates/$c\", "
+  done
+  printf '[workspace]\nmembers = [%s]\nresolver = "2"\n' "$members" > "$bench/ws/Cargo.toml"
+fi
+
+(cd "$here" && cargo build --release --quiet)
+capcheck="$here/target/release/cargo-capcheck"
+astgrep=${AST_GREP:-$(command -v ast-grep || true)}
+[ -n "$astgrep" ] || { echo "ast-grep not found: npm i @ast-grep/cli and set AST_GREP" >&2; exit 2; }
+
+files=$(find "$bench/ws/crates" -name '*.rs' | wc -l)
+lines=$(find "$bench/ws/crates" -name '*.rs' -print0 | xargs -0 cat | wc -l)
+
+measure() { # prints "wall_s peak_kb"
+  /usr/bin/time -f "%e %M" -o "$bench/time.txt" "$@" >/dev/null 2>"$bench/stderr.txt" || true
+  tail -n 1 "$bench/time.txt"
+}
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+: > "$bench/cap.txt"; : > "$bench/ast.txt"
+for _ in $(seq "$runs"); do
+  measure "$capcheck" check --workspace --format json --manifest-path "$bench/ws/Cargo.toml" >> "$bench/cap.txt"
+  measure "$astgrep" run --lang rust --pattern 'const $N: $T = $V;' --json=compact "$bench/ws/crates" >> "$bench/ast.txt"
+done
+cap_wall=$(cut -d' ' -f1 "$bench/cap.txt" | median); cap_mem=$(cut -d' ' -f2 "$bench/cap.txt" | median)
+ast_wall=$(cut -d' ' -f1 "$bench/ast.txt" | median); ast_mem=$(cut -d' ' -f2 "$bench/ast.txt" | median)
+findings=$("$capcheck" check --workspace --format json --manifest-path "$bench/ws/Cargo.toml" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["findings"]))')
+
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+echo "corpus: ${#crates[@]} crates, $files files, $lines lines ($bench/ws)"
+echo "runs: $runs each, alternating; medians"
+printf '%-28s %8s %12s\n' tool wall_s peak_MB
+printf '%-28s %8s %12.1f\n' "cargo-capcheck check" "$cap_wall" "$(echo "$cap_mem / 1024" | bc -l)"
+printf '%-28s %8s %12.1f\n' "ast-grep $("$astgrep" --version | cut -d' ' -f2) (1 pattern)" "$ast_wall" "$(echo "$ast_mem / 1024" | bc -l)"
+echo "ratio capcheck/ast-grep wall: $(echo "scale=3; $cap_wall / $ast_wall" | bc -l)"
+echo "capcheck findings: $findings"

@@ -1,0 +1,153 @@
+//! The data `measure` produces: a [`Measurement`] and its parts, plus the options that shape
+//! it. Findings are data: only `report` renders them and only `write` stores them.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::logs::ServerKind;
+
+/// A latency phase a what-if can shorten.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    Queue,
+    Prefill,
+    Decode,
+}
+
+/// `--what-if PHASE=-N%`: remove N% of a phase.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WhatIf {
+    pub phase: Phase,
+    pub fraction: f64,
+}
+
+impl std::str::FromStr for WhatIf {
+    type Err = String;
+    fn from_str(s: &str) -> Result<WhatIf, String> {
+        let expected = || {
+            format!(
+                "expected PHASE=-N% with PHASE one of queue, prefill, decode and 0 < N <= 100, found `{s}`"
+            )
+        };
+        let (phase, amount) = s.split_once('=').ok_or_else(expected)?;
+        let phase = match phase.trim() {
+            "queue" => Phase::Queue,
+            "prefill" => Phase::Prefill,
+            "decode" => Phase::Decode,
+            _ => return Err(expected()),
+        };
+        let number = amount.trim().trim_start_matches('-').trim_end_matches('%');
+        let percent: f64 = number.parse().map_err(|_| expected())?;
+        if !(percent > 0.0 && percent <= 100.0) {
+            return Err(expected());
+        }
+        Ok(WhatIf {
+            phase,
+            fraction: percent / 100.0,
+        })
+    }
+}
+
+/// What the user told `measure` besides the evidence.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub roster: Option<u64>,
+    pub what_if: Vec<WhatIf>,
+    pub p90_prompt_tokens: Option<f64>,
+    pub window_s: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BoxReport {
+    pub name: String,
+    pub server: ServerKind,
+    pub engines: usize,
+    pub kv_cache_tokens: u64,
+    pub max_num_seqs: Option<u64>,
+    pub max_num_seqs_measured: bool,
+    pub max_model_len: Option<u64>,
+    pub max_num_batched_tokens: Option<u64>,
+    pub capacity: Option<u64>,
+    pub pessimistic_floor: Option<u64>,
+    pub source: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Breakdown {
+    pub queue_s: f64,
+    pub prefill_s: f64,
+    pub decode_s: f64,
+    pub sum_s: f64,
+    pub e2e_s: Option<f64>,
+    pub unattributed_s: Option<f64>,
+    pub queue_share: f64,
+    pub prefill_share: f64,
+    pub decode_share: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Roster {
+    pub size: u64,
+    pub waves: Option<u64>,
+    pub cap_never_reached: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct WhatIfReport {
+    pub phase: Phase,
+    pub fraction_removed: f64,
+    pub share_of_e2e: f64,
+    pub max_e2e_gain: f64,
+    pub max_e2e_gain_s: f64,
+}
+
+/// Everything `measure` found: numbers, warnings, and where each number came from.
+#[derive(Debug, Clone, Serialize)]
+pub struct Measurement {
+    pub boxes: Vec<BoxReport>,
+    pub p90_prompt_tokens: Option<f64>,
+    pub p90_prompt_is_lower_bound: bool,
+    pub per_box_capacity: Option<u64>,
+    pub fleet_capacity: Option<u64>,
+    pub pessimistic_floor: Option<u64>,
+    pub fleet_pessimistic_floor: Option<u64>,
+    pub breakdown: Option<Breakdown>,
+    pub queue_p50_s: Option<f64>,
+    pub queue_p90_s: Option<f64>,
+    pub roster: Option<Roster>,
+    pub kv_usage_peak: Option<f64>,
+    pub preemptions: Option<f64>,
+    pub prefix_cache_hit_rate: Option<f64>,
+    pub what_if: Vec<WhatIfReport>,
+    pub window_s: Option<f64>,
+    pub requests: Option<f64>,
+    pub warnings: Vec<String>,
+    pub sources: BTreeMap<String, String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_if_spellings() {
+        let half = WhatIf {
+            phase: Phase::Prefill,
+            fraction: 0.5,
+        };
+        assert_eq!("prefill=-50%".parse::<WhatIf>(), Ok(half));
+        assert_eq!("prefill=50%".parse::<WhatIf>(), Ok(half));
+        assert_eq!("queue=-100%".parse::<WhatIf>().map(|w| w.fraction), Ok(1.0));
+        for bad in [
+            "prefill",
+            "network=-10%",
+            "decode=-0%",
+            "decode=-150%",
+            "decode=-x%",
+        ] {
+            assert!(bad.parse::<WhatIf>().is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! Rendering a [`Measurement`]: an aligned human report (colour only on a terminal, or as
+//! `--color` says) or JSON. The only printing in `measure`.
+
+use std::io::IsTerminal;
+use std::path::Path;
+
+use super::model::{Breakdown, Measurement};
+use crate::cli::{Color, Format, FormatArgs};
+
+pub fn print(m: &Measurement, written: Option<&Path>, format: &FormatArgs) {
+    match format.format {
+        Format::Json => {
+            let mut v = serde_json::to_value(m).unwrap_or_default();
+            if let (Some(obj), Some(p)) = (v.as_object_mut(), written) {
+                obj.insert("written".into(), p.display().to_string().into());
+            }
+            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        }
+        Format::Human => {
+            let colour = match format.color {
+                Color::Always => true,
+                Color::Never => false,
+                Color::Auto => {
+                    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+                }
+            };
+            print!("{}", human(m, written, colour));
+        }
+    }
+}
+
+struct Style(bool);
+
+impl Style {
+    fn paint(&self, code: &str, s: &str) -> String {
+        if self.0 {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+    fn bold(&self, s: &str) -> String {
+        self.paint("1", s)
+    }
+    fn warn(&self, s: &str) -> String {
+        self.paint("33", s)
+    }
+}
+
+/// Thousands separators for token counts.
+fn n(v: u64) -> String {
+    let s = v.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn opt(v: Option<u64>) -> String {
+    v.map_or_else(|| "-".to_string(), n)
+}
+
+/// Rows of cells, the first column left-aligned and the rest right-aligned.
+fn table(rows: &[Vec<String>]) -> String {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..cols)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for r in rows {
+        let cells: Vec<String> = r
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                if i == 0 {
+                    format!("{s:<w$}", w = widths[i])
+                } else {
+                    format!("{s:>w$}", w = widths[i])
+                }
+            })
+            .collect();
+        out.push_str(&format!("  {}\n", cells.join("  ").trim_end()));
+    }
+    out
+}
+
+/// The breakdown as a 50-character bar: `q` queue, `p` prefill, `d` decode.
+fn bar(b: &Breakdown) -> String {
+    const WIDTH: f64 = 50.0;
+    let q = (b.queue_share * WIDTH).round() as usize;
+    let p = (b.prefill_share * WIDTH).round() as usize;
+    let d = (WIDTH as usize).saturating_sub(q + p);
+    format!("[{}{}{}]", "q".repeat(q), "p".repeat(p), "d".repeat(d))
+}
+
+pub fn human(m: &Measurement, written: Option<&Path>, colour: bool) -> String {
+    let st = Style(colour);
+    let mut out = String::new();
+    if !m.boxes.is_empty() {
+        out.push_str(
+            &st.bold("Capacity: per engine min(floor(KV tokens / p90 prompt), max_num_seqs)\n"),
+        );
+        let mut rows = vec![
+            [
+                "box",
+                "server",
+                "engines",
+                "KV tokens",
+                "max_num_seqs",
+                "max_model_len",
+                "capacity",
+                "floor",
+            ]
+            .map(String::from)
+            .to_vec(),
+        ];
+        for b in &m.boxes {
+            let seqs = match (b.max_num_seqs, b.max_num_seqs_measured) {
+                (Some(s), false) => format!("{} (default)", n(s)),
+                (s, _) => opt(s),
+            };
+            rows.push(vec![
+                b.name.clone(),
+                format!("{:?}", b.server).to_lowercase(),
+                b.engines.to_string(),
+                n(b.kv_cache_tokens),
+                seqs,
+                opt(b.max_model_len),
+                opt(b.capacity),
+                opt(b.pessimistic_floor),
+            ]);
+        }
+        rows.push(vec![
+            "fleet".into(),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+            opt(m.fleet_capacity),
+            opt(m.fleet_pessimistic_floor),
+        ]);
+        out.push_str(&table(&rows));
+    }
+    if let Some(p) = m.p90_prompt_tokens {
+        let bound = if m.p90_prompt_is_lower_bound {
+            " (a lower bound: the rank fell in the +Inf bucket)"
+        } else {
+            ""
+        };
+        out.push_str(&format!(
+            "p90 prompt: {} tokens{bound}\n",
+            n(p.round() as u64)
+        ));
+    }
+    if m.per_box_capacity.is_some() {
+        out.push_str(&format!(
+            "per box {}, fleet {}, pessimistic floor (KV / max_model_len) {} per box\n",
+            opt(m.per_box_capacity),
+            opt(m.fleet_capacity),
+            opt(m.pessimistic_floor)
+        ));
+    }
+    if let Some(b) = &m.breakdown {
+        let over = match (m.requests, m.window_s) {
+            (Some(r), Some(w)) => format!(" over {r} requests in {w} s"),
+            (Some(r), None) => format!(" over {r} requests"),
+            _ => String::new(),
+        };
+        out.push_str(&st.bold(&format!("\nLatency breakdown of means{over}\n")));
+        let row = |name: &str, s: f64, share: Option<f64>| {
+            vec![
+                name.to_string(),
+                format!("{s:.3} s"),
+                share.map_or_else(String::new, |x| format!("{:.2}%", x * 100.0)),
+            ]
+        };
+        let mut rows = vec![
+            row("queue", b.queue_s, Some(b.queue_share)),
+            row("prefill", b.prefill_s, Some(b.prefill_share)),
+            row("decode", b.decode_s, Some(b.decode_share)),
+        ];
+        if let (Some(e), Some(u)) = (b.e2e_s, b.unattributed_s) {
+            rows.push(row("end to end", e, None));
+            rows.push(row("unattributed", u, None));
+        }
+        out.push_str(&table(&rows));
+        out.push_str(&format!("  {}  q queue, p prefill, d decode\n", bar(b)));
+    }
+    if let (Some(p50), Some(p90)) = (m.queue_p50_s, m.queue_p90_s) {
+        out.push_str(&format!("queue time p50 {p50:.3} s, p90 {p90:.3} s\n"));
+    }
+    let mut facts = Vec::new();
+    if let Some(k) = m.kv_usage_peak {
+        facts.push(format!(
+            "KV usage peak {:.1}% (two-point sample)",
+            k * 100.0
+        ));
+    }
+    if let Some(p) = m.preemptions {
+        facts.push(format!("preemptions {p}"));
+    }
+    if let Some(h) = m.prefix_cache_hit_rate {
+        facts.push(format!("prefix-cache hit rate {:.1}%", h * 100.0));
+    }
+    if !facts.is_empty() {
+        out.push_str(&format!("{}\n", facts.join(", ")));
+    }
+    if let Some(r) = &m.roster {
+        let waves = match (r.waves, r.cap_never_reached) {
+            (_, true) => "the fleet holds it in one wave".to_string(),
+            (Some(w), false) => {
+                format!("waves = ceil({} / {}) = {w}", r.size, opt(m.fleet_capacity))
+            }
+            (None, false) => "no fleet capacity to divide by".to_string(),
+        };
+        out.push_str(&format!(
+            "roster {}: {waves}; a cap below {} throttles a full burst, a cap at or above it is never reached\n",
+            r.size, r.size
+        ));
+    }
+    for w in &m.what_if {
+        out.push_str(&format!(
+            "what if {} shrinks by {:.0}%: end to end gains at most {:.1}% ({:.3} s)\n",
+            format!("{:?}", w.phase).to_lowercase(),
+            w.fraction_removed * 100.0,
+            w.max_e2e_gain * 100.0,
+            w.max_e2e_gain_s
+        ));
+    }
+    if !m.warnings.is_empty() {
+        out.push('\n');
+        for w in &m.warnings {
+            out.push_str(&format!("{} {w}\n", st.warn("warning:")));
+        }
+    }
+    if let Some(p) = written {
+        out.push_str(&format!("\nwrote {}\n", p.display()));
+    }
+    out
+}
