@@ -485,6 +485,8 @@ fn write_without_a_path_goes_to_the_workspace_root() {
     let member = dir.path().join("member");
     std::fs::create_dir(&member).unwrap();
     std::fs::write(member.join("Cargo.toml"), "[package]\nname = \"member\"\n").unwrap();
+    std::fs::create_dir(member.join("src")).unwrap();
+    std::fs::write(member.join("src/lib.rs"), "").unwrap();
     let log = root().join("fixtures/measure/vllm_dp2.log");
     let out = measure_in(&member, &["--log", log.to_str().unwrap(), "--write"]);
     assert!(

@@ -12,40 +12,26 @@ use super::EvidenceError;
 use super::model::{Measurement, Options};
 use crate::cli::WorkspaceArgs;
 
-/// The manifest path: as given, or `capacity.toml` at the workspace root when `--write` has no
-/// value. The root is the directory of `--manifest-path`, or of the nearest Cargo.toml above
-/// the current directory, or of a Cargo.toml further up whose `[workspace]` holds it.
+/// The manifest path: as given, or the one `check` reads (`manifest = ..` in the config, else
+/// `capacity.toml` at the workspace root, as `cargo metadata` finds it).
 pub fn target(given: Option<&Path>, ws: &WorkspaceArgs) -> anyhow::Result<PathBuf> {
     if let Some(given) = given {
         return Ok(given.to_path_buf());
     }
-    if let Some(m) = &ws.manifest_path {
-        let dir = m
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        return Ok(dir.join("capacity.toml"));
-    }
-    let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let mut manifests = cwd.ancestors().filter(|d| d.join("Cargo.toml").is_file());
-    let Some(nearest) = manifests.next() else {
-        bail!(
-            "no Cargo.toml in {} or above it: pass --write PATH",
-            cwd.display()
-        );
-    };
-    let is_workspace = |d: &Path| {
-        std::fs::read_to_string(d.join("Cargo.toml"))
-            .ok()
-            .and_then(|t| t.parse::<toml::Table>().ok())
-            .is_some_and(|t| t.contains_key("workspace"))
-    };
-    let root = if is_workspace(nearest) {
-        nearest
-    } else {
-        manifests.find(|d| is_workspace(d)).unwrap_or(nearest)
-    };
-    Ok(root.join("capacity.toml"))
+    let meta = crate::workspace::metadata(ws)
+        .context("`--write` without a path writes at the workspace root: pass --write PATH")?;
+    let config = meta
+        .workspace_metadata
+        .get("capcheck")
+        .cloned()
+        .unwrap_or_default();
+    let config = crate::config::Config::from_metadata(&config)?;
+    let root = meta.workspace_root.into_std_path_buf();
+    Ok(crate::manifest::locate(
+        &root,
+        None,
+        config.manifest.as_deref(),
+    ))
 }
 
 /// RFC 3339 UTC, to the second, from the system clock.
@@ -56,20 +42,11 @@ pub fn now_rfc3339() -> String {
     rfc3339(secs)
 }
 
-/// Howard Hinnant's `civil_from_days`, for seconds since the Unix epoch.
 fn rfc3339(secs: u64) -> String {
     let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let date = crate::manifest::model::Date::from_days(days);
     format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        "{date}T{:02}:{:02}:{:02}Z",
         rem / 3600,
         rem % 3600 / 60,
         rem % 60
@@ -201,8 +178,7 @@ pub fn update(path: &Path, m: &Measurement, opts: &Options) -> anyhow::Result<Pa
         }
         set(t, "measured_at", now.as_str());
     }
-    std::fs::write(path, doc.to_string())
-        .with_context(|| format!("{}: cannot write", path.display()))?;
+    crate::manifest::write_atomic(path, &doc.to_string())?;
     Ok(path.to_path_buf())
 }
 
