@@ -23,6 +23,8 @@ pub struct Cli {
 pub enum Command {
     /// Find hard-coded capacity constants and the test assertions that pin them (the default).
     Check(CheckArgs),
+    /// List the test fixtures whose values never vary along some field.
+    Fixtures(FixturesArgs),
     /// List the rules and mutation operators.
     Rules(FormatArgs),
     /// Print the documentation of a rule or operator.
@@ -61,6 +63,14 @@ pub struct FormatArgs {
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct CheckArgs {
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
+    #[command(flatten)]
+    pub format: FormatArgs,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct FixturesArgs {
     #[command(flatten)]
     pub workspace: WorkspaceArgs,
     #[command(flatten)]
@@ -112,6 +122,7 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
     match cli.command {
         None => check(&cli.check),
         Some(Command::Check(args)) => check(&args),
+        Some(Command::Fixtures(args)) => fixtures(&args),
         Some(Command::Rules(f)) => rules(&f),
         Some(Command::Explain { id }) => explain(&id),
     }
@@ -144,6 +155,20 @@ fn check(args: &CheckArgs) -> anyhow::Result<Exit> {
         .iter()
         .any(|f| f.severity == crate::lint::registry::Level::Error);
     Ok(if errors { Exit::Findings } else { Exit::Clean })
+}
+
+/// `fixtures`: reports are information, so the exit code is 0 unless the input is bad.
+fn fixtures(args: &FixturesArgs) -> anyhow::Result<Exit> {
+    let ws = crate::workspace::discover(&args.workspace)?;
+    let analysis = crate::diversity::analyse(&ws);
+    let out = match args.format.format {
+        Format::Json => crate::report::fixtures::json(&analysis.reports),
+        Format::Human => {
+            crate::report::fixtures::human(&analysis, &ws.root, use_color(args.format.color))
+        }
+    };
+    print!("{out}");
+    Ok(Exit::Clean)
 }
 
 fn rules(f: &FormatArgs) -> anyhow::Result<Exit> {

@@ -6,6 +6,7 @@
 pub mod check;
 pub mod cli;
 pub mod config;
+pub mod diversity;
 pub mod exit;
 pub mod finding;
 pub mod index;

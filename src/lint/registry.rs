@@ -46,7 +46,7 @@ pub struct Api {
 #[derive(Debug, Clone, Deserialize)]
 pub struct Rule {
     pub id: String,
-    /// `rule` (a `check` lint) or `operator` (a mutation operator).
+    /// `rule` (a `check` lint), `operator` (a mutation operator) or `report` (a `fixtures` report).
     pub kind: String,
     pub level: Level,
     pub summary: String,
@@ -102,6 +102,10 @@ const SOURCES: &[(&str, &str)] = &[
         include_str!("../../rules/pinned-capacity-assertion.toml"),
     ),
     ("parse-error", include_str!("../../rules/parse-error.toml")),
+    (
+        "identical-fixture",
+        include_str!("../../rules/identical-fixture.toml"),
+    ),
 ];
 
 /// All rules and operators, parsed once.
