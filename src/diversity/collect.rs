@@ -3,7 +3,7 @@
 //! constructor written several times in one function) and every fixture instance in test code, as
 //! plain data (syn trees are not `Send`).
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use syn::Expr;
 use syn::visit::{self, Visit};
@@ -35,6 +35,7 @@ pub fn collect(
 ) -> FileFixtures {
     let mut c = Collector {
         rel,
+        imports: imports(&ast.items),
         path: path.to_vec(),
         test_depth: usize::from(test_file),
         self_ty: Vec::new(),
@@ -62,6 +63,8 @@ struct FnCtx {
 
 struct Collector<'a> {
     rel: &'a str,
+    /// Imported name -> the last module of its path (`PoolConfig` -> `unmanaged`).
+    imports: HashMap<String, String>,
     path: Vec<String>,
     test_depth: usize,
     self_ty: Vec<String>,
@@ -180,8 +183,13 @@ impl Collector<'_> {
                         syn::Member::Unnamed(_) => None,
                     })
                     .collect();
+                let origin = match segs.as_slice() {
+                    [.., m, _] if !is_camel(m) => m.clone(),
+                    _ => self.origin(&type_name),
+                };
                 Some(Instance {
                     key,
+                    origin,
                     type_name,
                     loc,
                     fields,
@@ -192,7 +200,8 @@ impl Collector<'_> {
                 let Expr::Path(f) = &*c.func else { return None };
                 let (key, type_name) = callee(&f.path)?;
                 let fields = positional(c.args.iter(), |e| self.value(e));
-                has_literal(&fields).then_some(Instance {
+                has_literal(&fields).then(|| Instance {
+                    origin: self.origin(&type_name),
                     key,
                     type_name,
                     loc,
@@ -230,13 +239,18 @@ impl Collector<'_> {
             fields.insert(m.method.to_string(), FieldValue { text, loc });
         }
         let any_method = methods.iter().any(|m| !m.args.is_empty());
-        (any_method && has_literal(&fields)).then_some(Instance {
+        (any_method && has_literal(&fields)).then(|| Instance {
+            origin: self.origin(&type_name),
             key,
             type_name,
             loc,
             fields,
             positional: false,
         })
+    }
+
+    fn origin(&self, type_name: &str) -> String {
+        self.imports.get(type_name).cloned().unwrap_or_default()
     }
 
     fn value(&self, e: &Expr) -> FieldValue {
@@ -317,6 +331,48 @@ impl Collector<'_> {
         });
         ctx.loose.push(i);
     }
+}
+
+/// Every name a `use` item of the file imports, with the last module of its path.
+fn imports(items: &[syn::Item]) -> HashMap<String, String> {
+    fn walk(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut HashMap<String, String>) {
+        match tree {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                walk(&p.tree, prefix, out);
+                prefix.pop();
+            }
+            syn::UseTree::Name(n) => {
+                if let Some(m) = prefix.last() {
+                    out.insert(n.ident.to_string(), m.clone());
+                }
+            }
+            syn::UseTree::Rename(r) => {
+                if let Some(m) = prefix.last() {
+                    out.insert(r.rename.to_string(), m.clone());
+                }
+            }
+            syn::UseTree::Group(g) => {
+                for t in &g.items {
+                    walk(t, prefix, out);
+                }
+            }
+            syn::UseTree::Glob(_) => {}
+        }
+    }
+    let mut out = HashMap::new();
+    for item in items {
+        match item {
+            syn::Item::Use(u) => walk(&u.tree, &mut Vec::new(), &mut out),
+            syn::Item::Mod(m) => {
+                if let Some((_, inner)) = &m.content {
+                    out.extend(imports(inner));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// `T::f` (a constructor of `T`) or a lone lowercase `f` (a helper whose type is resolved later).

@@ -96,7 +96,12 @@ pub struct Comparison {
 /// Compare instances. A field that is missing from an instance or not a literal in one is
 /// neither identical nor varying, unless two instances already disagree on it.
 pub fn compare(instances: &[&Instance]) -> Comparison {
-    let fields: BTreeSet<&String> = instances.iter().flat_map(|i| i.fields.keys()).collect();
+    // `_marker: PhantomData` and other `_` fields are unused by convention.
+    let fields: BTreeSet<&String> = instances
+        .iter()
+        .flat_map(|i| i.fields.keys())
+        .filter(|f| !f.starts_with('_'))
+        .collect();
     let mut out = Comparison::default();
     for f in fields {
         let texts: Vec<Option<&String>> = instances
@@ -167,12 +172,13 @@ pub fn reports(a: &FixtureAnalysis) -> Vec<FixtureReport> {
 
 /// Across the suite: a key whose instances, built in at least two functions, agree on a field.
 fn suite(a: &FixtureAnalysis) -> Vec<FixtureReport> {
-    let mut by_key: BTreeMap<&str, Vec<&crate::diversity::LooseInstance>> = BTreeMap::new();
+    let mut by_key: BTreeMap<(&str, &str), Vec<&crate::diversity::LooseInstance>> = BTreeMap::new();
     for l in &a.test_instances {
-        by_key.entry(&l.instance.key).or_default().push(l);
+        let key = (l.instance.key.as_str(), l.instance.origin.as_str());
+        by_key.entry(key).or_default().push(l);
     }
     let mut out = Vec::new();
-    for (key, mut group) in by_key {
+    for ((key, _), mut group) in by_key {
         group.sort_by(|x, y| x.instance.loc.cmp(&y.instance.loc));
         let mut functions: Vec<String> = Vec::new();
         let mut sites = BTreeSet::new();
@@ -239,6 +245,7 @@ mod tests {
                 })
                 .collect(),
             positional: false,
+            origin: String::new(),
         }
     }
 

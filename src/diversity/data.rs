@@ -139,6 +139,7 @@ fn arrays(
                             })
                             .collect::<BTreeMap<_, _>>(),
                         positional: false,
+                        origin: String::new(),
                     })
                     .collect();
                 out.push(FixtureCollection {

@@ -79,13 +79,13 @@ fn lit(l: &syn::Lit) -> String {
     }
 }
 
-/// A path is a value when it names a constant, a variant or an item (`MAX`, `Mode::Fast`,
-/// `None`), not when it is a lone lowercase name (a local variable or parameter).
+/// A path is a value when it names a constant or a variant (`MAX`, `Mode::Fast`, `None`), not
+/// when it is a lone lowercase name (a local variable or parameter) or a lone unit struct
+/// (`Svc`, `PhantomData`: a test double or a marker, not a dimension anyone varies).
 fn path(p: &syn::Path) -> Option<String> {
     if p.segments.len() == 1 {
         let id = p.segments[0].ident.to_string();
-        let first = id.chars().next()?;
-        if !first.is_ascii_uppercase() && id != "true" && id != "false" {
+        if !(crate::index::value::is_const_name(&id) || id == "None") {
             return None;
         }
     }

@@ -62,6 +62,9 @@ pub struct Instance {
     pub fields: BTreeMap<String, FieldValue>,
     /// Whether arguments are positional (`0`, `1`, ...) and may be renamed after parameters.
     pub positional: bool,
+    /// The module the type was imported from (`unmanaged` for `use pool::unmanaged::Config`),
+    /// so that two types of one name are not compared across the suite; empty when unknown.
+    pub origin: String,
 }
 
 /// A collection of instances of one key: the unit a report is about.

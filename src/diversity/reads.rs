@@ -425,41 +425,42 @@ impl CodeModel {
         if f.params.len() != i.fields.len() {
             return;
         }
+        let named = |k: &String| {
+            k.parse::<usize>()
+                .ok()
+                .and_then(|n| f.params.get(n))
+                .map(|(p, _)| p.clone())
+                .filter(|p| p != "_")
+                .unwrap_or_else(|| k.clone())
+        };
+        let args = std::mem::take(&mut i.fields);
         if let Some(t) = &f.template {
-            let fields = t
-                .fields
-                .iter()
-                .map(|(name, v)| {
-                    let value = match v {
-                        TemplateValue::Lit(text) => FieldValue {
+            // Arguments become the fields they initialise; the rest keep their parameter's name.
+            // The literals a test helper writes are the test's choice; those of a production
+            // constructor are not, and no test can vary them.
+            let mut used = BTreeSet::new();
+            for (name, v) in &t.fields {
+                match v {
+                    TemplateValue::Param(k) => {
+                        used.insert(k.to_string());
+                        i.fields.insert(name.clone(), args[&k.to_string()].clone());
+                    }
+                    TemplateValue::Lit(text) if f.in_test => {
+                        let value = FieldValue {
                             text: Some(text.clone()),
                             loc: i.loc.clone(),
-                        },
-                        TemplateValue::Param(k) => i.fields[&k.to_string()].clone(),
-                        TemplateValue::Opaque => FieldValue {
-                            text: None,
-                            loc: i.loc.clone(),
-                        },
-                    };
-                    (name.clone(), value)
-                })
-                .collect();
-            i.fields = fields;
+                        };
+                        i.fields.insert(name.clone(), value);
+                    }
+                    TemplateValue::Lit(_) | TemplateValue::Opaque => {}
+                }
+            }
+            for (k, v) in args.into_iter().filter(|(k, _)| !used.contains(k)) {
+                i.fields.entry(named(&k)).or_insert(v);
+            }
             i.type_name = t.type_name.clone();
         } else {
-            i.fields = std::mem::take(&mut i.fields)
-                .into_iter()
-                .map(|(k, v)| {
-                    let name = k
-                        .parse::<usize>()
-                        .ok()
-                        .and_then(|n| f.params.get(n))
-                        .map(|(p, _)| p.clone())
-                        .filter(|p| p != "_")
-                        .unwrap_or(k);
-                    (name, v)
-                })
-                .collect();
+            i.fields = args.into_iter().map(|(k, v)| (named(&k), v)).collect();
         }
         i.positional = false;
     }
