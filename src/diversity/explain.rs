@@ -325,4 +325,28 @@ fn one_box() -> Vec<BoxSpec> {
             "{got}"
         );
     }
+
+    #[test]
+    fn on_the_seed_the_min_max_survivor_is_explained_by_two_boxes() {
+        let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/seed-2-measured/Cargo.toml");
+        let args = crate::cli::WorkspaceArgs {
+            manifest_path: Some(manifest),
+            ..Default::default()
+        };
+        let a = crate::diversity::analyse(&crate::workspace::discover(&args).unwrap());
+        let site = MutatedSite {
+            file: "src/lib.rs".into(),
+            function_site: "fleet_controller::Controller::per_box".into(),
+            function_name: "per_box".into(),
+            operator: "swap-min-max".into(),
+            original: "self.boxes.iter().map(BoxSpec::capacity).min()".into(),
+        };
+        assert_eq!(
+            explain(&a, &site),
+            "survived because both boxes in `two_boxes()` (tests/controller.rs:3) have the same \
+             kv_cache_tokens, max_num_seqs and p90_prompt_tokens, so the narrowest and the widest \
+             box are the same box: vary one of them"
+        );
+    }
 }
