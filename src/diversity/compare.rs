@@ -49,6 +49,8 @@ pub struct FixtureReport {
     /// Where each identical field is written in the first instance.
     #[serde(skip)]
     pub field_locs: BTreeMap<String, Loc>,
+    #[serde(skip)]
+    pub instance_locs: Vec<Loc>,
 }
 
 impl FixtureReport {
@@ -137,6 +139,7 @@ fn report(c: &FixtureCollection, cmp: Comparison, selected_by: Vec<String>) -> F
         selected_by,
         type_name: c.type_name().to_string(),
         loc: first.loc.clone(),
+        instance_locs: c.instances.iter().map(|i| i.loc.clone()).collect(),
     }
 }
 
@@ -165,13 +168,19 @@ pub fn reports(a: &FixtureAnalysis) -> Vec<FixtureReport> {
             }
         }
     }
-    out.extend(suite(a));
+    let covered: BTreeSet<&Loc> = out
+        .iter()
+        .filter(|r| r.instances >= 2)
+        .flat_map(|r| r.instance_locs.iter())
+        .collect();
+    out.extend(suite(a, &covered));
     out.sort_by(|x, y| (&x.file, x.line, x.scope).cmp(&(&y.file, y.line, y.scope)));
     out
 }
 
 /// Across the suite: a key whose instances, built in at least two functions, agree on a field.
-fn suite(a: &FixtureAnalysis) -> Vec<FixtureReport> {
+/// Instances that are all in reported collections are not reported again.
+fn suite(a: &FixtureAnalysis, covered: &BTreeSet<&Loc>) -> Vec<FixtureReport> {
     let mut by_key: BTreeMap<(&str, &str), Vec<&crate::diversity::LooseInstance>> = BTreeMap::new();
     for l in &a.test_instances {
         let key = (l.instance.key.as_str(), l.instance.origin.as_str());
@@ -187,7 +196,7 @@ fn suite(a: &FixtureAnalysis) -> Vec<FixtureReport> {
                 functions.push(l.function.clone());
             }
         }
-        if sites.len() < 2 {
+        if sites.len() < 2 || group.iter().all(|l| covered.contains(&l.instance.loc)) {
             continue;
         }
         let refs: Vec<&Instance> = group.iter().map(|l| &l.instance).collect();
@@ -212,6 +221,7 @@ fn suite(a: &FixtureAnalysis) -> Vec<FixtureReport> {
             selected_by: Vec::new(),
             type_name: first.instance.type_name.clone(),
             loc: first.instance.loc.clone(),
+            instance_locs: group.iter().map(|l| l.instance.loc.clone()).collect(),
         });
     }
     out

@@ -414,7 +414,9 @@ impl CodeModel {
             return;
         }
         let Some(f) = self.helper(&i.key) else { return };
-        if i.type_name.is_empty() {
+        // A free helper is a fixture only when it builds a struct literal from its arguments
+        // (`fn spec(kv) -> Spec { Spec { kv, seqs: 160 } }`); `analysis(src)` is not one.
+        if i.type_name.is_empty() && f.template.is_some() {
             i.type_name = f
                 .ret
                 .iter()
