@@ -25,6 +25,8 @@ pub enum Command {
     Check(CheckArgs),
     /// Write a capacity.toml entry (method = "unmeasured") for every capacity not yet listed.
     Init(InitArgs),
+    /// List the test fixtures whose values never vary along some field.
+    Fixtures(FixturesArgs),
     /// List the rules and mutation operators.
     Rules(FormatArgs),
     /// Print the documentation of a rule or operator.
@@ -83,6 +85,14 @@ pub struct InitArgs {
     pub capacity: Option<PathBuf>,
 }
 
+#[derive(Debug, Args, Clone, Default)]
+pub struct FixturesArgs {
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
+    #[command(flatten)]
+    pub format: FormatArgs,
+}
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     #[default]
@@ -130,6 +140,7 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
         Some(Command::Check(args)) => check(&args),
         Some(Command::Init(args)) => init(&args),
         Some(Command::Measure(a)) => crate::measure::run(a, &cli.check.workspace),
+        Some(Command::Fixtures(args)) => fixtures(&args),
         Some(Command::Rules(f)) => rules(&f),
         Some(Command::Explain { id }) => explain(&id),
     }
@@ -187,6 +198,20 @@ fn init(args: &InitArgs) -> anyhow::Result<Exit> {
         if added == 1 { "y" } else { "ies" },
         path.display()
     );
+    Ok(Exit::Clean)
+}
+
+/// `fixtures`: reports are information, so the exit code is 0 unless the input is bad.
+fn fixtures(args: &FixturesArgs) -> anyhow::Result<Exit> {
+    let ws = crate::workspace::discover(&args.workspace)?;
+    let analysis = crate::diversity::analyse(&ws);
+    let out = match args.format.format {
+        Format::Json => crate::report::fixtures::json(&analysis.reports),
+        Format::Human => {
+            crate::report::fixtures::human(&analysis, &ws.root, use_color(args.format.color))
+        }
+    };
+    print!("{out}");
     Ok(Exit::Clean)
 }
 

@@ -7,6 +7,7 @@ pub mod check;
 pub mod cli;
 pub mod config;
 pub mod diag;
+pub mod diversity;
 pub mod exit;
 pub mod finding;
 pub mod index;

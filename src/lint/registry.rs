@@ -46,7 +46,7 @@ pub struct Api {
 #[derive(Debug, Clone, Deserialize)]
 pub struct Rule {
     pub id: String,
-    /// `rule` (a `check` lint) or `operator` (a mutation operator).
+    /// `rule` (a `check` lint), `operator` (a mutation operator) or `report` (a `fixtures` report).
     pub kind: String,
     pub level: Level,
     pub summary: String,
@@ -121,6 +121,10 @@ const SOURCES: &[(&str, &str)] = &[
     (
         "unmatched-manifest-entry",
         include_str!("../../rules/unmatched-manifest-entry.toml"),
+    ),
+    (
+        "identical-fixture",
+        include_str!("../../rules/identical-fixture.toml"),
     ),
 ];
 

@@ -27,7 +27,7 @@ impl<'a> Texts<'a> {
         }
     }
 
-    fn get(&mut self, file: &str) -> &str {
+    pub(crate) fn get(&mut self, file: &str) -> &str {
         let root = self.root;
         self.cache
             .entry(file.to_string())
@@ -35,7 +35,7 @@ impl<'a> Texts<'a> {
     }
 
     /// Char offsets of a location's start and end.
-    fn range(&mut self, loc: &Loc) -> std::ops::Range<usize> {
+    pub(crate) fn range(&mut self, loc: &Loc) -> std::ops::Range<usize> {
         let text = self.get(&loc.file);
         let start = offset(text, loc.line, loc.column);
         let end = offset(text, loc.end_line, loc.end_column).max(start + 1);

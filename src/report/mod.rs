@@ -1,6 +1,7 @@
 //! Rendering. The only module that knows ariadne; analyses hand it data, `cli` prints what it
 //! returns.
 
+pub mod fixtures;
 pub mod human;
 pub mod json;
 

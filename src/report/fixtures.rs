@@ -1,0 +1,144 @@
+//! `fixtures` output: JSON (`{"fixtures": [..]}`) and ariadne reports with the identical fields
+//! labelled in the first instance.
+
+use std::path::Path;
+
+use ariadne::{Color, Config, Label, Report, ReportKind};
+use serde::Serialize;
+
+use crate::diversity::compare::is_identity;
+use crate::diversity::explain::join;
+use crate::diversity::{FixtureAnalysis, FixtureReport, Scope};
+use crate::report::human::Texts;
+
+#[derive(Serialize)]
+struct Doc<'a> {
+    version: u32,
+    fixtures: &'a [FixtureReport],
+}
+
+/// The JSON document for a `fixtures` run.
+pub fn json(reports: &[FixtureReport]) -> String {
+    let doc = Doc {
+        version: 1,
+        fixtures: reports,
+    };
+    serde_json::to_string_pretty(&doc).expect("reports serialise") + "\n"
+}
+
+fn message(r: &FixtureReport) -> String {
+    let fields = join(
+        &r.untested()
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>(),
+    );
+    match r.scope {
+        Scope::Suite => format!(
+            "every `{}` in the test suite ({} in {} functions) has the same {fields}",
+            r.type_key,
+            r.instances,
+            r.functions.len()
+        ),
+        Scope::Collection if r.instances == 1 => format!(
+            "`{}()` holds a single `{}`, and {} selects the min or max over them",
+            r.function,
+            r.type_key,
+            r.selected_by
+                .iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Scope::Collection => format!(
+            "the {} `{}` values of `{}()` are identical along {fields}",
+            r.instances, r.type_key, r.function
+        ),
+    }
+}
+
+/// Render the reports and a summary line.
+pub fn human(a: &FixtureAnalysis, root: &Path, color: bool) -> String {
+    let mut texts = Texts::new(root);
+    let mut out = Vec::new();
+    for r in &a.reports {
+        let range = texts.range(&r.loc);
+        let main = match (r.scope, r.instances) {
+            (Scope::Suite, _) => "the first of them".to_string(),
+            (_, 1) => "the only element".to_string(),
+            (_, n) => format!("the first of {n}"),
+        };
+        let mut report = Report::build(ReportKind::Advice, (r.loc.file.clone(), range.clone()))
+            .with_config(Config::default().with_color(color))
+            .with_code("identical-fixture")
+            .with_message(message(r))
+            .with_label(
+                Label::new((r.loc.file.clone(), range.clone()))
+                    .with_message(main)
+                    .with_color(Color::Blue),
+            );
+        let mut seen = vec![range];
+        for (field, loc) in r.field_locs.iter().filter(|(f, _)| !is_identity(f)) {
+            let range = texts.range(loc);
+            if seen.contains(&range) {
+                continue;
+            }
+            seen.push(range.clone());
+            let value = r.values.get(field).map(String::as_str).unwrap_or("?");
+            report = report.with_label(
+                Label::new((loc.file.clone(), range))
+                    .with_message(format!("`{field}` is {value} in {}", every(r.instances)))
+                    .with_color(Color::Yellow),
+            );
+        }
+        if !r.varying.is_empty() {
+            let varying: Vec<String> = r
+                .varying
+                .iter()
+                .map(|f| {
+                    if is_identity(f) {
+                        format!("{f} (identifies the instance)")
+                    } else {
+                        f.clone()
+                    }
+                })
+                .collect();
+            report = report.with_note(format!("varying: {}", varying.join(", ")));
+        }
+        report = report.with_help(if r.instances == 1 {
+            "add a second, different element; `cargo capcheck explain identical-fixture` says why"
+                .to_string()
+        } else {
+            "vary these fields across the fixture; `cargo capcheck explain identical-fixture` says why"
+                .to_string()
+        });
+        let text = texts.get(&r.loc.file).to_string();
+        let _ = report
+            .finish()
+            .write(ariadne::sources([(r.loc.file.clone(), text)]), &mut out);
+    }
+    let mut s = String::from_utf8_lossy(&out).into_owned();
+    let suite = a.reports.iter().filter(|r| r.scope == Scope::Suite).count();
+    s.push_str(&format!(
+        "capcheck: {} fixture report{} ({} collection{}, {suite} suite-wide) in {} files, {} lines\n",
+        a.reports.len(),
+        plural(a.reports.len()),
+        a.reports.len() - suite,
+        plural(a.reports.len() - suite),
+        a.files,
+        a.lines,
+    ));
+    s
+}
+
+fn every(n: usize) -> String {
+    if n == 2 {
+        "both".to_string()
+    } else {
+        format!("all {n}")
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
