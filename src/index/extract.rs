@@ -2,6 +2,7 @@
 //! code from production code (`#[cfg(test)]`, `#[test]`, files under `tests/`), and re-parses
 //! macro bodies, where assertions and fixture `vec![..]`s hide.
 
+use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 use syn::{Expr, ItemFn};
 
@@ -298,6 +299,36 @@ impl Extractor<'_> {
     }
 }
 
+/// Formatting and logging macros: their arguments never define a capacity, so their bodies are
+/// not re-parsed (they are most of a crate's macro calls).
+const FORMAT_MACROS: &[&str] = &[
+    "format",
+    "format_args",
+    "print",
+    "println",
+    "eprint",
+    "eprintln",
+    "write",
+    "writeln",
+    "panic",
+    "unreachable",
+    "todo",
+    "unimplemented",
+    "trace",
+    "debug",
+    "info",
+    "warn",
+    "error",
+    "log",
+    "concat",
+    "stringify",
+    "include_str",
+    "include_bytes",
+    "env",
+    "option_env",
+    "cfg",
+];
+
 fn is_int_type(s: &str) -> bool {
     matches!(
         s,
@@ -475,11 +506,22 @@ impl<'ast> Visit<'ast> for Extractor<'_> {
     }
 
     fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
-        if matches!(b.op, syn::BinOp::Mul(_)) {
+        // Only a product with a literal, constant or field on one side and something else on the
+        // other can be a per-unit cap; the cheap reduction decides before spans are computed.
+        let candidate = |v: &Val| matches!(v, Val::Lit(_) | Val::Const(_) | Val::Field(_));
+        let (lv, rv) = (Val::of(&b.left), Val::of(&b.right));
+        if matches!(b.op, syn::BinOp::Mul(_))
+            && (candidate(&lv) || candidate(&rv))
+            && !(lv.is_lit() && rv.is_lit())
+        {
             let left = self.operand(&b.left);
             let right = self.operand(&b.right);
-            if !(left.val.is_lit() && right.val.is_lit()) {
-                let (loc, text) = Expr::Binary(b.clone()).loc_text(self.rel, self.text);
+            {
+                let loc = Loc::join(self.rel, b.left.span(), b.right.span());
+                let text = self
+                    .text
+                    .get(b.left.span().byte_range().start..b.right.span().byte_range().end)
+                    .map_or_else(|| format!("{} * {}", left.text, right.text), str::to_string);
                 self.facts.products.push(Product {
                     site: self.function_site(),
                     function: self.function.last().cloned().unwrap_or_default(),
@@ -516,6 +558,9 @@ impl<'ast> Visit<'ast> for Extractor<'_> {
             .last()
             .map(|s| s.ident.to_string())
             .unwrap_or_default();
+        if FORMAT_MACROS.contains(&name.as_str()) {
+            return;
+        }
         if self.in_test() && self.tables.assert_macros.contains(&name) {
             self.assertion(&name, mac);
             return;

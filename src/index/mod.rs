@@ -196,9 +196,21 @@ fn resolve_consts(files: &[FileFacts]) -> HashMap<String, u64> {
 const MAX_USES: usize = 12;
 
 fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
-    let refs: Vec<_> = files.iter().flat_map(|f| &f.const_refs).collect();
+    // References grouped by constant name; an API argument is recorded twice (as a path and as
+    // the API's argument), so the plain path reference at an API argument's location is dropped.
+    let mut refs: HashMap<&str, Vec<&facts::ConstRef>> = HashMap::new();
+    for r in files.iter().flat_map(|f| &f.const_refs) {
+        refs.entry(r.ident.as_str()).or_default().push(r);
+    }
+    let api_locs: std::collections::HashSet<&Loc> = refs
+        .values()
+        .flatten()
+        .filter(|r| r.api.is_some())
+        .map(|r| &r.loc)
+        .collect();
     let api_consts: HashMap<&str, &str> = refs
-        .iter()
+        .values()
+        .flatten()
         .filter(|r| !r.in_test)
         .filter_map(|r| Some((r.ident.as_str(), r.api.as_deref()?)))
         .collect();
@@ -207,17 +219,14 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
         for d in f.consts.iter().filter(|d| !d.in_test) {
             let value::Val::Lit(v) = d.val else { continue };
             let api = api_consts.get(d.ident.as_str()).map(|s| s.to_string());
-            if v == 0 || !(tables.capacity_names.matches(&d.ident) || api.is_some()) {
+            if v == 0 || !(api.is_some() || tables.capacity_names.matches(&d.ident)) {
                 continue;
             }
             let mut uses: Vec<Use> = refs
-                .iter()
-                .filter(|r| r.ident == d.ident)
-                // An API argument is recorded twice (as a path and as the API's argument): keep
-                // the one that knows the API.
-                .filter(|r| {
-                    r.api.is_some() || !refs.iter().any(|o| o.api.is_some() && o.loc == r.loc)
-                })
+                .get(d.ident.as_str())
+                .into_iter()
+                .flatten()
+                .filter(|r| r.api.is_some() || !api_locs.contains(&r.loc))
                 .map(|r| Use {
                     loc: r.loc.clone(),
                     note: match (&r.api, r.in_test) {

@@ -169,20 +169,15 @@ impl Operand {
 
 /// The words of every identifier in an expression (`backends.len()` -> `backends len`).
 pub fn expr_words(expr: &syn::Expr) -> Vec<String> {
-    use quote::ToTokens;
-    let mut out = Vec::new();
-    collect_idents(expr.to_token_stream(), &mut out);
-    out
-}
-
-fn collect_idents(ts: proc_macro2::TokenStream, out: &mut Vec<String>) {
-    for tt in ts {
-        match tt {
-            proc_macro2::TokenTree::Ident(i) => out.extend(words(&i.to_string())),
-            proc_macro2::TokenTree::Group(g) => collect_idents(g.stream(), out),
-            _ => {}
+    struct Idents(Vec<String>);
+    impl<'ast> syn::visit::Visit<'ast> for Idents {
+        fn visit_ident(&mut self, i: &'ast proc_macro2::Ident) {
+            self.0.extend(words(&i.to_string()));
         }
     }
+    let mut v = Idents(Vec::new());
+    syn::visit::Visit::visit_expr(&mut v, expr);
+    v.0
 }
 
 #[cfg(test)]
