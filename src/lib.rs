@@ -10,6 +10,7 @@ pub mod exit;
 pub mod finding;
 pub mod index;
 pub mod lint;
+pub mod mutate;
 pub mod report;
 pub mod syntax;
 pub mod workspace;

@@ -55,7 +55,7 @@ struct Extractor<'a> {
 }
 
 /// `#[cfg(test)]` (or `cfg(all(test, ..))`), but not `cfg(not(test))`.
-fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
+pub(crate) fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
         a.path().is_ident("cfg") && {
             let s = a.meta.to_token_stream_string();
@@ -65,7 +65,7 @@ fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
 }
 
 /// `#[test]`, `#[tokio::test]`, `#[rstest]`, `#[test_case(..)]`, `#[bench]`...
-fn is_test_fn(attrs: &[syn::Attribute]) -> bool {
+pub(crate) fn is_test_fn(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
         a.path().segments.last().is_some_and(|s| {
             let id = s.ident.to_string();
