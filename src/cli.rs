@@ -282,6 +282,7 @@ fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
             .clone()
             .unwrap_or_else(|| crate::mutate::job::default_output(&ws.target_dir));
         crate::mutate::job::write_output(&output, &report, &ws.root)?;
+        crate::mutate::job::copy_logs(dirs, &output)?;
         return Ok(print_mutants(args, &report, &ws.root, &output));
     }
     if args.list {

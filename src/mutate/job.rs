@@ -218,6 +218,28 @@ pub fn merge(dirs: &[PathBuf]) -> anyhow::Result<MutantsReport> {
     })
 }
 
+/// Gather the shards' per-mutant logs into the merged output folder.
+pub fn copy_logs(dirs: &[PathBuf], output: &Path) -> anyhow::Result<()> {
+    let logs = output.join("logs");
+    std::fs::create_dir_all(&logs)?;
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(dir.join("logs")) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            if name == "baseline.log"
+                || std::fs::canonicalize(dir).ok() == std::fs::canonicalize(output).ok()
+            {
+                continue;
+            }
+            std::fs::copy(e.path(), logs.join(&name))
+                .with_context(|| format!("cannot copy {}", e.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
 /// The package selection, valid in the scratch copy (whose root is the workspace root).
 fn cargo_args(args: &WorkspaceArgs, root: &Path) -> Vec<String> {
     let mut out = Vec::new();

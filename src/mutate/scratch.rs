@@ -38,6 +38,8 @@ impl Scratch {
 fn copy_tree(root: &Path, target_dir: &Path, dest: &Path) -> anyhow::Result<()> {
     let target_dir = target_dir.to_path_buf();
     let top = root.to_path_buf();
+    // A scratch folder placed inside the workspace (`--scratch-dir`) must not copy itself.
+    let own = dest.to_path_buf();
     let walker = ignore::WalkBuilder::new(root)
         .hidden(false)
         .git_ignore(true)
@@ -50,6 +52,7 @@ fn copy_tree(root: &Path, target_dir: &Path, dest: &Path) -> anyhow::Result<()> 
             let is_dir = e.file_type().is_some_and(|t| t.is_dir());
             !(is_dir
                 && (e.file_name() == ".git"
+                    || p == own
                     || p == target_dir
                     || (p.parent() == Some(top.as_path()) && e.file_name() == "target")))
         })

@@ -28,15 +28,19 @@ pub fn drafts(cx: &Cx) -> Vec<Draft> {
             continue;
         };
         for d in &deleted {
-            let expr = d
-                .text
-                .trim()
-                .trim_end_matches(';')
-                .trim_start_matches("return ")
-                .trim();
+            // A function's result is a tail expression or a `return`, never another statement.
+            let line = d.text.trim();
+            let expr = match line.strip_prefix("return ") {
+                Some(r) => r.trim_end_matches(';').trim(),
+                None if line.ends_with(';') => continue,
+                None => line,
+            };
             let Ok(parsed) = syn::parse_str::<syn::Expr>(expr) else {
                 continue;
             };
+            if matches!(parsed, syn::Expr::Assign(_) | syn::Expr::Let(_)) {
+                continue;
+            }
             let mentions_count =
                 idents(quote::ToTokens::to_token_stream(&parsed)).contains(&c.count_param);
             if !mentions_count || present.contains(&squash(expr)) {
