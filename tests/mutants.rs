@@ -440,3 +440,23 @@ fn shards_together_run_one_unsharded_run_and_merge_reproduces_it() {
     .unwrap();
     assert_eq!(strip(&written), strip(&whole));
 }
+
+#[test]
+fn a_kill_by_an_assertion_that_pins_the_capacity_is_called_out() {
+    // seed-1's `max(&seq) <= 16` pins 16 = 2 x PER_BACKEND: raising the 8 to 9 turns it red, which
+    // proves the constant, not the behaviour.
+    let c = copy("seed-1-typed-cap");
+    let (_, report) = c.json(&["--operator", "perturb-capacity"]);
+    let plus_one = report["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["function"] == "fleet_controller::PER_BACKEND" && m["replacement"] == "9")
+        .expect("PER_BACKEND + 1 is a mutant");
+    assert_eq!(plus_one["outcome"], "killed");
+    assert_eq!(
+        plus_one["killed_by"],
+        serde_json::json!(["never_exceeds_the_fleet_ceiling"])
+    );
+    assert_eq!(plus_one["killed_only_by_pins"], true);
+}

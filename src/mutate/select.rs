@@ -80,11 +80,15 @@ pub fn in_diff(mutants: Vec<Mutant>, changed: &BTreeMap<String, BTreeSet<usize>>
         .into_iter()
         .filter(|m| {
             changed.iter().any(|(path, lines)| {
-                (path.ends_with(&m.file) || m.file.ends_with(path.as_str()))
-                    && lines.range(m.line..=m.end_line).next().is_some()
+                same_file(path, &m.file) && lines.range(m.line..=m.end_line).next().is_some()
             })
         })
         .collect()
+}
+
+/// Whether two '/'-separated paths name the same file, one relative to a folder above the other.
+fn same_file(a: &str, b: &str) -> bool {
+    a == b || a.ends_with(&format!("/{b}")) || b.ends_with(&format!("/{a}"))
 }
 
 #[cfg(test)]

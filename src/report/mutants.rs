@@ -100,7 +100,11 @@ fn line(r: &MutantResult) -> String {
             " (the tests failed without naming a test: a crash or a build script)".to_string()
         }
         Outcome::Killed => {
-            let mut s = format!(" by {}", r.killed_by.join(", "));
+            let shown: Vec<&str> = r.killed_by.iter().take(3).map(String::as_str).collect();
+            let mut s = format!(" by {}", shown.join(", "));
+            if r.killed_by.len() > shown.len() {
+                s.push_str(&format!(" and {} more", r.killed_by.len() - shown.len()));
+            }
             if r.killed_only_by_pins {
                 s.push_str(
                     "\n              every killing test pins a capacity: this proves the constant, not the behaviour",

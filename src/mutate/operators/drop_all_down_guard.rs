@@ -26,7 +26,7 @@ pub fn drafts(cx: &Cx) -> Vec<Draft> {
                 range: range(stmt),
                 replacement: String::new(),
                 description: format!(
-                    "remove the early return taken when nothing is healthy (`if {}`)",
+                    "remove the early return taken when the count is zero (`if {}`)",
                     cx.text_of(&range(&*i.cond))
                 ),
                 guard: false,
