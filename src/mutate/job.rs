@@ -123,7 +123,8 @@ pub fn run(args: &MutantsArgs, progress: &(dyn Fn(Event) + Sync)) -> Result<Muta
     let pinned = pinned_tests(&listed.index);
     let pins = |failed: &[String]| {
         failed.iter().all(|t| {
-            let name = t.rsplit("::").next().unwrap_or(t);
+            // libtest says `module::name`, nextest `binary::module name`.
+            let name = t.rsplit([' ', ':']).next().unwrap_or(t);
             pinned.iter().any(|p| p == name)
         })
     };

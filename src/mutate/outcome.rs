@@ -138,30 +138,45 @@ pub struct TestNames {
     pub failed: Vec<String>,
 }
 
-/// Read `test NAME ... ok|FAILED` (libtest) and `PASS [..] NAME` / `FAIL [..] NAME` (nextest).
+/// Read `test NAME ... ok|FAILED` (libtest) and `PASS [..] (i/n) NAME` / `FAIL [..] NAME`
+/// (nextest). When nextest lines are present the libtest lines are its captured output (the
+/// failing test's own run, printed again) and are ignored.
 pub fn test_names(output: &str) -> TestNames {
-    let mut names = TestNames::default();
+    let mut libtest = TestNames::default();
+    let mut nextest = TestNames::default();
     for line in output.lines() {
         let line = line.trim();
         if let Some(rest) = line.strip_prefix("test ") {
             if let Some(name) = rest.strip_suffix(" ... ok") {
-                names.passed.push(name.to_string());
+                libtest.passed.push(name.to_string());
             } else if let Some(name) = rest.strip_suffix(" ... FAILED") {
-                names.failed.push(name.to_string());
+                libtest.failed.push(name.to_string());
             }
         } else if let Some((status, rest)) = line.split_once(" [") {
             let Some((_, name)) = rest.split_once("] ") else {
                 continue;
             };
-            let name = name.trim().to_string();
+            // Newer nextest prints a `(i/n)` counter before the name.
+            let name = match name.trim().strip_prefix('(') {
+                Some(counted) => counted.split_once(") ").map_or(counted, |(_, n)| n),
+                None => name.trim(),
+            }
+            .to_string();
             match status.trim() {
-                "PASS" => names.passed.push(name),
-                "FAIL" | "SIGSEGV" | "SIGABRT" | "TIMEOUT" => names.failed.push(name),
+                "PASS" => nextest.passed.push(name),
+                "FAIL" | "SIGSEGV" | "SIGABRT" | "TIMEOUT" => nextest.failed.push(name),
                 _ => {}
             }
         }
     }
-    names.failed.dedup();
+    let mut names = if nextest.passed.is_empty() && nextest.failed.is_empty() {
+        libtest
+    } else {
+        nextest
+    };
+    // nextest repeats failures in its final summary.
+    let mut seen = std::collections::HashSet::new();
+    names.failed.retain(|n| seen.insert(n.clone()));
     names
 }
 
@@ -170,16 +185,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_libtest_and_nextest_lines() {
+    fn reads_libtest_lines() {
         let out = "running 2 tests\ntest a::b ... ok\ntest c ... FAILED\n\
-                   test src/lib.rs - f (line 3) ... FAILED\n\
-                   \x20       PASS [   0.004s] fleet controller::ok_one\n\
-                   \x20       FAIL [   0.003s] fleet controller::bad_one\n";
+                   test src/lib.rs - f (line 3) ... FAILED\n";
         let names = test_names(out);
-        assert_eq!(names.passed, ["a::b", "fleet controller::ok_one"]);
-        assert_eq!(
-            names.failed,
-            ["c", "src/lib.rs - f (line 3)", "fleet controller::bad_one"]
-        );
+        assert_eq!(names.passed, ["a::b"]);
+        assert_eq!(names.failed, ["c", "src/lib.rs - f (line 3)"]);
+    }
+
+    #[test]
+    fn reads_nextest_lines_and_ignores_its_captured_libtest_output() {
+        let out = "        PASS [   0.005s] (1/2) pkg::controller ok_one\n\
+                   \x20       FAIL [   0.130s] (2/2) pkg::controller bad_one\n\
+                   \x20   test bad_one ... FAILED\n\
+                   \x20       FAIL [   0.130s] (2/2) pkg::controller bad_one\n\
+                   \x20       PASS [   0.004s] old::format\n";
+        let names = test_names(out);
+        assert_eq!(names.passed, ["pkg::controller ok_one", "old::format"]);
+        assert_eq!(names.failed, ["pkg::controller bad_one"]);
     }
 }
