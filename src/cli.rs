@@ -36,6 +36,8 @@ pub enum Command {
     },
     /// Read startup logs and /metrics scrapes; compute capacity, latency breakdown and waves.
     Measure(crate::measure::MeasureArgs),
+    /// Mutate capacity logic in a scratch copy and report which mutants the tests miss.
+    Mutants(Box<MutantsArgs>),
 }
 
 /// Which packages of the workspace to look at, in cargo's own words.
@@ -143,6 +145,7 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
         Some(Command::Fixtures(args)) => fixtures(&args),
         Some(Command::Rules(f)) => rules(&f),
         Some(Command::Explain { id }) => explain(&id),
+        Some(Command::Mutants(args)) => mutants(&args),
     }
 }
 
@@ -261,5 +264,167 @@ fn explain(id: &str) -> anyhow::Result<Exit> {
                 ids.join(", ")
             )
         }
+    }
+}
+
+// ---- mutants -------------------------------------------------------------------------------
+
+/// Options of `mutants`.
+#[derive(Debug, Args, Clone)]
+pub struct MutantsArgs {
+    #[command(subcommand)]
+    pub command: Option<MutantsCommand>,
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
+    #[command(flatten)]
+    pub format: FormatArgs,
+    /// Print the mutants (ids, locations, replacements) without building anything.
+    #[arg(long)]
+    pub list: bool,
+    /// Only mutants of this operator (repeatable); `cargo capcheck rules` lists them.
+    #[arg(long = "operator", value_name = "ID")]
+    pub operators: Vec<String>,
+    /// Mutants tested at once, each in its own scratch copy and build folder.
+    #[arg(short = 'j', long, default_value_t = 1, value_parser = clap::value_parser!(usize))]
+    pub jobs: usize,
+    /// What runs the tests.
+    #[arg(long, value_enum, default_value_t = crate::mutate::engine::TestTool::Cargo)]
+    pub test_tool: crate::mutate::engine::TestTool,
+    /// Only mutants on lines this unified diff adds or changes.
+    #[arg(long, value_name = "PATCH")]
+    pub in_diff: Option<PathBuf>,
+    /// Run shard K of N (0-based); `mutants merge` joins the shards' output folders.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<crate::mutate::select::Shard>,
+    /// Also put back code deleted from ceiling functions in the git history.
+    #[arg(long)]
+    pub from_history: bool,
+    /// Output folder [default: <target>/capcheck/mutants].
+    #[arg(long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Build folders of the scratch copies, kept warm between runs
+    /// [default: <target>/capcheck/scratch-target].
+    #[arg(long, value_name = "DIR")]
+    pub build_dir: Option<PathBuf>,
+    /// Where scratch copies of the workspace are made [default: the system temp folder].
+    #[arg(long, value_name = "DIR")]
+    pub scratch_dir: Option<PathBuf>,
+    /// A mutant's build or tests time out after this many times the baseline's...
+    #[arg(long, value_name = "K", default_value_t = 5.0)]
+    pub timeout_multiplier: f64,
+    /// ...but never sooner than this many seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 20.0)]
+    pub timeout_floor: f64,
+    /// Exit 1 when the score (detected / viable mutants, in percent) is below this.
+    #[arg(long, value_name = "PERCENT")]
+    pub min_score: Option<f64>,
+    /// The workload's natural bound on concurrency (e.g. the roster size), until capacity.toml
+    /// provides it.
+    #[arg(long, value_name = "N")]
+    pub natural_bound: Option<u64>,
+    /// The measured per-box capacity K for `reinstate-cap`, until capacity.toml provides it.
+    #[arg(long, value_name = "K")]
+    pub per_box: Option<u64>,
+}
+
+#[derive(Debug, Subcommand, Clone)]
+pub enum MutantsCommand {
+    /// Join the output folders of `--shard` runs into one report, as one unsharded run would
+    /// have written it.
+    Merge {
+        /// The shards' output folders.
+        #[arg(required = true, value_name = "DIR")]
+        dirs: Vec<PathBuf>,
+        /// Where to write the merged report [default: <target>/capcheck/mutants].
+        #[arg(long = "into", value_name = "DIR")]
+        into: Option<PathBuf>,
+    },
+}
+
+fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
+    use crate::mutate::engine::{Event, Stop};
+    use crate::report::mutants as render;
+    if let Some(MutantsCommand::Merge { dirs, into }) = &args.command {
+        let report = crate::mutate::job::merge(dirs)?;
+        let ws = crate::workspace::discover(&args.workspace)?;
+        let output = into
+            .clone()
+            .unwrap_or_else(|| crate::mutate::job::default_output(&ws.target_dir));
+        crate::mutate::job::write_output(&output, &report, &ws.root)?;
+        crate::mutate::job::copy_logs(dirs, &output)?;
+        return Ok(print_mutants(args, &report, &ws.root, &output));
+    }
+    if args.list {
+        let listed = crate::mutate::job::list(args)?;
+        match args.format.format {
+            Format::Json => print!("{}", render::list_json(&listed.mutants)),
+            Format::Human => print!("{}", render::list_human(&listed.mutants)),
+        }
+        return Ok(Exit::Clean);
+    }
+    if args.jobs == 0 {
+        anyhow::bail!("--jobs must be at least 1");
+    }
+    crate::mutate::process::install_interrupt_handler()?;
+    let progress = |e: Event| match e {
+        Event::Baseline(b) => eprintln!(
+            "baseline: ok, {} tests (build {:.1}s, test {:.1}s)",
+            b.tests,
+            b.build_ms as f64 / 1000.0,
+            b.test_ms as f64 / 1000.0
+        ),
+        Event::Done {
+            done,
+            total,
+            result,
+        } => eprintln!(
+            "[{done}/{total}] {:9} {} ({:.1}s)",
+            result.outcome.as_str(),
+            result.mutant.id,
+            result.duration_ms as f64 / 1000.0
+        ),
+    };
+    match crate::mutate::job::run(args, &progress) {
+        Ok(run) => Ok(print_mutants(args, &run.report, &run.root, &run.output)),
+        Err(Stop::BaselineFailed { log, step }) => {
+            eprintln!(
+                "error: the unmutated baseline failed to {step}; nothing was mutated (log: {})",
+                log.display()
+            );
+            Ok(Exit::BaselineFailed)
+        }
+        Err(Stop::Interrupted) => {
+            eprintln!("interrupted: children killed, scratch copies removed");
+            Ok(Exit::Interrupted)
+        }
+        Err(Stop::Error(e)) => Err(e),
+    }
+}
+
+/// Print a mutants report and decide the exit code: 1 survivors, a failed guard or a score
+/// under `--min-score`; 4 timeouts only; 0 otherwise.
+fn print_mutants(
+    args: &MutantsArgs,
+    report: &crate::report::mutants::MutantsReport,
+    root: &std::path::Path,
+    output: &std::path::Path,
+) -> Exit {
+    match args.format.format {
+        Format::Json => print!("{}", crate::report::mutants::json(report)),
+        Format::Human => print!(
+            "{}",
+            crate::report::mutants::human(report, root, output, use_color(args.format.color))
+        ),
+    }
+    let s = &report.summary;
+    if s.survived > 0
+        || !s.guards_failed.is_empty()
+        || args.min_score.is_some_and(|min| s.score < min)
+    {
+        Exit::Findings
+    } else if s.timeout > 0 {
+        Exit::TimeoutsOnly
+    } else {
+        Exit::Clean
     }
 }

@@ -30,6 +30,27 @@ pub struct Config {
     pub levels: BTreeMap<String, Level>,
     /// Path of the capacity manifest, relative to the workspace root (default `capacity.toml`).
     pub manifest: Option<String>,
+    /// Guard mutants for `mutants`: designs that were deleted and must stay deleted.
+    pub guards: Vec<Guard>,
+}
+
+/// "When you delete a design, write the mutant that puts it back": `mutants` replaces the body of
+/// `function` with `replacement` and fails the run unless a test kills it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Guard {
+    /// The function's site, `crate::Type::method` (or a unique suffix of it).
+    pub function: String,
+    /// The expression that becomes the function's body.
+    pub replacement: String,
+    pub expect: Expect,
+}
+
+/// What a guard mutant must do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Expect {
+    Killed,
 }
 
 impl Config {

@@ -14,6 +14,7 @@ pub mod index;
 pub mod lint;
 pub mod manifest;
 pub mod measure;
+pub mod mutate;
 pub mod report;
 pub mod syntax;
 pub mod workspace;

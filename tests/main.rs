@@ -4,4 +4,5 @@ mod check;
 mod fixtures;
 mod manifest;
 mod measure;
+mod mutants;
 mod support;

@@ -126,6 +126,33 @@ const SOURCES: &[(&str, &str)] = &[
         "identical-fixture",
         include_str!("../../rules/identical-fixture.toml"),
     ),
+    // Mutation operators (`cargo capcheck mutants`).
+    (
+        "swap-min-max",
+        include_str!("../../rules/swap-min-max.toml"),
+    ),
+    (
+        "reinstate-cap",
+        include_str!("../../rules/reinstate-cap.toml"),
+    ),
+    (
+        "perturb-capacity",
+        include_str!("../../rules/perturb-capacity.toml"),
+    ),
+    ("drop-clamp", include_str!("../../rules/drop-clamp.toml")),
+    (
+        "drop-all-down-guard",
+        include_str!("../../rules/drop-all-down-guard.toml"),
+    ),
+    (
+        "boundary-shift",
+        include_str!("../../rules/boundary-shift.toml"),
+    ),
+    ("guard", include_str!("../../rules/guard.toml")),
+    (
+        "history-revert",
+        include_str!("../../rules/history-revert.toml"),
+    ),
 ];
 
 /// All rules and operators, parsed once.
@@ -157,6 +184,14 @@ pub fn rule(id: &str) -> &'static Rule {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_operator_is_registered_with_kind_operator() {
+        for id in crate::mutate::operators::OPERATORS {
+            let r = get(id).unwrap_or_else(|| panic!("operator {id} has no rules/{id}.toml"));
+            assert_eq!(r.kind, "operator", "{id}");
+        }
+    }
 
     #[test]
     fn every_rule_parses_and_has_docs_under_every_heading() {

@@ -1,9 +1,12 @@
 //! Rendering. The only module that knows ariadne; analyses hand it data, `cli` prints what it
 //! returns.
 
+pub mod elements;
 pub mod fixtures;
 pub mod human;
 pub mod json;
+pub mod mutants;
+pub mod sarif;
 
 use std::collections::BTreeMap;
 

@@ -1,0 +1,347 @@
+//! The engine: copy the workspace, build and test the unmutated copy (the baseline), then for
+//! each mutant apply it through a `Strategy`, build, test and record the outcome. Workers each
+//! own a scratch copy and a build folder; every child runs under `process::run`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::mutate::Mutant;
+use crate::mutate::outcome::{Baseline, MAX_RAN, MutantResult, Outcome, test_names};
+use crate::mutate::process::{self, Ended};
+use crate::mutate::scratch::{self, Scratch};
+use crate::mutate::strategy::Strategy;
+
+/// Which tool runs the tests.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum TestTool {
+    #[default]
+    Cargo,
+    Nextest,
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub jobs: usize,
+    pub test_tool: TestTool,
+    /// Timeouts are max(multiplier x baseline, floor), for the build and the tests separately.
+    pub timeout_multiplier: f64,
+    pub timeout_floor: Duration,
+    /// Build folders of the scratch copies, one per job, kept between runs so builds stay warm.
+    pub build_dir: PathBuf,
+    /// Where scratch copies are made (the system temp folder when `None`).
+    pub scratch_parent: Option<PathBuf>,
+    /// The user's target folder, never copied.
+    pub target_dir: PathBuf,
+    /// Package selection for cargo, valid in the scratch copy's root.
+    pub cargo_args: Vec<String>,
+    pub log_dir: PathBuf,
+}
+
+/// Progress, for the caller to print.
+pub enum Event<'a> {
+    Baseline(&'a Baseline),
+    Done {
+        done: usize,
+        total: usize,
+        result: &'a MutantResult,
+    },
+}
+
+/// Why a run stopped early.
+#[derive(Debug)]
+pub enum Stop {
+    BaselineFailed { log: PathBuf, step: &'static str },
+    Interrupted,
+    Error(anyhow::Error),
+}
+
+impl From<anyhow::Error> for Stop {
+    fn from(e: anyhow::Error) -> Self {
+        Stop::Error(e)
+    }
+}
+
+impl From<std::io::Error> for Stop {
+    fn from(e: std::io::Error) -> Self {
+        Stop::Error(e.into())
+    }
+}
+
+pub struct Ran {
+    pub baseline: Baseline,
+    pub results: Vec<MutantResult>,
+}
+
+/// The baseline may take as long as a cold build of a large workspace; Ctrl-C still works.
+const BASELINE_TIMEOUT: Duration = Duration::from_secs(3 * 3600);
+
+/// Run every mutant. `pins` says whether a list of failing tests are all capacity pins.
+pub fn run(
+    root: &Path,
+    mutants: &[Mutant],
+    opts: &Options,
+    strategy: &dyn Strategy,
+    pins: &(dyn Fn(&[String]) -> bool + Sync),
+    progress: &(dyn Fn(Event) + Sync),
+) -> Result<Ran, Stop> {
+    std::fs::create_dir_all(&opts.log_dir)?;
+    let first = Scratch::copy(root, &opts.target_dir, opts.scratch_parent.as_deref())?;
+    let baseline = baseline(first.root(), &target_of(opts, 0), opts)?;
+    progress(Event::Baseline(&baseline));
+    if baseline.tests == 0 {
+        // Nothing can notice any mutant; say so without building them.
+        return Ok(Ran {
+            results: mutants
+                .iter()
+                .map(|m| result(m, Outcome::Uncovered, 0, String::new()))
+                .collect(),
+            baseline,
+        });
+    }
+    let timeouts = Timeouts {
+        build: limit(opts, baseline.build_ms),
+        test: limit(opts, baseline.test_ms),
+    };
+    let jobs = opts.jobs.clamp(1, mutants.len().max(1));
+    let mut scratches = vec![first];
+    for j in 1..jobs {
+        scratches.push(Scratch::copy(
+            root,
+            &opts.target_dir,
+            opts.scratch_parent.as_deref(),
+        )?);
+        let target = target_of(opts, j);
+        if !target.exists() {
+            scratch::copy_dir(&target_of(opts, 0), &target)?;
+        }
+    }
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let abort = AtomicBool::new(false);
+    let results: Mutex<Vec<Option<MutantResult>>> = Mutex::new(vec![None; mutants.len()]);
+    let stops: Mutex<Vec<Stop>> = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for (j, scratch) in scratches.iter().enumerate() {
+            let (next, done, abort, results, stops) = (&next, &done, &abort, &results, &stops);
+            let timeouts = &timeouts;
+            s.spawn(move || {
+                let work = || -> Result<(), Stop> {
+                    strategy.prepare(scratch.root(), mutants)?;
+                    let target = target_of(opts, j);
+                    loop {
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        if i >= mutants.len() || abort.load(Ordering::SeqCst) {
+                            return Ok(());
+                        }
+                        let r = run_one(
+                            &mutants[i],
+                            scratch.root(),
+                            &target,
+                            opts,
+                            timeouts,
+                            strategy,
+                            pins,
+                        )?;
+                        let n = done.fetch_add(1, Ordering::SeqCst) + 1;
+                        progress(Event::Done {
+                            done: n,
+                            total: mutants.len(),
+                            result: &r,
+                        });
+                        results.lock().expect("results lock")[i] = Some(r);
+                    }
+                };
+                if let Err(stop) = work() {
+                    abort.store(true, Ordering::SeqCst);
+                    stops.lock().expect("stops lock").push(stop);
+                }
+            });
+        }
+    });
+    drop(scratches);
+    if process::interrupted() {
+        return Err(Stop::Interrupted);
+    }
+    if let Some(stop) = stops.into_inner().expect("stops lock").into_iter().next() {
+        return Err(stop);
+    }
+    Ok(Ran {
+        baseline,
+        results: results
+            .into_inner()
+            .expect("results lock")
+            .into_iter()
+            .flatten()
+            .collect(),
+    })
+}
+
+struct Timeouts {
+    build: Duration,
+    test: Duration,
+}
+
+fn limit(opts: &Options, baseline_ms: u64) -> Duration {
+    Duration::from_millis((baseline_ms as f64 * opts.timeout_multiplier) as u64)
+        .max(opts.timeout_floor)
+}
+
+fn target_of(opts: &Options, job: usize) -> PathBuf {
+    opts.build_dir.join(job.to_string())
+}
+
+fn cargo(scratch: &Path, target: &Path, opts: &Options, args: &[&str]) -> Command {
+    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    cmd.args(args)
+        .args(&opts.cargo_args)
+        .current_dir(scratch)
+        .env("CARGO_TARGET_DIR", target)
+        .env("CARGO_TERM_COLOR", "never")
+        .env_remove("CARGO_BUILD_TARGET_DIR");
+    cmd
+}
+
+fn build_cmd(scratch: &Path, target: &Path, opts: &Options) -> Command {
+    cargo(scratch, target, opts, &["test", "--no-run"])
+}
+
+fn test_cmd(scratch: &Path, target: &Path, opts: &Options) -> Command {
+    match opts.test_tool {
+        TestTool::Cargo => cargo(scratch, target, opts, &["test", "--no-fail-fast"]),
+        TestTool::Nextest => cargo(scratch, target, opts, &["nextest", "run", "--no-fail-fast"]),
+    }
+}
+
+fn baseline(scratch: &Path, target: &Path, opts: &Options) -> Result<Baseline, Stop> {
+    let log = opts.log_dir.join("baseline.log");
+    std::fs::write(&log, "baseline: the unmutated scratch copy\n")?;
+    let (ended, build) = process::run(
+        &mut build_cmd(scratch, target, opts),
+        &log,
+        BASELINE_TIMEOUT,
+    )?;
+    check_baseline(ended, &log, "build")?;
+    let before = std::fs::metadata(&log)?.len() as usize;
+    let (ended, test) = process::run(&mut test_cmd(scratch, target, opts), &log, BASELINE_TIMEOUT)?;
+    check_baseline(ended, &log, "test")?;
+    let names = test_names(&read_from(&log, before));
+    Ok(Baseline {
+        build_ms: build.as_millis() as u64,
+        test_ms: test.as_millis() as u64,
+        tests: names.passed.len() + names.failed.len(),
+    })
+}
+
+fn check_baseline(ended: Ended, log: &Path, step: &'static str) -> Result<(), Stop> {
+    match ended {
+        Ended::Interrupted => Err(Stop::Interrupted),
+        e if e.success() => Ok(()),
+        _ => Err(Stop::BaselineFailed {
+            log: log.to_path_buf(),
+            step,
+        }),
+    }
+}
+
+/// A log file's name for a mutant id.
+pub fn log_name(id: &str) -> String {
+    let safe: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{safe}.log")
+}
+
+fn run_one(
+    m: &Mutant,
+    scratch: &Path,
+    target: &Path,
+    opts: &Options,
+    timeouts: &Timeouts,
+    strategy: &dyn Strategy,
+    pins: &(dyn Fn(&[String]) -> bool + Sync),
+) -> Result<MutantResult, Stop> {
+    let name = log_name(&m.id);
+    let log = opts.log_dir.join(&name);
+    std::fs::write(
+        &log,
+        format!(
+            "mutant: {}\nat: {}:{}:{}\nin: {}\nchange: {}\nreplaced: {}\nwith: {}\n\n",
+            m.id, m.file, m.line, m.column, m.function, m.description, m.original, m.replacement
+        ),
+    )?;
+    let start = Instant::now();
+    let step = strategy.apply(scratch, m)?;
+    let tested = (|| -> Result<(Outcome, usize), Stop> {
+        if step.build {
+            let (ended, _) =
+                process::run(&mut build_cmd(scratch, target, opts), &log, timeouts.build)?;
+            match ended {
+                Ended::Interrupted => return Err(Stop::Interrupted),
+                Ended::TimedOut => return Ok((Outcome::Timeout, 0)),
+                e if !e.success() => return Ok((Outcome::Unviable, 0)),
+                _ => {}
+            }
+        }
+        let before = std::fs::metadata(&log)?.len() as usize;
+        let mut cmd = test_cmd(scratch, target, opts);
+        cmd.envs(step.env.iter().map(|(k, v)| (k, v)));
+        let (ended, _) = process::run(&mut cmd, &log, timeouts.test)?;
+        Ok(match ended {
+            Ended::Interrupted => return Err(Stop::Interrupted),
+            Ended::TimedOut => (Outcome::Timeout, before),
+            e if e.success() => (Outcome::Survived, before),
+            _ => (Outcome::Killed, before),
+        })
+    })();
+    strategy.revert(scratch, m)?;
+    let (outcome, test_output_at) = tested?;
+    let mut r = result(m, outcome, start.elapsed().as_millis() as u64, name);
+    if matches!(
+        outcome,
+        Outcome::Killed | Outcome::Survived | Outcome::Timeout
+    ) {
+        let names = test_names(&read_from(&log, test_output_at));
+        r.tests_run = names.passed.len() + names.failed.len();
+        if outcome == Outcome::Survived {
+            r.ran = names.passed.into_iter().take(MAX_RAN).collect();
+        }
+        if outcome == Outcome::Killed {
+            r.killed_only_by_pins = !names.failed.is_empty() && pins(&names.failed);
+        }
+        r.killed_by = names.failed;
+    }
+    Ok(r)
+}
+
+fn result(m: &Mutant, outcome: Outcome, duration_ms: u64, log: String) -> MutantResult {
+    MutantResult {
+        mutant: m.clone(),
+        outcome,
+        duration_ms,
+        killed_by: Vec::new(),
+        tests_run: 0,
+        ran: Vec::new(),
+        killed_only_by_pins: false,
+        explanation: None,
+        log: if log.is_empty() {
+            log
+        } else {
+            format!("logs/{log}")
+        },
+    }
+}
+
+fn read_from(log: &Path, at: usize) -> String {
+    let bytes = std::fs::read(log).unwrap_or_default();
+    String::from_utf8_lossy(bytes.get(at..).unwrap_or_default()).into_owned()
+}

@@ -1,0 +1,286 @@
+//! The `mutants` job: discover and select mutants, run them through the engine, write the
+//! output folder (logs, mutants.json, the mutation-testing-elements report, SARIF of survivors).
+//! Returns data; `cli` prints and picks the exit code.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+
+use crate::cli::{MutantsArgs, WorkspaceArgs};
+use crate::index::Index;
+use crate::mutate::engine::{self, Event, Options, Stop, TestTool};
+use crate::mutate::operators::{self, OPERATORS, Shared};
+use crate::mutate::outcome::Summary;
+use crate::mutate::select;
+use crate::mutate::strategy::Rebuild;
+use crate::mutate::{Mutant, MutationContext};
+use crate::report::mutants::MutantsReport;
+use crate::workspace::Workspace;
+
+/// The selected mutants of a workspace.
+pub struct Listed {
+    pub workspace: Workspace,
+    pub index: Index,
+    pub mutants: Vec<Mutant>,
+}
+
+/// A finished run.
+pub struct MutantsRun {
+    pub root: PathBuf,
+    pub output: PathBuf,
+    pub report: MutantsReport,
+}
+
+pub const REPORT_JSON: &str = "mutants.json";
+pub const ELEMENTS_JSON: &str = "mutation-report.json";
+pub const SARIF: &str = "survivors.sarif";
+
+/// Discover, check guards, then select by operator, diff and shard. Builds nothing.
+pub fn list(args: &MutantsArgs) -> anyhow::Result<Listed> {
+    for op in &args.operators {
+        if !OPERATORS.contains(&op.as_str()) {
+            bail!("unknown operator `{op}` (known: {})", OPERATORS.join(", "));
+        }
+    }
+    let (ws, config, index) = crate::check::index(&args.workspace)?;
+    let ctx = MutationContext {
+        natural_bound: args.natural_bound,
+        per_box: args.per_box,
+    };
+    let shared = Shared::new(
+        &index,
+        ctx,
+        &config.guards,
+        args.from_history,
+        ws.root.clone(),
+    );
+    let mut mutants = operators::discover(&ws, &shared);
+    for g in &config.guards {
+        if !mutants
+            .iter()
+            .any(|m| m.guard && operators::guard::names(&m.function, &g.function))
+        {
+            bail!(
+                "Cargo.toml [workspace.metadata.capcheck] guards: function `{}` matches no function of the selected packages",
+                g.function
+            );
+        }
+    }
+    if !args.operators.is_empty() {
+        mutants.retain(|m| args.operators.contains(&m.operator));
+    }
+    if let Some(patch) = &args.in_diff {
+        let text = std::fs::read_to_string(patch)
+            .with_context(|| format!("cannot read the patch {}", patch.display()))?;
+        mutants = select::in_diff(mutants, &select::changed_lines(&text));
+    }
+    if let Some(shard) = args.shard {
+        mutants = select::shard(mutants, shard);
+    }
+    Ok(Listed {
+        workspace: ws,
+        index,
+        mutants,
+    })
+}
+
+/// Run the selected mutants and write the output folder.
+pub fn run(args: &MutantsArgs, progress: &(dyn Fn(Event) + Sync)) -> Result<MutantsRun, Stop> {
+    let start = Instant::now();
+    if args.test_tool == TestTool::Nextest {
+        let ok = std::process::Command::new("cargo")
+            .args(["nextest", "--version"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !ok {
+            return Err(Stop::Error(anyhow::anyhow!(
+                "--test-tool nextest: `cargo nextest` is not installed"
+            )));
+        }
+    }
+    let listed = list(args)?;
+    let ws = &listed.workspace;
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| default_output(&ws.target_dir));
+    clear_output(&output)?;
+    let opts = Options {
+        jobs: args.jobs,
+        test_tool: args.test_tool,
+        timeout_multiplier: args.timeout_multiplier,
+        timeout_floor: Duration::from_secs_f64(args.timeout_floor),
+        build_dir: args
+            .build_dir
+            .clone()
+            .unwrap_or_else(|| ws.target_dir.join("capcheck").join("scratch-target")),
+        scratch_parent: args.scratch_dir.clone(),
+        target_dir: ws.target_dir.clone(),
+        cargo_args: cargo_args(&args.workspace, &ws.root),
+        log_dir: output.join("logs"),
+    };
+    let pinned = pinned_tests(&listed.index);
+    let pins = |failed: &[String]| {
+        failed.iter().all(|t| {
+            // libtest says `module::name`, nextest `binary::module name`.
+            let name = t.rsplit([' ', ':']).next().unwrap_or(t);
+            pinned.iter().any(|p| p == name)
+        })
+    };
+    let ran = engine::run(&ws.root, &listed.mutants, &opts, &Rebuild, &pins, progress)?;
+    let summary = Summary::new(
+        &ran.results,
+        ran.baseline,
+        start.elapsed().as_millis() as u64,
+        args.shard.map(|s| s.to_string()),
+    );
+    let report = MutantsReport {
+        mutants: ran.results,
+        summary,
+    };
+    write_output(&output, &report, &ws.root)?;
+    Ok(MutantsRun {
+        root: ws.root.clone(),
+        output,
+        report,
+    })
+}
+
+/// `<target>/capcheck/mutants`.
+pub fn default_output(target_dir: &Path) -> PathBuf {
+    target_dir.join("capcheck").join("mutants")
+}
+
+/// Remove what an earlier run left in the output folder (only the files this job writes).
+fn clear_output(output: &Path) -> anyhow::Result<()> {
+    let logs = output.join("logs");
+    if logs.exists() {
+        std::fs::remove_dir_all(&logs)
+            .with_context(|| format!("cannot clear {}", logs.display()))?;
+    }
+    for f in [REPORT_JSON, ELEMENTS_JSON, SARIF] {
+        let _ = std::fs::remove_file(output.join(f));
+    }
+    std::fs::create_dir_all(&logs).with_context(|| format!("cannot create {}", logs.display()))
+}
+
+/// Write mutants.json, the mutation-testing-elements report and SARIF of survivors.
+pub fn write_output(output: &Path, report: &MutantsReport, root: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(output)?;
+    let write = |name: &str, text: String| {
+        std::fs::write(output.join(name), text)
+            .with_context(|| format!("cannot write {}", output.join(name).display()))
+    };
+    write(REPORT_JSON, crate::report::mutants::json(report))?;
+    write(
+        ELEMENTS_JSON,
+        crate::report::elements::report(&report.mutants, root),
+    )?;
+    write(SARIF, crate::report::sarif::survivors(&report.mutants))?;
+    Ok(())
+}
+
+/// Merge the output folders of sharded runs: every mutant once, in canonical order, the
+/// summary recounted. Fails when two shards disagree about a mutant.
+pub fn merge(dirs: &[PathBuf]) -> anyhow::Result<MutantsReport> {
+    let mut all: Vec<crate::mutate::outcome::MutantResult> = Vec::new();
+    let mut baseline = None;
+    let mut elapsed = 0;
+    for dir in dirs {
+        let path = dir.join(REPORT_JSON);
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let part: MutantsReport = serde_json::from_str(&text)
+            .with_context(|| format!("{}: not a capcheck mutants report", path.display()))?;
+        baseline.get_or_insert(part.summary.baseline);
+        elapsed = u64::max(elapsed, part.summary.elapsed_ms);
+        for r in part.mutants {
+            match all.iter().find(|o| o.mutant.id == r.mutant.id) {
+                Some(o) if o.outcome != r.outcome => bail!(
+                    "{}: mutant {} is {} here but {} in another shard",
+                    path.display(),
+                    r.mutant.id,
+                    r.outcome.as_str(),
+                    o.outcome.as_str()
+                ),
+                Some(_) => {}
+                None => all.push(r),
+            }
+        }
+    }
+    all.sort_by(|a, b| {
+        crate::mutate::order_key(&a.mutant).cmp(&crate::mutate::order_key(&b.mutant))
+    });
+    let summary = Summary::new(&all, baseline.unwrap_or_default(), elapsed, None);
+    Ok(MutantsReport {
+        mutants: all,
+        summary,
+    })
+}
+
+/// Gather the shards' per-mutant logs into the merged output folder.
+pub fn copy_logs(dirs: &[PathBuf], output: &Path) -> anyhow::Result<()> {
+    let logs = output.join("logs");
+    std::fs::create_dir_all(&logs)?;
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(dir.join("logs")) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            if name == "baseline.log"
+                || std::fs::canonicalize(dir).ok() == std::fs::canonicalize(output).ok()
+            {
+                continue;
+            }
+            std::fs::copy(e.path(), logs.join(&name))
+                .with_context(|| format!("cannot copy {}", e.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The package selection, valid in the scratch copy (whose root is the workspace root).
+fn cargo_args(args: &WorkspaceArgs, root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(manifest) = &args.manifest_path {
+        let abs = std::fs::canonicalize(manifest).unwrap_or_else(|_| manifest.clone());
+        let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        if let Ok(rel) = abs.strip_prefix(&root) {
+            out.push("--manifest-path".to_string());
+            out.push(rel.to_string_lossy().into_owned());
+        }
+    }
+    for p in &args.packages {
+        out.extend(["-p".to_string(), p.clone()]);
+    }
+    if args.workspace {
+        out.push("--workspace".to_string());
+    }
+    for e in &args.exclude {
+        out.extend(["--exclude".to_string(), e.clone()]);
+    }
+    out
+}
+
+/// Test functions holding an assertion that pins a capacity (by function name).
+fn pinned_tests(index: &Index) -> Vec<String> {
+    let pins = crate::lint::pinned::check(index);
+    let mut names: Vec<String> = index
+        .files
+        .iter()
+        .flat_map(|f| &f.comparisons)
+        .filter(|c| pins.iter().any(|p| p.loc == c.loc))
+        .map(|c| {
+            c.function
+                .rsplit("::")
+                .next()
+                .unwrap_or(&c.function)
+                .to_string()
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}

@@ -1,0 +1,46 @@
+//! `boundary-shift`: `<=` <-> `<` and `>=` <-> `>` where an operand is a capacity or a limit. An
+//! off-by-one at a cap's boundary is the bug tests most often miss.
+
+use syn::{BinOp, Expr};
+
+use super::{Cx, exprs, range};
+use crate::mutate::Draft;
+
+const ID: &str = "boundary-shift";
+
+pub fn drafts(cx: &Cx) -> Vec<Draft> {
+    let mut out = Vec::new();
+    for f in &cx.fns {
+        for e in exprs(f.block) {
+            let Expr::Binary(b) = e else { continue };
+            let (op, new) = match b.op {
+                BinOp::Le(_) => ("<=", "<"),
+                BinOp::Lt(_) => ("<", "<="),
+                BinOp::Ge(_) => (">=", ">"),
+                BinOp::Gt(_) => (">", ">="),
+                _ => continue,
+            };
+            if !cx.mentions_capacity(&b.left) && !cx.mentions_capacity(&b.right) {
+                continue;
+            }
+            let (whole, l, r) = (range(e), range(&*b.left), range(&*b.right));
+            let between = cx.text_of(&(l.end..r.start));
+            let Some(at) = between.find(op) else { continue };
+            let op_start = l.end + at;
+            let replacement = format!(
+                "{}{new}{}",
+                cx.text_of(&(whole.start..op_start)),
+                cx.text_of(&(op_start + op.len()..whole.end)),
+            );
+            out.push(Draft {
+                operator: ID,
+                function: f.site.clone(),
+                range: whole,
+                replacement,
+                description: format!("`{op}` -> `{new}` at a capacity boundary"),
+                guard: false,
+            });
+        }
+    }
+    out
+}

@@ -1,0 +1,207 @@
+//! Outcomes: what happened to each mutant, the run's summary, and reading test names out of
+//! `cargo test` and `cargo nextest` output.
+
+use serde::{Deserialize, Serialize};
+
+use crate::mutate::Mutant;
+
+/// What running one mutant showed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// Some test failed: the tests notice this change.
+    Killed,
+    /// Every test passed: the tests do not notice this change.
+    Survived,
+    /// The build or the tests ran past the timeout (often a loop that no longer ends).
+    Timeout,
+    /// The mutated code does not compile.
+    Unviable,
+    /// No test reached it. Without coverage data this is claimed only when the baseline ran no
+    /// test at all.
+    Uncovered,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Killed => "killed",
+            Outcome::Survived => "survived",
+            Outcome::Timeout => "timeout",
+            Outcome::Unviable => "unviable",
+            Outcome::Uncovered => "uncovered",
+        }
+    }
+}
+
+/// One mutant and what happened to it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MutantResult {
+    #[serde(flatten)]
+    pub mutant: Mutant,
+    pub outcome: Outcome,
+    pub duration_ms: u64,
+    /// The tests that failed with the mutant in place.
+    pub killed_by: Vec<String>,
+    /// How many tests ran with the mutant in place.
+    #[serde(default)]
+    pub tests_run: usize,
+    /// For survivors, the tests that ran it and passed (at most `MAX_RAN`).
+    #[serde(default)]
+    pub ran: Vec<String>,
+    /// Every killing test is an assertion that pins a capacity: the kill proves the constant,
+    /// not the behaviour.
+    #[serde(default)]
+    pub killed_only_by_pins: bool,
+    /// Why it survived, from the fixture analysis; null until that analysis runs.
+    pub explanation: Option<String>,
+    /// The per-mutant log, relative to the output folder.
+    #[serde(default)]
+    pub log: String,
+}
+
+pub const MAX_RAN: usize = 20;
+
+/// The baseline run of the unmutated copy.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Baseline {
+    pub build_ms: u64,
+    pub test_ms: u64,
+    pub tests: usize,
+}
+
+/// Counts and score of a run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Summary {
+    pub mutants: usize,
+    pub killed: usize,
+    pub survived: usize,
+    pub timeout: usize,
+    pub unviable: usize,
+    pub uncovered: usize,
+    /// Detected (killed + timeout) over every mutant that compiled, in percent.
+    pub score: f64,
+    /// Ids of guard mutants that were not killed.
+    pub guards_failed: Vec<String>,
+    pub baseline: Baseline,
+    pub elapsed_ms: u64,
+    /// `k/n` when this run is one shard of several.
+    pub shard: Option<String>,
+}
+
+impl Summary {
+    pub fn new(
+        results: &[MutantResult],
+        baseline: Baseline,
+        elapsed_ms: u64,
+        shard: Option<String>,
+    ) -> Summary {
+        let count = |o: Outcome| results.iter().filter(|r| r.outcome == o).count();
+        let (killed, survived, timeout, uncovered) = (
+            count(Outcome::Killed),
+            count(Outcome::Survived),
+            count(Outcome::Timeout),
+            count(Outcome::Uncovered),
+        );
+        let valid = killed + survived + timeout + uncovered;
+        let score = if valid == 0 {
+            100.0
+        } else {
+            ((killed + timeout) as f64 * 1000.0 / valid as f64).round() / 10.0
+        };
+        Summary {
+            mutants: results.len(),
+            killed,
+            survived,
+            timeout,
+            unviable: count(Outcome::Unviable),
+            uncovered,
+            score,
+            guards_failed: results
+                .iter()
+                .filter(|r| {
+                    r.mutant.guard && !matches!(r.outcome, Outcome::Killed | Outcome::Timeout)
+                })
+                .map(|r| r.mutant.id.clone())
+                .collect(),
+            baseline,
+            elapsed_ms,
+            shard,
+        }
+    }
+}
+
+/// Test names from a test run's output.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct TestNames {
+    pub passed: Vec<String>,
+    pub failed: Vec<String>,
+}
+
+/// Read `test NAME ... ok|FAILED` (libtest) and `PASS [..] (i/n) NAME` / `FAIL [..] NAME`
+/// (nextest). When nextest lines are present the libtest lines are its captured output (the
+/// failing test's own run, printed again) and are ignored.
+pub fn test_names(output: &str) -> TestNames {
+    let mut libtest = TestNames::default();
+    let mut nextest = TestNames::default();
+    for line in output.lines() {
+        let line = line.trim();
+        if let Some(rest) = line.strip_prefix("test ") {
+            if let Some(name) = rest.strip_suffix(" ... ok") {
+                libtest.passed.push(name.to_string());
+            } else if let Some(name) = rest.strip_suffix(" ... FAILED") {
+                libtest.failed.push(name.to_string());
+            }
+        } else if let Some((status, rest)) = line.split_once(" [") {
+            let Some((_, name)) = rest.split_once("] ") else {
+                continue;
+            };
+            // Newer nextest prints a `(i/n)` counter before the name.
+            let name = match name.trim().strip_prefix('(') {
+                Some(counted) => counted.split_once(") ").map_or(counted, |(_, n)| n),
+                None => name.trim(),
+            }
+            .to_string();
+            match status.trim() {
+                "PASS" => nextest.passed.push(name),
+                "FAIL" | "SIGSEGV" | "SIGABRT" | "TIMEOUT" => nextest.failed.push(name),
+                _ => {}
+            }
+        }
+    }
+    let mut names = if nextest.passed.is_empty() && nextest.failed.is_empty() {
+        libtest
+    } else {
+        nextest
+    };
+    // nextest repeats failures in its final summary.
+    let mut seen = std::collections::HashSet::new();
+    names.failed.retain(|n| seen.insert(n.clone()));
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_libtest_lines() {
+        let out = "running 2 tests\ntest a::b ... ok\ntest c ... FAILED\n\
+                   test src/lib.rs - f (line 3) ... FAILED\n";
+        let names = test_names(out);
+        assert_eq!(names.passed, ["a::b"]);
+        assert_eq!(names.failed, ["c", "src/lib.rs - f (line 3)"]);
+    }
+
+    #[test]
+    fn reads_nextest_lines_and_ignores_its_captured_libtest_output() {
+        let out = "        PASS [   0.005s] (1/2) pkg::controller ok_one\n\
+                   \x20       FAIL [   0.130s] (2/2) pkg::controller bad_one\n\
+                   \x20   test bad_one ... FAILED\n\
+                   \x20       FAIL [   0.130s] (2/2) pkg::controller bad_one\n\
+                   \x20       PASS [   0.004s] old::format\n";
+        let names = test_names(out);
+        assert_eq!(names.passed, ["pkg::controller ok_one", "old::format"]);
+        assert_eq!(names.failed, ["pkg::controller bad_one"]);
+    }
+}

@@ -1,0 +1,68 @@
+//! The mutation-testing-elements report, schema version 2: the format Stryker, mull and
+//! cargo-gamma share, so their HTML viewer and dashboards read capcheck runs too.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::mutate::outcome::{MutantResult, Outcome};
+
+fn status(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Killed => "Killed",
+        Outcome::Survived => "Survived",
+        Outcome::Timeout => "Timeout",
+        Outcome::Unviable => "CompileError",
+        Outcome::Uncovered => "NoCoverage",
+    }
+}
+
+/// The report; sources are read from `root` (a file that cannot be read embeds as empty).
+pub fn report(results: &[MutantResult], root: &Path) -> String {
+    let mut files: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
+    for r in results {
+        let m = &r.mutant;
+        let reason = match r.outcome {
+            Outcome::Killed if !r.killed_by.is_empty() => {
+                format!("killed by {}", r.killed_by.join(", "))
+            }
+            Outcome::Survived => format!("{} tests ran and passed", r.tests_run),
+            o => o.as_str().to_string(),
+        };
+        files.entry(m.file.as_str()).or_default().push(json!({
+            "id": m.id,
+            "mutatorName": m.operator,
+            "description": m.description,
+            "replacement": m.replacement,
+            "location": {
+                "start": {"line": m.line, "column": m.column},
+                "end": {"line": m.end_line, "column": m.end_column},
+            },
+            "status": status(r.outcome),
+            "statusReason": reason,
+            "killedBy": r.killed_by,
+            "duration": r.duration_ms,
+            "testsCompleted": r.tests_run,
+        }));
+    }
+    let files: serde_json::Map<String, Value> = files
+        .into_iter()
+        .map(|(file, mutants)| {
+            let source = std::fs::read_to_string(root.join(file)).unwrap_or_default();
+            (
+                file.to_string(),
+                json!({"language": "rust", "source": source, "mutants": mutants}),
+            )
+        })
+        .collect();
+    let doc = json!({
+        "$schema": "https://git.io/mutation-testing-schema",
+        "schemaVersion": "2",
+        "thresholds": {"high": 80, "low": 60},
+        "projectRoot": root.display().to_string(),
+        "files": files,
+        "framework": {"name": "cargo-capcheck", "version": env!("CARGO_PKG_VERSION")},
+    });
+    serde_json::to_string_pretty(&doc).expect("json serialises") + "\n"
+}

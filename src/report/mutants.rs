@@ -1,0 +1,212 @@
+//! `mutants` reports: human (ariadne: the mutated span and its replacement, survivors first, then
+//! one line per other mutant and a summary line) and JSON (`mutants.json`, which `merge` reads
+//! back).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use ariadne::{Color, Config, Label, Report, ReportKind};
+use serde::{Deserialize, Serialize};
+
+use crate::mutate::Mutant;
+use crate::mutate::outcome::{MutantResult, Outcome, Summary};
+
+/// The JSON document of a run: what `--format json` prints and `mutants.json` holds.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MutantsReport {
+    pub mutants: Vec<MutantResult>,
+    pub summary: Summary,
+}
+
+pub fn json(report: &MutantsReport) -> String {
+    serde_json::to_string_pretty(report).expect("reports serialise") + "\n"
+}
+
+/// `--list --format json`: the mutants, without outcomes.
+pub fn list_json(mutants: &[Mutant]) -> String {
+    serde_json::to_string_pretty(mutants).expect("mutants serialise") + "\n"
+}
+
+/// `--list`: one mutant a line, id first.
+pub fn list_human(mutants: &[Mutant]) -> String {
+    let mut s = String::new();
+    for m in mutants {
+        s.push_str(&format!(
+            "{}\n    {}:{}:{}: {}: `{}` -> `{}`\n",
+            m.id,
+            m.file,
+            m.line,
+            m.column,
+            m.description,
+            one_line(&m.original),
+            one_line(&m.replacement)
+        ));
+    }
+    s.push_str(&format!(
+        "{} mutant{}\n",
+        mutants.len(),
+        plural(mutants.len())
+    ));
+    s
+}
+
+fn one_line(s: &str) -> String {
+    let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() > 80 {
+        format!("{}...", flat.chars().take(77).collect::<String>())
+    } else {
+        flat
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// Render a run: every survivor (and failed guard) as an ariadne report, then one line per other
+/// mutant, then the summary line. `output` is the output folder the logs are in.
+pub fn human(report: &MutantsReport, root: &Path, output: &Path, color: bool) -> String {
+    let mut texts: HashMap<String, String> = HashMap::new();
+    let mut out = Vec::new();
+    let mut rest = String::new();
+    let mut results: Vec<&MutantResult> = report.mutants.iter().collect();
+    results.sort_by_key(|r| {
+        (
+            r.outcome != Outcome::Survived && !failed_guard(r),
+            r.outcome,
+        )
+    });
+    for r in results {
+        if r.outcome == Outcome::Survived || failed_guard(r) {
+            render(r, root, output, &mut texts, color, &mut out);
+        } else {
+            rest.push_str(&line(r));
+        }
+    }
+    let mut s = String::from_utf8_lossy(&out).into_owned();
+    s.push_str(&rest);
+    s.push_str(&summary_line(&report.summary));
+    s
+}
+
+fn failed_guard(r: &MutantResult) -> bool {
+    r.mutant.guard && !matches!(r.outcome, Outcome::Killed | Outcome::Timeout)
+}
+
+fn line(r: &MutantResult) -> String {
+    let m = &r.mutant;
+    let why = match r.outcome {
+        Outcome::Killed if r.killed_by.is_empty() => {
+            " (the tests failed without naming a test: a crash or a build script)".to_string()
+        }
+        Outcome::Killed => {
+            let shown: Vec<&str> = r.killed_by.iter().take(3).map(String::as_str).collect();
+            let mut s = format!(" by {}", shown.join(", "));
+            if r.killed_by.len() > shown.len() {
+                s.push_str(&format!(" and {} more", r.killed_by.len() - shown.len()));
+            }
+            if r.killed_only_by_pins {
+                s.push_str(
+                    "\n              every killing test pins a capacity: this proves the constant, not the behaviour",
+                );
+            }
+            s
+        }
+        Outcome::Timeout => " (ran past the timeout)".to_string(),
+        Outcome::Unviable => " (does not compile)".to_string(),
+        Outcome::Uncovered => " (no test ran)".to_string(),
+        Outcome::Survived => String::new(),
+    };
+    format!("{:9} {}{why}\n", r.outcome.as_str(), m.id)
+}
+
+fn render(
+    r: &MutantResult,
+    root: &Path,
+    output: &Path,
+    texts: &mut HashMap<String, String>,
+    color: bool,
+    out: &mut Vec<u8>,
+) {
+    let m = &r.mutant;
+    let text = texts
+        .entry(m.file.clone())
+        .or_insert_with(|| std::fs::read_to_string(root.join(&m.file)).unwrap_or_default())
+        .clone();
+    let chars = |b: usize| text.get(..b).map_or(0, |s| s.chars().count());
+    let start = chars(m.byte_range.0);
+    let range = start..chars(m.byte_range.1).max(start + 1);
+    let what = if m.guard {
+        format!("guard {}", r.outcome.as_str())
+    } else {
+        "survived".to_string()
+    };
+    let tests = if r.ran.is_empty() {
+        format!("{} tests ran with this mutant and passed", r.tests_run)
+    } else {
+        let shown: Vec<&str> = r.ran.iter().take(8).map(String::as_str).collect();
+        let mut names = shown.join(", ");
+        if r.tests_run > shown.len() {
+            names.push_str(&format!(" and {} more", r.tests_run - shown.len()));
+        }
+        format!(
+            "{} tests ran with this mutant and passed: {names}",
+            r.tests_run
+        )
+    };
+    let replacement = if m.replacement.is_empty() {
+        "removed".to_string()
+    } else {
+        format!("replaced with `{}`", one_line(&m.replacement))
+    };
+    let mut report = Report::build(ReportKind::Error, (m.file.clone(), range.clone()))
+        .with_config(Config::default().with_color(color))
+        .with_code(&m.operator)
+        .with_message(format!("{what}: {} in `{}`", m.description, m.function))
+        .with_label(
+            Label::new((m.file.clone(), range))
+                .with_message(replacement)
+                .with_color(Color::Red),
+        )
+        .with_note(tests);
+    if let Some(e) = &r.explanation {
+        report = report.with_note(e);
+    }
+    report = report.with_help(format!(
+        "id {}; log {}; `cargo capcheck explain {}`",
+        m.id,
+        output.join(&r.log).display(),
+        m.operator
+    ));
+    let _ = report
+        .finish()
+        .write(ariadne::sources([(m.file.clone(), text)]), &mut *out);
+}
+
+fn summary_line(s: &Summary) -> String {
+    let mut line = format!(
+        "capcheck mutants: {} mutant{}: {} survived, {} killed, {} timeout, {} unviable, {} uncovered; score {:.1}%",
+        s.mutants,
+        plural(s.mutants),
+        s.survived,
+        s.killed,
+        s.timeout,
+        s.unviable,
+        s.uncovered,
+        s.score
+    );
+    if !s.guards_failed.is_empty() {
+        line.push_str(&format!("; {} guard(s) not killed", s.guards_failed.len()));
+    }
+    if let Some(shard) = &s.shard {
+        line.push_str(&format!("; shard {shard}"));
+    }
+    line.push_str(&format!(
+        " (baseline: {} tests, build {:.1}s, test {:.1}s; {:.1}s in all)\n",
+        s.baseline.tests,
+        s.baseline.build_ms as f64 / 1000.0,
+        s.baseline.test_ms as f64 / 1000.0,
+        s.elapsed_ms as f64 / 1000.0
+    ));
+    line
+}

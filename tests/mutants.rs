@@ -1,0 +1,462 @@
+//! `mutants`: listing without building, the seed's outcomes, the nasty cases (a hanging mutant,
+//! Ctrl-C, a failing baseline, a mutant that does not compile), shards and merge. Every run works
+//! on a temp copy of a fixture; each fixture keeps its own build folder under the test target
+//! folder, so runs stay incremental across `cargo test` invocations and parallel tests never wait
+//! on each other's cargo lock (which would eat into the short timeouts used here).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::*;
+
+/// A fixture copied to a temp folder, and a scratch parent of its own outside it.
+struct Copy {
+    ws: tempfile::TempDir,
+    scratch: tempfile::TempDir,
+    name: &'static str,
+}
+
+fn copy(name: &'static str) -> Copy {
+    let ws = tempfile::tempdir().unwrap();
+    let from = fixture(name);
+    for entry in walkdir::WalkDir::new(&from)
+        .into_iter()
+        .filter_entry(|e| e.file_name() != "target")
+    {
+        let entry = entry.unwrap();
+        let to = ws.path().join(entry.path().strip_prefix(&from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&to).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+    Copy {
+        ws,
+        scratch: tempfile::tempdir().unwrap(),
+        name,
+    }
+}
+
+impl Copy {
+    fn root(&self) -> &Path {
+        self.ws.path()
+    }
+
+    fn build_dir(&self) -> PathBuf {
+        Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join("mutants")
+            .join(self.name)
+    }
+
+    fn args<'a>(&'a self, extra: &[&'a str]) -> Vec<String> {
+        let mut args: Vec<String> = vec![
+            "mutants".into(),
+            "--build-dir".into(),
+            self.build_dir().display().to_string(),
+            "--scratch-dir".into(),
+            self.scratch.path().display().to_string(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    }
+
+    fn run(&self, extra: &[&str]) -> Output {
+        let args = self.args(extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        capcheck_in(self.root(), &args)
+    }
+
+    /// `mutants --format json ..`: exit code and report.
+    fn json(&self, extra: &[&str]) -> (i32, Value) {
+        let mut args = vec!["--format", "json"];
+        args.extend_from_slice(extra);
+        let out = self.run(&args);
+        let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}): {}\nstderr: {}",
+                stdout(&out),
+                stderr(&out)
+            )
+        });
+        (out.status.code().unwrap_or(-1), json)
+    }
+
+    fn add_guard(&self, replacement: &str) {
+        let manifest = self.root().join("Cargo.toml");
+        let mut text = std::fs::read_to_string(&manifest).unwrap();
+        text.push_str(&format!(
+            "\n[workspace.metadata.capcheck]\nguards = [{{ function = \"Controller::fleet_ceiling\", replacement = \"{replacement}\", expect = \"killed\" }}]\n"
+        ));
+        std::fs::write(manifest, text).unwrap();
+    }
+}
+
+/// Every file of a tree but `target/`, with its bytes.
+fn tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    walkdir::WalkDir::new(root)
+        .into_iter()
+        .filter_entry(|e| e.file_name() != "target")
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            (
+                e.path().strip_prefix(root).unwrap().to_path_buf(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Processes whose working folder or command line mentions `dir`.
+fn processes_in(dir: &Path) -> Vec<String> {
+    let needle = dir.display().to_string();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        if !pid.chars().all(|c| c.is_ascii_digit()) || pid == std::process::id().to_string() {
+            continue;
+        }
+        let cwd = std::fs::read_link(entry.path().join("cwd"))
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        let cmdline = std::fs::read(entry.path().join("cmdline"))
+            .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+            .unwrap_or_default();
+        if cwd.contains(&needle) || cmdline.contains(&needle) {
+            found.push(format!("{pid}: {cmdline}"));
+        }
+    }
+    found
+}
+
+fn assert_clean_after(copy: &Copy, before: &BTreeMap<PathBuf, Vec<u8>>) {
+    assert!(
+        tree(copy.root()) == *before,
+        "the user's tree changed during the run"
+    );
+    assert_eq!(processes_in(copy.scratch.path()), Vec::<String>::new());
+    let left: Vec<_> = std::fs::read_dir(copy.scratch.path()).unwrap().collect();
+    assert!(left.is_empty(), "scratch copies left behind: {left:?}");
+}
+
+fn outcomes(report: &Value) -> BTreeMap<String, (String, String)> {
+    report["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["id"].as_str().unwrap().to_string(),
+                (
+                    m["outcome"].as_str().unwrap().to_string(),
+                    m["function"].as_str().unwrap().to_string(),
+                ),
+            )
+        })
+        .collect()
+}
+
+fn listed_ids(copy: &Copy, extra: &[&str]) -> BTreeSet<String> {
+    let mut args = vec!["--list"];
+    args.extend_from_slice(extra);
+    let (code, list) = copy.json(&args);
+    assert_eq!(code, 0);
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn list_prints_stable_ids_without_building() {
+    let c = copy("seed-2-measured");
+    let (code, list) = c.json(&["--list"]);
+    assert_eq!(code, 0);
+    assert!(!c.root().join("target").exists(), "--list built something");
+    insta::assert_json_snapshot!("mutants_list_seed_2", list);
+}
+
+#[test]
+fn in_diff_keeps_only_mutants_on_changed_lines() {
+    let c = copy("seed-2-measured");
+    let patch = c.root().join("change.patch");
+    std::fs::write(
+        &patch,
+        "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -30,1 +30,1 @@\n\
+         -        self.boxes.iter().map(BoxSpec::capacity).max().unwrap_or(PER_BACKEND)\n\
+         +        self.boxes.iter().map(BoxSpec::capacity).min().unwrap_or(PER_BACKEND)\n",
+    )
+    .unwrap();
+    let (code, list) = c.json(&["--list", "--in-diff", patch.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let ids: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    assert!(ids[0].starts_with("swap-min-max:src/lib.rs:Controller::per_box:"));
+}
+
+#[test]
+fn from_history_puts_back_the_deleted_per_unit_cap() {
+    let c = copy("seed-1-typed-cap");
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .current_dir(c.root())
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "typed cap"]);
+    std::fs::copy(
+        fixture("seed-3-no-cap").join("src/lib.rs"),
+        c.root().join("src/lib.rs"),
+    )
+    .unwrap();
+    git(&["commit", "-qam", "delete the cap"]);
+    let (code, list) = c.json(&["--list", "--from-history", "--operator", "history-revert"]);
+    assert_eq!(code, 0);
+    let replacements: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["function"] == "fleet_controller::Controller::fleet_ceiling")
+        .map(|m| m["replacement"].as_str().unwrap())
+        .collect();
+    assert_eq!(replacements, ["healthy * self.cfg.per_backend"]);
+}
+
+#[test]
+fn seed_2_only_the_narrowest_box_swap_survives() {
+    let c = copy("seed-2-measured");
+    let before = tree(c.root());
+    let (code, report) = c.json(&["--operator", "swap-min-max"]);
+    let found = outcomes(&report);
+    let survived: Vec<&str> = found
+        .values()
+        .filter(|(o, _)| o == "survived")
+        .map(|(_, f)| f.as_str())
+        .collect();
+    assert_eq!(survived, ["fleet_controller::Controller::per_box"]);
+    assert_eq!(
+        found.values().filter(|(o, _)| o == "killed").count(),
+        found.len() - 1,
+        "{found:?}"
+    );
+    assert_eq!(code, 1, "a survivor exits 1");
+    assert_eq!(
+        found.keys().cloned().collect::<BTreeSet<_>>(),
+        listed_ids(&c, &["--operator", "swap-min-max"]),
+        "--list agrees with what ran"
+    );
+    for file in ["mutants.json", "mutation-report.json", "survivors.sarif"] {
+        assert!(c.root().join("target/capcheck/mutants").join(file).exists());
+    }
+    assert_clean_after(&c, &before);
+}
+
+#[test]
+fn seed_3_reinstate_cap_is_killed_and_weak_tests_let_it_survive() {
+    // The guard puts the cap back but keeps the all-down fallback, as a careful revert would.
+    let guard = "if healthy == 0 { self.cfg.min_limit } else { healthy * 8 }";
+    let ops = ["--operator", "reinstate-cap", "--operator", "guard"];
+    let strong = copy("seed-3-no-cap");
+    strong.add_guard(guard);
+    let (code, report) = strong.json(&ops);
+    let found = outcomes(&report);
+    assert!(found.len() >= 3, "{found:?}");
+    assert!(
+        found
+            .values()
+            .all(|(o, f)| o == "killed" && f == "fleet_controller::Controller::fleet_ceiling"),
+        "{found:?}"
+    );
+    assert_eq!(code, 0);
+
+    let weak = copy("seed-3-weak-tests");
+    weak.add_guard(guard);
+    let (code, report) = weak.json(&ops);
+    let found = outcomes(&report);
+    assert!(found.values().all(|(o, _)| o == "survived"), "{found:?}");
+    assert_eq!(
+        report["summary"]["guards_failed"].as_array().unwrap().len(),
+        1
+    );
+    assert_eq!(code, 1, "survivors and a surviving guard exit 1");
+}
+
+#[test]
+fn a_hanging_mutant_times_out_and_leaves_nothing_behind() {
+    let c = copy("mutants-hang");
+    let before = tree(c.root());
+    let (code, report) = c.json(&["--operator", "perturb-capacity", "--timeout-floor", "8"]);
+    let by_replacement: BTreeMap<&str, &str> = report["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["replacement"].as_str().unwrap(),
+                m["outcome"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        by_replacement,
+        BTreeMap::from([("0", "timeout"), ("2", "killed")])
+    );
+    assert_eq!(code, 4, "timeouts only exit 4");
+    assert_clean_after(&c, &before);
+}
+
+#[test]
+fn sigint_mid_run_kills_every_child_and_removes_the_scratch_copy() {
+    let c = copy("mutants-hang");
+    let before = tree(c.root());
+    let args = c.args(&["--operator", "perturb-capacity", "--timeout-floor", "120"]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cargo-capcheck"))
+        .args(&args)
+        .current_dir(c.root())
+        .env("NO_COLOR", "1")
+        .env_remove("CARGO_TARGET_DIR")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    // Wait until the hanging mutant's tests are running: its log names the replacement `0`,
+    // and the test binary shows up as a process in the scratch copy.
+    let logs = c.root().join("target/capcheck/mutants/logs");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        assert!(
+            Instant::now() < deadline,
+            "the hanging mutant never started"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+        let hanging = std::fs::read_dir(&logs)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| {
+                std::fs::read_to_string(e.path())
+                    .is_ok_and(|t| t.contains("\nwith: 0\n") && t.contains("Running"))
+            });
+        if hanging {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: signals the process group of the child this test spawned.
+    unsafe {
+        libc::killpg(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "one Ctrl-C must be enough"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(130));
+    assert_clean_after(&c, &before);
+}
+
+#[test]
+fn a_failing_baseline_exits_3_and_mutates_nothing() {
+    let c = copy("mutants-failing-baseline");
+    let before = tree(c.root());
+    let out = c.run(&[]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("baseline failed"), "{}", stderr(&out));
+    let logs: Vec<String> = std::fs::read_dir(c.root().join("target/capcheck/mutants/logs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(logs, ["baseline.log"]);
+    assert_clean_after(&c, &before);
+}
+
+#[test]
+fn shards_together_run_one_unsharded_run_and_merge_reproduces_it() {
+    let c = copy("mutants-unviable");
+    let out = |name: &str| c.root().join("target").join(name).display().to_string();
+    let (code, whole) = c.json(&["--output", &out("whole")]);
+    assert_eq!(code, 0, "{whole}");
+    let (_, first) = c.json(&["--shard", "0/2", "--output", &out("s0")]);
+    let (_, second) = c.json(&["--shard", "1/2", "--output", &out("s1")]);
+    let (a, b) = (outcomes(&first), outcomes(&second));
+    assert!(!a.is_empty() && !b.is_empty());
+    assert!(a.keys().all(|k| !b.contains_key(k)), "shards overlap");
+    let mut joined = a.clone();
+    joined.extend(b);
+    assert_eq!(joined, outcomes(&whole));
+    assert!(
+        outcomes(&whole).values().any(|(o, _)| o == "unviable"),
+        "the u8 overflow does not compile"
+    );
+
+    let (code, merged) = c.json(&["merge", &out("s0"), &out("s1"), "--into", &out("merged")]);
+    assert_eq!(code, 0);
+    let strip = |r: &Value| {
+        let mut r = r.clone();
+        for m in r["mutants"].as_array_mut().unwrap() {
+            m["duration_ms"] = Value::Null;
+        }
+        for key in ["elapsed_ms", "baseline", "shard"] {
+            r["summary"][key] = Value::Null;
+        }
+        r
+    };
+    assert_eq!(strip(&merged), strip(&whole));
+    let written: Value = serde_json::from_str(
+        &std::fs::read_to_string(c.root().join("target/merged/mutants.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(strip(&written), strip(&whole));
+}
+
+#[test]
+fn a_kill_by_an_assertion_that_pins_the_capacity_is_called_out() {
+    // seed-1's `max(&seq) <= 16` pins 16 = 2 x PER_BACKEND: raising the 8 to 9 turns it red, which
+    // proves the constant, not the behaviour.
+    let c = copy("seed-1-typed-cap");
+    let (_, report) = c.json(&["--operator", "perturb-capacity"]);
+    let plus_one = report["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["function"] == "fleet_controller::PER_BACKEND" && m["replacement"] == "9")
+        .expect("PER_BACKEND + 1 is a mutant");
+    assert_eq!(plus_one["outcome"], "killed");
+    assert_eq!(
+        plus_one["killed_by"],
+        serde_json::json!(["never_exceeds_the_fleet_ceiling"])
+    );
+    assert_eq!(plus_one["killed_only_by_pins"], true);
+}
