@@ -318,13 +318,17 @@ pub struct MutantsArgs {
     /// Exit 1 when the score (detected / viable mutants, in percent) is below this.
     #[arg(long, value_name = "PERCENT")]
     pub min_score: Option<f64>,
-    /// The workload's natural bound on concurrency (e.g. the roster size), until capacity.toml
-    /// provides it.
+    /// The workload's natural bound on concurrency (e.g. the roster size); default: capacity.toml's
+    /// `[workload] natural_bound`.
     #[arg(long, value_name = "N")]
     pub natural_bound: Option<u64>,
-    /// The measured per-box capacity K for `reinstate-cap`, until capacity.toml provides it.
+    /// The measured per-box capacity K for `reinstate-cap`; default: capacity.toml's
+    /// `[derived] per_box_capacity`, or its first `per = "backend"` entry.
     #[arg(long, value_name = "K")]
     pub per_box: Option<u64>,
+    /// The capacity manifest (default: `capacity.toml` at the workspace root, if present).
+    #[arg(long = "capacity", value_name = "PATH")]
+    pub capacity: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand, Clone)]

@@ -258,6 +258,18 @@ fn seed_2_only_the_narrowest_box_swap_survives() {
         .map(|(_, f)| f.as_str())
         .collect();
     assert_eq!(survived, ["fleet_controller::Controller::per_box"]);
+    let survivor = report["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["outcome"] == "survived")
+        .unwrap();
+    assert_eq!(
+        survivor["explanation"],
+        "survived because both boxes in `two_boxes()` (tests/controller.rs:3) have the same \
+         kv_cache_tokens, max_num_seqs and p90_prompt_tokens, so the narrowest and the widest box \
+         are the same box: vary one of them"
+    );
     assert_eq!(
         found.values().filter(|(o, _)| o == "killed").count(),
         found.len() - 1,
@@ -273,6 +285,21 @@ fn seed_2_only_the_narrowest_box_swap_survives() {
         assert!(c.root().join("target/capcheck/mutants").join(file).exists());
     }
     assert_clean_after(&c, &before);
+}
+
+#[test]
+fn a_third_different_box_in_the_fixture_kills_the_narrowest_box_swap() {
+    let c = copy("seed-2-measured");
+    let tests = c.root().join("tests/controller.rs");
+    let text = std::fs::read_to_string(&tests).unwrap().replace(
+        "    ]\n}",
+        "        BoxSpec { name: \"box-c\", kv_cache_tokens: 2_981_636, max_num_seqs: 160, p90_prompt_tokens: 100_000 },\n    ]\n}",
+    );
+    std::fs::write(&tests, text).unwrap();
+    let (code, report) = c.json(&["--operator", "swap-min-max"]);
+    let found = outcomes(&report);
+    assert!(found.values().all(|(o, _)| o == "killed"), "{found:?}");
+    assert_eq!(code, 0);
 }
 
 #[test]

@@ -44,9 +44,19 @@ pub fn list(args: &MutantsArgs) -> anyhow::Result<Listed> {
         }
     }
     let (ws, config, index) = crate::check::index(&args.workspace)?;
+    // The manifest, when there is one, supplies the per-box value K and the natural bound; the
+    // flags override it.
+    let path = crate::manifest::locate(
+        &ws.root,
+        args.capacity.as_deref(),
+        config.manifest.as_deref(),
+    );
+    let manifest = crate::manifest::load(&ws.root, &path, args.capacity.is_some())?;
     let ctx = MutationContext {
-        natural_bound: args.natural_bound,
-        per_box: args.per_box,
+        natural_bound: args
+            .natural_bound
+            .or(manifest.as_ref().and_then(|m| m.natural_bound)),
+        per_box: args.per_box.or(manifest.as_ref().and_then(|m| m.per_box())),
     };
     let shared = Shared::new(
         &index,
@@ -83,6 +93,34 @@ pub fn list(args: &MutantsArgs) -> anyhow::Result<Listed> {
         index,
         mutants,
     })
+}
+
+/// Fill each survivor's explanation from the fixture analysis (static: nothing runs).
+fn explain_survivors(ws: &Workspace, results: &mut [crate::mutate::outcome::MutantResult]) {
+    use crate::mutate::outcome::Outcome;
+    if !results.iter().any(|r| r.outcome == Outcome::Survived) {
+        return;
+    }
+    let analysis = crate::diversity::analyse(ws);
+    for r in results
+        .iter_mut()
+        .filter(|r| r.outcome == Outcome::Survived)
+    {
+        let m = &r.mutant;
+        let site = crate::diversity::MutatedSite {
+            file: m.file.clone(),
+            function_site: m.function.clone(),
+            function_name: m
+                .function
+                .rsplit("::")
+                .next()
+                .unwrap_or(&m.function)
+                .to_string(),
+            operator: m.operator.clone(),
+            original: m.original.clone(),
+        };
+        r.explanation = Some(crate::diversity::explain(&analysis, &site));
+    }
 }
 
 /// Run the selected mutants and write the output folder.
@@ -128,7 +166,8 @@ pub fn run(args: &MutantsArgs, progress: &(dyn Fn(Event) + Sync)) -> Result<Muta
             pinned.iter().any(|p| p == name)
         })
     };
-    let ran = engine::run(&ws.root, &listed.mutants, &opts, &Rebuild, &pins, progress)?;
+    let mut ran = engine::run(&ws.root, &listed.mutants, &opts, &Rebuild, &pins, progress)?;
+    explain_survivors(ws, &mut ran.results);
     let summary = Summary::new(
         &ran.results,
         ran.baseline,
