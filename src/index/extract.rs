@@ -131,7 +131,7 @@ impl Extractor<'_> {
             ident: ident.to_string(),
             site: self.site(&ident.to_string()),
             val,
-            loc: self.loc(expr),
+            loc: crate::syntax::expr_loc(self.rel, expr),
             name_loc: self.loc(ident),
             is_static,
             in_test: self.in_test(),
@@ -201,6 +201,10 @@ impl Extractor<'_> {
     }
 
     fn push_comparison(&mut self, via: &str, op: &str, whole: &dyn ToSpanned, l: &Expr, r: &Expr) {
+        // Only a literal compared with something that is not can pin a capacity.
+        if Val::of(l).literal().is_some() == Val::of(r).literal().is_some() {
+            return;
+        }
         let (loc, text) = whole.loc_text(self.rel, self.text);
         self.facts.comparisons.push(Comparison {
             via: via.to_string(),
@@ -270,7 +274,7 @@ impl Extractor<'_> {
                     site: self.site(&name),
                     ident: name,
                     value,
-                    loc: self.loc(e),
+                    loc: crate::syntax::expr_loc(self.rel, e),
                     in_test: self.in_test(),
                     is_fn: true,
                 });
@@ -432,7 +436,7 @@ impl<'ast> Visit<'ast> for Extractor<'_> {
                         site: format!("{}::{name}", self.function_site()),
                         ident: name,
                         value,
-                        loc: self.loc(&init.expr),
+                        loc: crate::syntax::expr_loc(self.rel, &init.expr),
                         in_test: self.in_test(),
                         is_fn: false,
                     });
@@ -468,7 +472,7 @@ impl<'ast> Visit<'ast> for Extractor<'_> {
                 field: name.to_string(),
                 site: parts.join("::"),
                 val,
-                loc: self.loc(&f.expr),
+                loc: crate::syntax::expr_loc(self.rel, &f.expr),
                 in_test: self.in_test(),
                 function: self.function_site(),
             });
@@ -542,7 +546,7 @@ impl<'ast> Visit<'ast> for Extractor<'_> {
             if is_const_name(&id) && p.path.segments.len() <= 4 {
                 self.facts.const_refs.push(ConstRef {
                     ident: id,
-                    loc: self.loc(p),
+                    loc: crate::syntax::path_loc(self.rel, &p.path),
                     in_test: self.in_test(),
                     api: None,
                 });

@@ -70,22 +70,28 @@ impl Index {
         let files: Vec<FileFacts> = ws
             .files
             .par_iter()
-            .map(|f| match parse_file(&f.abs, &f.rel) {
-                Ok((text, ast)) => extract::extract(
-                    &tables,
-                    &f.rel,
-                    &text,
-                    &ast,
-                    f.role,
-                    &f.crate_name,
-                    &f.module,
-                ),
-                Err(failure) => FileFacts {
-                    rel: f.rel.clone(),
-                    role: Some(f.role),
-                    parse_error: Some(failure),
-                    ..FileFacts::default()
-                },
+            .map(|f| {
+                let facts = match parse_file(&f.abs, &f.rel) {
+                    Ok((text, ast)) => extract::extract(
+                        &tables,
+                        &f.rel,
+                        &text,
+                        &ast,
+                        f.role,
+                        &f.crate_name,
+                        &f.module,
+                    ),
+                    Err(failure) => FileFacts {
+                        rel: f.rel.clone(),
+                        role: Some(f.role),
+                        parse_error: Some(failure),
+                        ..FileFacts::default()
+                    },
+                };
+                // The facts hold plain locations and the file's syntax tree is gone: free the
+                // thread's span table, which otherwise keeps every parsed file's text alive.
+                proc_macro2::extra::invalidate_current_thread_spans();
+                facts
             })
             .collect();
         Index::from_facts(files, tables)

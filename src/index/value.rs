@@ -162,7 +162,7 @@ impl Operand {
             val: Val::of(expr),
             words: expr_words(expr),
             text: crate::syntax::snippet(src, expr),
-            loc: crate::syntax::loc_of(file, expr),
+            loc: crate::syntax::expr_loc(file, expr),
         }
     }
 }

@@ -147,3 +147,26 @@ pub fn snippet<T: quote::ToTokens + syn::spanned::Spanned>(src: &str, node: &T) 
 pub fn loc_of<T: syn::spanned::Spanned>(file: &str, node: &T) -> Loc {
     Loc::from_span(file, node.span())
 }
+
+/// The location of an expression, without rebuilding its tokens for the common cases (a literal,
+/// a path): syn's `Spanned` walks the whole token stream, which dominates extraction otherwise.
+pub fn expr_loc(file: &str, expr: &syn::Expr) -> Loc {
+    match expr {
+        syn::Expr::Lit(l) => Loc::from_span(file, l.lit.span()),
+        syn::Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => path_loc(file, &p.path),
+        _ => loc_of(file, expr),
+    }
+}
+
+/// The location of a path, from its first to its last segment's identifier.
+pub fn path_loc(file: &str, path: &syn::Path) -> Loc {
+    match (path.segments.first(), path.segments.last()) {
+        (Some(first), Some(last)) if last.arguments.is_none() => {
+            let start = path
+                .leading_colon
+                .map_or(first.ident.span(), |c| c.spans[0]);
+            Loc::join(file, start, last.ident.span())
+        }
+        _ => loc_of(file, path),
+    }
+}
