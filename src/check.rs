@@ -9,6 +9,7 @@ use crate::index::{Index, Tables};
 use crate::lint::{self, levels::Levels};
 use crate::manifest::{self, model::Date};
 use crate::report::Summary;
+use crate::syntax::FileRole;
 use crate::workspace::{self, Workspace};
 
 /// What a `check` run found.
@@ -21,9 +22,16 @@ pub struct CheckRun {
 
 /// Discover and index the workspace the arguments name (shared by every job).
 pub fn index(args: &crate::cli::WorkspaceArgs) -> anyhow::Result<(Workspace, Config, Index)> {
-    let ws = workspace::discover(args)?;
+    let mut ws = workspace::discover(args)?;
     let config = Config::from_metadata(&ws.config)?;
     let index = Index::build(&ws, Tables::new(&config.tables()));
+    // Files that turned out to be test modules are test code for every job.
+    let tests = index.test_files();
+    for f in &mut ws.files {
+        if tests.contains(f.rel.as_str()) {
+            f.role = FileRole::Test;
+        }
+    }
     Ok((ws, config, index))
 }
 

@@ -10,7 +10,13 @@ use crate::exit::Exit;
 
 /// Cargo runs `cargo-capcheck capcheck ARGS`; run directly it is `cargo-capcheck ARGS`.
 #[derive(Debug, Parser)]
-#[command(name = "cargo-capcheck", bin_name = "cargo capcheck", version, about)]
+#[command(
+    name = "cargo-capcheck",
+    bin_name = "cargo capcheck",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,

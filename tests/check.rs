@@ -256,3 +256,35 @@ fn levels_are_configurable_in_cargo_metadata_and_typos_are_errors() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("capacity-nmes"), "{}", stderr(&out));
 }
+
+#[test]
+fn a_test_pins_only_the_capacities_of_its_own_package() {
+    let ws = scratch(&[
+        (
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"a\", \"b\"]\nresolver = \"2\"\n",
+        ),
+        ("a/Cargo.toml", &MEMBER.replace("NAME", "a")),
+        ("a/src/lib.rs", "pub const MAX_WORKERS: usize = 4;\n"),
+        (
+            "a/tests/t.rs",
+            "#[test]\nfn t() { let max_seen = 2; assert!(max_seen <= 8); }\n",
+        ),
+        ("b/Cargo.toml", &MEMBER.replace("NAME", "b")),
+        ("b/src/lib.rs", ""),
+        (
+            "b/tests/t.rs",
+            "#[test]\nfn t() { let max_seen = 2; assert!(max_seen <= 8); }\n",
+        ),
+    ]);
+    let out = capcheck_in(ws.path(), &["--format", "json"]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pins: Vec<&str> = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "pinned-capacity-assertion")
+        .map(|f| f["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(pins, ["a/tests/t.rs"]);
+}

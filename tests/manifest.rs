@@ -177,3 +177,30 @@ fn init_makes_a_legacy_codebase_green_with_a_to_do_list_and_keeps_existing_comme
         "a second init changes nothing"
     );
 }
+
+#[test]
+fn two_literals_at_one_site_get_two_entries_so_init_stays_green() {
+    let ws = scratch(&[
+        ("Cargo.toml", PACKAGE),
+        (
+            "src/lib.rs",
+            "pub struct Semaphore;\nimpl Semaphore { pub fn new(_: usize) -> Self { Semaphore } }\npub fn pools() { let _a = Semaphore::new(4); let _b = Semaphore::new(8); }\n",
+        ),
+    ]);
+    let out = capcheck_in(ws.path(), &["init"]);
+    assert!(
+        stderr(&out).contains("2 unmeasured capacities added"),
+        "{}",
+        stderr(&out)
+    );
+    let text = std::fs::read_to_string(ws.path().join("capacity.toml")).unwrap();
+    assert!(
+        text.contains("site = \"one::pools::Semaphore::new\"\nvalue = 4"),
+        "{text}"
+    );
+    assert!(
+        text.contains("site = \"one::pools::Semaphore::new#2\"\nvalue = 8"),
+        "{text}"
+    );
+    assert_eq!(capcheck_in(ws.path(), &[]).status.code(), Some(0));
+}

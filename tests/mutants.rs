@@ -22,6 +22,12 @@ struct Copy {
 }
 
 fn copy(name: &'static str) -> Copy {
+    copy_as(name, name)
+}
+
+/// A copy whose build folder is keyed by `build` rather than the fixture's name: two tests that
+/// run the same fixture at once must not share one (each would test the other's mutant).
+fn copy_as(name: &'static str, build: &'static str) -> Copy {
     let ws = tempfile::tempdir().unwrap();
     let from = fixture(name);
     for entry in walkdir::WalkDir::new(&from)
@@ -39,7 +45,7 @@ fn copy(name: &'static str) -> Copy {
     Copy {
         ws,
         scratch: tempfile::tempdir().unwrap(),
-        name,
+        name: build,
     }
 }
 
@@ -185,7 +191,7 @@ fn list_prints_stable_ids_without_building() {
 
 #[test]
 fn in_diff_keeps_only_mutants_on_changed_lines() {
-    let c = copy("seed-2-measured");
+    let c = copy_as("seed-2-measured", "seed-2-in-diff");
     let patch = c.root().join("change.patch");
     std::fs::write(
         &patch,
@@ -289,7 +295,7 @@ fn seed_2_only_the_narrowest_box_swap_survives() {
 
 #[test]
 fn a_third_different_box_in_the_fixture_kills_the_narrowest_box_swap() {
-    let c = copy("seed-2-measured");
+    let c = copy_as("seed-2-measured", "seed-2-third-box");
     let tests = c.root().join("tests/controller.rs");
     let text = std::fs::read_to_string(&tests).unwrap().replace(
         "    ]\n}",
@@ -358,7 +364,7 @@ fn a_hanging_mutant_times_out_and_leaves_nothing_behind() {
 
 #[test]
 fn sigint_mid_run_kills_every_child_and_removes_the_scratch_copy() {
-    let c = copy("mutants-hang");
+    let c = copy_as("mutants-hang", "mutants-hang-sigint");
     let before = tree(c.root());
     let args = c.args(&["--operator", "perturb-capacity", "--timeout-floor", "120"]);
     let mut child = Command::new(env!("CARGO_BIN_EXE_cargo-capcheck"))
@@ -472,7 +478,7 @@ fn shards_together_run_one_unsharded_run_and_merge_reproduces_it() {
 fn a_kill_by_an_assertion_that_pins_the_capacity_is_called_out() {
     // seed-1's `max(&seq) <= 16` pins 16 = 2 x PER_BACKEND: raising the 8 to 9 turns it red, which
     // proves the constant, not the behaviour.
-    let c = copy("seed-1-typed-cap");
+    let c = copy_as("seed-1-typed-cap", "seed-1-pins");
     let (_, report) = c.json(&["--operator", "perturb-capacity"]);
     let plus_one = report["mutants"]
         .as_array()

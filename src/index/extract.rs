@@ -28,7 +28,8 @@ pub fn extract(
         path: std::iter::once(crate_name.to_string())
             .chain(module.iter().cloned())
             .collect(),
-        test_depth: usize::from(role == FileRole::Test),
+        // `#![cfg(test)]` at the top of a file makes all of it test code.
+        test_depth: usize::from(role == FileRole::Test || is_cfg_test(&ast.attrs)),
         self_ty: Vec::new(),
         function: Vec::new(),
         facts: FileFacts {
@@ -55,14 +56,36 @@ struct Extractor<'a> {
     facts: FileFacts,
 }
 
-/// `#[cfg(test)]` (or `cfg(all(test, ..))`), but not `cfg(not(test))`.
+/// Whether a `#[cfg(..)]` (outer or inner) makes the item exist only when testing:
+/// `cfg(test)`, `cfg(all(test, ..))`, `cfg(any(test, test))`; never `cfg(not(test))` or
+/// `cfg(feature = "test-utils")`.
 pub(crate) fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
-        a.path().is_ident("cfg") && {
-            let s = a.meta.to_token_stream_string();
-            s.contains("test") && !s.contains("not")
-        }
+        a.path().is_ident("cfg") && a.parse_args::<syn::Meta>().is_ok_and(|m| requires_test(&m))
     })
+}
+
+/// Whether a cfg predicate can only hold under `cfg(test)`.
+fn requires_test(meta: &syn::Meta) -> bool {
+    use syn::punctuated::Punctuated;
+    match meta {
+        syn::Meta::Path(p) => p.is_ident("test"),
+        syn::Meta::List(l) => {
+            let Ok(args) =
+                l.parse_args_with(Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated)
+            else {
+                return false;
+            };
+            if l.path.is_ident("all") {
+                args.iter().any(requires_test)
+            } else if l.path.is_ident("any") {
+                !args.is_empty() && args.iter().all(requires_test)
+            } else {
+                false
+            }
+        }
+        syn::Meta::NameValue(_) => false,
+    }
 }
 
 /// `#[test]`, `#[tokio::test]`, `#[rstest]`, `#[test_case(..)]`, `#[bench]`...
@@ -77,16 +100,6 @@ pub(crate) fn is_test_fn(attrs: &[syn::Attribute]) -> bool {
                 || id == "quickcheck"
         })
     })
-}
-
-trait MetaString {
-    fn to_token_stream_string(&self) -> String;
-}
-
-impl MetaString for syn::Meta {
-    fn to_token_stream_string(&self) -> String {
-        quote::ToTokens::to_token_stream(self).to_string()
-    }
 }
 
 impl Extractor<'_> {
@@ -139,19 +152,18 @@ impl Extractor<'_> {
     }
 
     /// The capacity API this call matches, with the argument that carries the capacity.
-    fn api_of_call(&self, func: &Expr, n_args: usize) -> Option<(String, usize, bool)> {
+    fn api_of_call(&self, func: &Expr, n_args: usize) -> Option<(String, usize)> {
         let Expr::Path(p) = func else { return None };
         self.tables.apis.iter().find_map(|api| {
             let call = api.call.as_deref()?;
-            (path_ends_with(&p.path, call) && api.arg < n_args)
-                .then(|| (call.to_string(), api.arg, api.some))
+            (path_ends_with(&p.path, call) && api.arg < n_args).then(|| (call.to_string(), api.arg))
         })
     }
 
-    fn api_of_method(&self, method: &syn::Ident, n_args: usize) -> Option<(String, usize, bool)> {
+    fn api_of_method(&self, method: &syn::Ident, n_args: usize) -> Option<(String, usize)> {
         self.tables.apis.iter().find_map(|api| {
             let m = api.method.as_deref()?;
-            (method == m && api.arg < n_args).then(|| (format!(".{m}()"), api.arg, api.some))
+            (method == m && api.arg < n_args).then(|| (format!(".{m}()"), api.arg))
         })
     }
 
@@ -371,6 +383,12 @@ impl ToSpanned for syn::Macro {
 impl<'ast> Visit<'ast> for Extractor<'_> {
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
         let test = is_cfg_test(&m.attrs);
+        if m.content.is_none() && (test || self.in_test()) {
+            // `#[cfg(test)] mod tests;`: the module's own file is test code too.
+            let mut path = self.path.clone();
+            path.push(m.ident.to_string());
+            self.facts.test_modules.push(path.join("::"));
+        }
         self.path.push(m.ident.to_string());
         self.with_test(test, |x| visit::visit_item_mod(x, m));
         self.path.pop();
@@ -389,13 +407,17 @@ impl<'ast> Visit<'ast> for Extractor<'_> {
     }
 
     fn visit_item_fn(&mut self, f: &'ast ItemFn) {
-        self.fn_body_literal(&f.sig, &f.block);
-        self.function(&f.attrs, &f.sig, |x| visit::visit_item_fn(x, f));
+        self.function(&f.attrs, &f.sig, |x| {
+            x.fn_body_literal(&f.sig, &f.block);
+            visit::visit_item_fn(x, f);
+        });
     }
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-        self.fn_body_literal(&f.sig, &f.block);
-        self.function(&f.attrs, &f.sig, |x| visit::visit_impl_item_fn(x, f));
+        self.function(&f.attrs, &f.sig, |x| {
+            x.fn_body_literal(&f.sig, &f.block);
+            visit::visit_impl_item_fn(x, f);
+        });
     }
 
     fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
@@ -481,7 +503,7 @@ impl<'ast> Visit<'ast> for Extractor<'_> {
     }
 
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
-        if let Some((api, arg, _)) = self.api_of_call(&c.func, c.args.len()) {
+        if let Some((api, arg)) = self.api_of_call(&c.func, c.args.len()) {
             self.api_arg(api, &c.args[arg]);
         }
         if self.in_test() {
@@ -498,7 +520,7 @@ impl<'ast> Visit<'ast> for Extractor<'_> {
     }
 
     fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
-        if let Some((api, arg, _)) = self.api_of_method(&m.method, m.args.len()) {
+        if let Some((api, arg)) = self.api_of_method(&m.method, m.args.len()) {
             self.api_arg(api, &m.args[arg]);
         }
         if self.in_test() {

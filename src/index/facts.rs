@@ -112,6 +112,8 @@ pub struct CeilingFn {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct FileFacts {
     pub rel: String,
+    /// The package the file belongs to: pins are explained by capacities of the same package.
+    pub package: String,
     pub lines: usize,
     pub role: Option<FileRole>,
     #[serde(skip)]
@@ -125,4 +127,7 @@ pub struct FileFacts {
     pub const_refs: Vec<ConstRef>,
     pub tests: Vec<TestFn>,
     pub ceilings: Vec<CeilingFn>,
+    /// Out-of-line modules declared in test code (`#[cfg(test)] mod tests;`), as
+    /// `crate::module::name`: their files are test code.
+    pub test_modules: Vec<String>,
 }

@@ -12,8 +12,8 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::syntax::{Loc, parse_file};
-use crate::workspace::Workspace;
+use crate::syntax::{FileRole, Loc, parse_file};
+use crate::workspace::{FileEntry, Workspace};
 pub use facts::FileFacts;
 pub use tables::Tables;
 
@@ -50,6 +50,8 @@ pub struct Capacity {
     /// The capacity API it reaches, when known.
     pub api: Option<String>,
     pub uses: Vec<Use>,
+    /// The package it is defined in.
+    pub package: String,
 }
 
 /// The index of one run.
@@ -65,36 +67,47 @@ pub struct Index {
 }
 
 impl Index {
-    /// Parse every file of the workspace in parallel and resolve constants across them.
+    /// Parse every file of the workspace in parallel and resolve constants across them. A file
+    /// declared as a test module elsewhere (`#[cfg(test)] mod tests;`) is read again as test code.
     pub fn build(ws: &Workspace, tables: Tables) -> Index {
-        let files: Vec<FileFacts> = ws
+        let mut files: Vec<FileFacts> = ws
             .files
             .par_iter()
-            .map(|f| {
-                let facts = match parse_file(&f.abs, &f.rel) {
-                    Ok((text, ast)) => extract::extract(
-                        &tables,
-                        &f.rel,
-                        &text,
-                        &ast,
-                        f.role,
-                        &f.crate_name,
-                        &f.module,
-                    ),
-                    Err(failure) => FileFacts {
-                        rel: f.rel.clone(),
-                        role: Some(f.role),
-                        parse_error: Some(failure),
-                        ..FileFacts::default()
-                    },
-                };
-                // The facts hold plain locations and the file's syntax tree is gone: free the
-                // thread's span table, which otherwise keeps every parsed file's text alive.
-                proc_macro2::extra::invalidate_current_thread_spans();
-                facts
-            })
+            .map(|f| extract_file(&tables, f, f.role))
             .collect();
+        let mut test_modules: Vec<String> = Vec::new();
+        loop {
+            let declared: Vec<String> = files
+                .iter()
+                .flat_map(|f| f.test_modules.iter().cloned())
+                .filter(|m| !test_modules.contains(m))
+                .collect();
+            if declared.is_empty() {
+                break;
+            }
+            test_modules.extend(declared);
+            let redo: Vec<usize> = (0..ws.files.len())
+                .filter(|&i| files[i].role != Some(FileRole::Test))
+                .filter(|&i| under_any(&ws.files[i], &test_modules))
+                .collect();
+            let again: Vec<(usize, FileFacts)> = redo
+                .par_iter()
+                .map(|&i| (i, extract_file(&tables, &ws.files[i], FileRole::Test)))
+                .collect();
+            for (i, facts) in again {
+                files[i] = facts;
+            }
+        }
         Index::from_facts(files, tables)
+    }
+
+    /// The files that are test code (by their place, or declared as test modules elsewhere).
+    pub fn test_files(&self) -> std::collections::HashSet<&str> {
+        self.files
+            .iter()
+            .filter(|f| f.role == Some(FileRole::Test))
+            .map(|f| f.rel.as_str())
+            .collect()
     }
 
     /// Resolve per-file facts into capacities.
@@ -149,6 +162,7 @@ impl Index {
                         loc: d.loc.clone(),
                         api: None,
                         uses: Vec::new(),
+                        package: f.package.clone(),
                     })
                 });
             from_const.or_else(|| {
@@ -167,6 +181,7 @@ impl Index {
                             loc: x.loc.clone(),
                             api: None,
                             uses: Vec::new(),
+                            package: f.package.clone(),
                         })
                     })
             })
@@ -177,6 +192,41 @@ impl Index {
     pub fn lines(&self) -> usize {
         self.files.iter().map(|f| f.lines).sum()
     }
+}
+
+fn extract_file(tables: &Tables, f: &FileEntry, role: FileRole) -> FileFacts {
+    let facts = match parse_file(&f.abs, &f.rel) {
+        Ok((text, ast)) => {
+            extract::extract(tables, &f.rel, &text, &ast, role, &f.crate_name, &f.module)
+        }
+        Err(failure) => FileFacts {
+            rel: f.rel.clone(),
+            role: Some(role),
+            parse_error: Some(failure),
+            ..FileFacts::default()
+        },
+    };
+    // The facts hold plain locations and the file's syntax tree is gone: free the thread's span
+    // table, which otherwise keeps every parsed file's text alive.
+    proc_macro2::extra::invalidate_current_thread_spans();
+    FileFacts {
+        package: f.package.clone(),
+        ..facts
+    }
+}
+
+/// Whether the file's module (`crate::a::tests::helpers`) is inside one of `modules`.
+fn under_any(f: &FileEntry, modules: &[String]) -> bool {
+    let path: String = std::iter::once(f.crate_name.as_str())
+        .chain(f.module.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join("::");
+    modules.iter().any(|m| {
+        path == *m
+            || path
+                .strip_prefix(m.as_str())
+                .is_some_and(|rest| rest.starts_with("::"))
+    })
 }
 
 /// Fold every constant's value, following references between constants until nothing changes.
@@ -257,6 +307,7 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
                 loc: d.loc.clone(),
                 api,
                 uses,
+                package: f.package.clone(),
             });
         }
         for fi in f.fields.iter().filter(|x| !x.in_test) {
@@ -272,6 +323,7 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
                 loc: fi.loc.clone(),
                 api: None,
                 uses: Vec::new(),
+                package: f.package.clone(),
             });
         }
         for n in f.named_lits.iter().filter(|x| !x.in_test && x.value > 0) {
@@ -287,13 +339,15 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
                 loc: n.loc.clone(),
                 api: None,
                 uses: Vec::new(),
+                package: f.package.clone(),
             });
         }
         for a in f.api_args.iter().filter(|x| !x.in_test) {
             let value::Val::Lit(v) = a.arg.val else {
                 continue;
             };
-            if v == 0 {
+            // A semaphore or channel of one is a lock or a hand-off, not a tuned capacity.
+            if v <= 1 {
                 continue;
             }
             out.push(Capacity {
@@ -308,9 +362,20 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
                 loc: a.arg.loc.clone(),
                 api: Some(a.api.clone()),
                 uses: Vec::new(),
+                package: f.package.clone(),
             });
         }
     }
     out.sort_by(|a, b| a.loc.cmp(&b.loc));
+    // Two literals with one site (two `Semaphore::new(..)` in a function, a field set in two
+    // constructors) get `#2`, `#3`... in source order, so a manifest entry names exactly one.
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for c in &mut out {
+        let n = seen.entry(c.site.clone()).or_insert(0);
+        *n += 1;
+        if *n > 1 {
+            c.site = format!("{}#{n}", c.site);
+        }
+    }
     out
 }

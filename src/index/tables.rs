@@ -79,7 +79,7 @@ impl Tables {
             ceiling_names: NameTable::new(&ceiling, &["timeout".into(), "bytes".into()]),
             apis,
             unit_values: per_unit.unit_values.clone(),
-            max_multiplier: pinned.max_multiplier.unwrap_or(16),
+            max_multiplier: pinned.max_multiplier.unwrap_or(8),
             assert_macros: ASSERT_MACROS
                 .iter()
                 .map(|s| s.to_string())

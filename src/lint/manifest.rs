@@ -95,8 +95,11 @@ fn bound_check(m: &Manifest, e: &Entry, cap: &Capacity) -> Option<Finding> {
             return None;
         }
         (
-            value * n,
-            format!("{value} per backend x {n} backends = {}", value * n),
+            value.saturating_mul(n),
+            format!(
+                "{value} per backend x {n} backends = {}",
+                value.saturating_mul(n)
+            ),
         )
     } else {
         (value, value.to_string())

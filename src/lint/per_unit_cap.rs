@@ -28,8 +28,16 @@ fn classify(index: &Index, p: &Product, count: &Operand, unit: &Operand) -> Opti
     let (value, origin, related) = match &unit.val {
         Val::Lit(v) if *v >= 2 && !t.unit_values.contains(v) => (Some(*v), None, None),
         Val::Const(name) if t.capacity_names.matches(name) => {
-            let v = index.consts.get(name).copied();
-            let def = index.capacities.iter().find(|c| &c.item == name);
+            // Constants resolve by name; one of the product's own crate wins over a namesake.
+            let krate = p.site.split("::").next();
+            let def = index
+                .capacities
+                .iter()
+                .filter(|c| &c.item == name)
+                .min_by_key(|c| c.site.split("::").next() != krate);
+            let v = def
+                .map(|d| d.value)
+                .or_else(|| index.consts.get(name).copied());
             (
                 v,
                 Some(name.clone()),

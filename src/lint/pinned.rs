@@ -8,9 +8,15 @@ use crate::index::value::Operand;
 use crate::index::{Capacity, Index};
 
 pub fn check(index: &Index) -> Vec<Finding> {
-    let caps: Vec<&Capacity> = named_capacities(index);
+    let all: Vec<&Capacity> = named_capacities(index);
     let mut out = Vec::new();
     for f in &index.files {
+        // A test can only pin the capacities of its own package.
+        let caps: Vec<&Capacity> = all
+            .iter()
+            .copied()
+            .filter(|c| c.package == f.package)
+            .collect();
         for c in &f.comparisons {
             if let Some(found) = pin(index, &caps, c, &c.left, &c.right)
                 .or_else(|| pin(index, &caps, c, &c.right, &c.left))
@@ -22,15 +28,17 @@ pub fn check(index: &Index) -> Vec<Finding> {
     out
 }
 
-/// Capacities with a name a test could pin (not bare API arguments), one per distinct item.
+/// Capacities with a name a test could pin, one per distinct item: not bare API arguments and
+/// not `let` bindings (local to their function).
 fn named_capacities(index: &Index) -> Vec<&Capacity> {
+    use crate::index::CapacityKind;
     let mut caps: Vec<&Capacity> = index
         .capacities
         .iter()
-        .filter(|c| c.kind != crate::index::CapacityKind::ApiArg && c.value >= 2)
+        .filter(|c| !matches!(c.kind, CapacityKind::ApiArg | CapacityKind::Let) && c.value >= 2)
         .collect();
     caps.sort_by(|a, b| (a.value, &a.item).cmp(&(b.value, &b.item)));
-    caps.dedup_by(|a, b| a.item == b.item && a.value == b.value);
+    caps.dedup_by(|a, b| a.item == b.item && a.value == b.value && a.package == b.package);
     caps
 }
 
@@ -56,7 +64,7 @@ fn explain<'a>(
             .count()
     };
     for c in caps {
-        if let Some(k) = (1..=max_k).find(|k| c.value * k == v) {
+        if let Some(k) = (1..=max_k).find(|k| c.value.checked_mul(*k) == Some(v)) {
             candidates.push((
                 related(c),
                 k,
@@ -68,7 +76,11 @@ fn explain<'a>(
         }
     }
     for (i, a) in caps.iter().enumerate() {
-        if let Some(b) = caps[i..].iter().find(|b| a.value * b.value == v) {
+        // Two different capacities: a square of one constant is a coincidence, not a design.
+        if let Some(b) = caps[i + 1..]
+            .iter()
+            .find(|b| b.item != a.item && a.value.checked_mul(b.value) == Some(v))
+        {
             let rel = related(a) + related(b);
             candidates.push((
                 rel,

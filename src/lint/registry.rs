@@ -37,9 +37,6 @@ pub struct Api {
     pub method: Option<String>,
     /// 0-based index of the argument that carries the capacity.
     pub arg: usize,
-    /// Whether `Some(N)` carries the capacity too.
-    #[serde(default)]
-    pub some: bool,
 }
 
 /// A rule or mutation operator as written in `rules/<id>.toml`.

@@ -82,9 +82,9 @@ pub fn parse_file(abs: &Path, rel: &str) -> Result<(String, syn::File), ParseFai
         message: format!("cannot read file: {e}"),
     })?;
     let text = String::from_utf8(bytes).map_err(|e| {
-        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-        let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
-        let col = valid.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+        let upto = e.utf8_error().valid_up_to();
+        let valid = std::str::from_utf8(&e.as_bytes()[..upto]).unwrap_or_default();
+        let (line, col) = crate::diag::line_col(valid, valid.len());
         ParseFailure {
             loc: point(rel, line, col),
             message: "file is not valid UTF-8".to_string(),
