@@ -135,17 +135,28 @@ impl Extractor<'_> {
         self.test_depth -= usize::from(test);
     }
 
-    fn const_item(&mut self, ident: &syn::Ident, expr: &Expr, is_static: bool) {
+    fn const_item(
+        &mut self,
+        vis: &syn::Visibility,
+        ident: &syn::Ident,
+        expr: &Expr,
+        is_static: bool,
+    ) {
         let val = Val::of(expr);
         if matches!(val, Val::Other) {
             return;
         }
+        let visibility = match vis {
+            syn::Visibility::Public(_) => Visibility::Public,
+            syn::Visibility::Restricted(_) => Visibility::Crate,
+            syn::Visibility::Inherited => Visibility::Private(self.path.join("::")),
+        };
         self.facts.consts.push(ConstDef {
             ident: ident.to_string(),
             site: self.site(&ident.to_string()),
             val,
             loc: crate::syntax::expr_loc(self.rel, expr),
-            name_loc: self.loc(ident),
+            visibility,
             is_static,
             in_test: self.in_test(),
         });
@@ -423,20 +434,20 @@ impl<'ast> Visit<'ast> for Extractor<'_> {
     fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
         let test = is_cfg_test(&c.attrs);
         self.with_test(test, |x| {
-            x.const_item(&c.ident, &c.expr, false);
+            x.const_item(&c.vis, &c.ident, &c.expr, false);
             visit::visit_item_const(x, c);
         });
     }
 
     fn visit_impl_item_const(&mut self, c: &'ast syn::ImplItemConst) {
-        self.const_item(&c.ident, &c.expr, false);
+        self.const_item(&c.vis, &c.ident, &c.expr, false);
         visit::visit_impl_item_const(self, c);
     }
 
     fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
         let test = is_cfg_test(&s.attrs);
         self.with_test(test, |x| {
-            x.const_item(&s.ident, &s.expr, true);
+            x.const_item(&s.vis, &s.ident, &s.expr, true);
             visit::visit_item_static(x, s);
         });
     }

@@ -6,6 +6,17 @@ use serde::Serialize;
 use crate::index::value::{Operand, Val};
 use crate::syntax::{FileRole, Loc, ParseFailure};
 
+/// Who can name an item: what a test can pin depends on it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Visibility {
+    /// `pub`: other crates (integration tests) too.
+    Public,
+    /// `pub(crate)`, `pub(super)`, `pub(in ..)`: the defining crate.
+    Crate,
+    /// Private: the defining module (`crate::a::b`) and its descendants.
+    Private(String),
+}
+
 /// A `const` or `static` item with an integer-like initialiser.
 #[derive(Debug, Clone, Serialize)]
 pub struct ConstDef {
@@ -15,8 +26,7 @@ pub struct ConstDef {
     pub val: Val,
     /// The initialiser expression.
     pub loc: Loc,
-    /// The name in the item.
-    pub name_loc: Loc,
+    pub visibility: Visibility,
     pub is_static: bool,
     pub in_test: bool,
 }

@@ -52,6 +52,8 @@ pub struct Capacity {
     pub uses: Vec<Use>,
     /// The package it is defined in.
     pub package: String,
+    /// Who can name it (fields, functions and API arguments count as public).
+    pub visibility: facts::Visibility,
 }
 
 /// The index of one run.
@@ -163,6 +165,7 @@ impl Index {
                         api: None,
                         uses: Vec::new(),
                         package: f.package.clone(),
+                        visibility: d.visibility.clone(),
                     })
                 });
             from_const.or_else(|| {
@@ -182,6 +185,7 @@ impl Index {
                             api: None,
                             uses: Vec::new(),
                             package: f.package.clone(),
+                            visibility: facts::Visibility::Public,
                         })
                     })
             })
@@ -308,6 +312,7 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
                 api,
                 uses,
                 package: f.package.clone(),
+                visibility: d.visibility.clone(),
             });
         }
         for fi in f.fields.iter().filter(|x| !x.in_test) {
@@ -324,6 +329,7 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
                 api: None,
                 uses: Vec::new(),
                 package: f.package.clone(),
+                visibility: facts::Visibility::Public,
             });
         }
         for n in f.named_lits.iter().filter(|x| !x.in_test && x.value > 0) {
@@ -340,6 +346,7 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
                 api: None,
                 uses: Vec::new(),
                 package: f.package.clone(),
+                visibility: facts::Visibility::Public,
             });
         }
         for a in f.api_args.iter().filter(|x| !x.in_test) {
@@ -363,6 +370,7 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
                 api: Some(a.api.clone()),
                 uses: Vec::new(),
                 package: f.package.clone(),
+                visibility: facts::Visibility::Public,
             });
         }
     }

@@ -11,13 +11,19 @@ pub fn check(index: &Index) -> Vec<Finding> {
     let all: Vec<&Capacity> = named_capacities(index);
     let mut out = Vec::new();
     for f in &index.files {
-        // A test can only pin the capacities of its own package.
-        let caps: Vec<&Capacity> = all
+        let own: Vec<&Capacity> = all
             .iter()
             .copied()
             .filter(|c| c.package == f.package)
             .collect();
         for c in &f.comparisons {
+            // A test can only pin what it can reach: its own package's capacities, and of those
+            // the ones visible from the test (a private constant only from its own module down).
+            let caps: Vec<&Capacity> = own
+                .iter()
+                .copied()
+                .filter(|cap| visible(cap, &c.function))
+                .collect();
             if let Some(found) = pin(index, &caps, c, &c.left, &c.right)
                 .or_else(|| pin(index, &caps, c, &c.right, &c.left))
             {
@@ -26,6 +32,17 @@ pub fn check(index: &Index) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// Whether code in `from` (a site, `crate::module::fn`) can name the capacity.
+fn visible(cap: &Capacity, from: &str) -> bool {
+    use crate::index::facts::Visibility;
+    let within = |scope: &str| from == scope || from.starts_with(&format!("{scope}::"));
+    match &cap.visibility {
+        Visibility::Public => true,
+        Visibility::Crate => within(cap.site.split("::").next().unwrap_or_default()),
+        Visibility::Private(module) => within(module),
+    }
 }
 
 /// Capacities with a name a test could pin, one per distinct item: not bare API arguments and
