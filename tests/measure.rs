@@ -87,7 +87,14 @@ fn vllm_window_equals_the_independent_expected_result() {
             .unwrap(),
     )
     .unwrap();
-    let got = json(&v1_window_args());
+    // Two boxes running the same server, so a fleet value cannot pass for a per-box one.
+    let mut args = v1_window_args();
+    args.extend([
+        "--log",
+        "box-b=fixtures/measure/vllm/vllm_v1_startup_latest.log",
+    ]);
+    let got = json(&args);
+    let boxes = 2.0;
     let e = |p: &str| num(&expected, p);
     let checks = [
         (
@@ -103,7 +110,12 @@ fn vllm_window_equals_the_independent_expected_result() {
         (
             "fleet",
             num(&got, "/fleet_capacity"),
-            e("/capacity/per_box"),
+            e("/capacity/per_box") * boxes,
+        ),
+        (
+            "fleet floor",
+            num(&got, "/fleet_pessimistic_floor"),
+            e("/capacity/floor_kv_over_max_model_len") * boxes,
         ),
         (
             "floor",
