@@ -511,6 +511,51 @@ fn write_without_a_path_goes_to_the_workspace_root() {
 }
 
 #[test]
+fn write_without_a_path_goes_where_the_root_package_config_says_as_init_does() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"single\"\nedition = \"2021\"\n\n\
+         [package.metadata.capcheck]\nmanifest = \"ops/capacity.toml\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::create_dir_all(dir.path().join("ops")).unwrap();
+    std::fs::write(
+        dir.path().join("src/lib.rs"),
+        "pub const MAX_CONCURRENT_REQUESTS: usize = 8;\n",
+    )
+    .unwrap();
+    let init = Command::new(env!("CARGO_BIN_EXE_cargo-capcheck"))
+        .arg("init")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    let manifest = dir.path().join("ops/capacity.toml");
+    assert!(manifest.is_file(), "init did not write ops/capacity.toml");
+
+    let log = root().join("fixtures/measure/vllm_dp2.log");
+    let out = measure_in(dir.path(), &["--log", log.to_str().unwrap(), "--write"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !dir.path().join("capacity.toml").exists(),
+        "measure --write wrote a second manifest at the root"
+    );
+    let written = std::fs::read_to_string(&manifest).unwrap();
+    assert!(written.contains("[[capacity]]"), "{written}");
+    assert!(written.contains("[[backend]]"), "{written}");
+}
+
+#[test]
 fn write_refuses_a_malformed_manifest_with_its_line() {
     let dir = tempfile::tempdir().unwrap();
     let manifest = dir.path().join("capacity.toml");

@@ -12,20 +12,16 @@ use super::EvidenceError;
 use super::model::{Measurement, Options};
 use crate::cli::WorkspaceArgs;
 
-/// The manifest path: as given, or the one `check` reads (`manifest = ..` in the config, else
-/// `capacity.toml` at the workspace root, as `cargo metadata` finds it).
+/// The manifest path: as given, or the one `check` and `init` read (`manifest = ..` in the
+/// workspace's or the root package's capcheck config, else `capacity.toml` at the workspace root,
+/// as `cargo metadata` finds it).
 pub fn target(given: Option<&Path>, ws: &WorkspaceArgs) -> anyhow::Result<PathBuf> {
     if let Some(given) = given {
         return Ok(given.to_path_buf());
     }
     let meta = crate::workspace::metadata(ws)
         .context("`--write` without a path writes at the workspace root: pass --write PATH")?;
-    let config = meta
-        .workspace_metadata
-        .get("capcheck")
-        .cloned()
-        .unwrap_or_default();
-    let config = crate::config::Config::from_metadata(&config)?;
+    let config = crate::config::Config::from_metadata(&crate::workspace::config(&meta))?;
     let root = meta.workspace_root.into_std_path_buf();
     Ok(crate::manifest::locate(
         &root,
