@@ -398,12 +398,15 @@ fn malformed_evidence_is_located_and_exits_2() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
+    // One located error per file, each listing every problem at file:line:column.
     for at in [
-        "fixtures/measure/malformed.log:2: expected `GPU KV cache size: N tokens`",
-        "fixtures/measure/malformed.log:3: expected `# GPU blocks: N`",
-        "fixtures/measure/malformed.prom:3:",
-        "fixtures/measure/malformed.prom:4:",
-        "fixtures/measure/malformed.prom:5:",
+        "fixtures/measure/malformed.log has 2 problems",
+        "fixtures/measure/malformed.log:2:43: expected `GPU KV cache size: N tokens`",
+        "fixtures/measure/malformed.log:3:42: expected `# GPU blocks: N`",
+        "fixtures/measure/malformed.prom has 3 problems",
+        "fixtures/measure/malformed.prom:3:1: expected a closing `\"`",
+        "fixtures/measure/malformed.prom:4:1: expected one of counter",
+        "fixtures/measure/malformed.prom:5:1: expected a number",
     ] {
         assert!(stderr.contains(at), "missing `{at}` in:\n{stderr}");
     }

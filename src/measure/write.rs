@@ -8,9 +8,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{Context, bail};
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, Value};
 
-use super::EvidenceError;
 use super::model::{Measurement, Options};
 use crate::cli::WorkspaceArgs;
+use crate::diag::{InputError, Problem, line_col};
 
 /// The manifest path: as given, or the one `check` and `init` read (`manifest = ..` in the
 /// workspace's or the root package's capcheck config, else `capacity.toml` at the workspace root,
@@ -71,15 +71,50 @@ fn number(v: f64) -> Value {
     }
 }
 
-fn table<'a>(doc: &'a mut DocumentMut, key: &str, path: &Path) -> anyhow::Result<&'a mut Table> {
-    let item = doc.entry(key).or_insert(toml_edit::table());
-    item.as_table_mut().ok_or_else(|| {
-        EvidenceError(vec![format!(
-            "{}: `{key}` must be a table ([{key}])",
-            path.display()
-        )])
-        .into()
-    })
+/// The tables `update` writes into: each must be a `[table]`, and `backend` an array of
+/// `[[backend]]` tables, or the file is refused with every misplaced key located.
+const TABLES: [&str; 3] = ["workload", "prompt", "derived"];
+
+/// Parse the existing manifest, keeping its format, and check the shapes `update` relies on.
+fn read_doc(file: &str, text: &str) -> Result<DocumentMut, InputError> {
+    let refuse = |problems| InputError {
+        file: file.to_string(),
+        problems,
+    };
+    let at = |span: Option<std::ops::Range<usize>>, message: String| {
+        let (line, column) = line_col(text, span.map_or(0, |s| s.start));
+        Problem::new(line, column, message)
+    };
+    let doc = toml_edit::Document::parse(text)
+        .map_err(|e| refuse(vec![at(e.span(), e.message().trim().to_string())]))?;
+    let mut problems = Vec::new();
+    for key in TABLES {
+        if let Some(item) = doc.get(key).filter(|i| !i.is_table()) {
+            problems.push(at(
+                item.span(),
+                format!("`{key}` must be a table ([{key}])"),
+            ));
+        }
+    }
+    if let Some(item) = doc.get("backend").filter(|i| !i.is_array_of_tables()) {
+        problems.push(at(
+            item.span(),
+            "`backend` must be an array of tables ([[backend]])".to_string(),
+        ));
+    }
+    if problems.is_empty() {
+        Ok(doc.into_mut())
+    } else {
+        Err(refuse(problems))
+    }
+}
+
+/// One of [`TABLES`], created when absent; `read_doc` already refused any other shape.
+fn table<'a>(doc: &'a mut DocumentMut, key: &str) -> anyhow::Result<&'a mut Table> {
+    doc.entry(key)
+        .or_insert(toml_edit::table())
+        .as_table_mut()
+        .with_context(|| format!("`{key}` is not a table"))
 }
 
 /// Create or update the manifest at `path`; returns the path written.
@@ -89,16 +124,11 @@ pub fn update(path: &Path, m: &Measurement, opts: &Options) -> anyhow::Result<Pa
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => bail!("{}: cannot read: {e}", path.display()),
     };
-    let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
-        let line = e.span().map_or(1, |s| {
-            text.get(..s.start).unwrap_or(&text).matches('\n').count() + 1
-        });
-        EvidenceError(vec![format!("{}:{line}: {}", path.display(), e.message())])
-    })?;
+    let mut doc = read_doc(&path.display().to_string(), &text)?;
     let now = now_rfc3339();
 
     if let Some(roster) = opts.roster {
-        let w = table(&mut doc, "workload", path)?;
+        let w = table(&mut doc, "workload")?;
         set(w, "natural_bound", int(roster));
         set(w, "source", "cargo capcheck measure --roster");
     }
@@ -106,12 +136,9 @@ pub fn update(path: &Path, m: &Measurement, opts: &Options) -> anyhow::Result<Pa
         let item = doc
             .entry("backend")
             .or_insert(Item::ArrayOfTables(ArrayOfTables::new()));
-        let Some(backends) = item.as_array_of_tables_mut() else {
-            bail!(EvidenceError(vec![format!(
-                "{}: `backend` must be an array of tables ([[backend]])",
-                path.display()
-            )]));
-        };
+        let backends = item
+            .as_array_of_tables_mut()
+            .context("`backend` is not an array of tables")?;
         for b in &m.boxes {
             let found = backends
                 .iter()
@@ -142,7 +169,7 @@ pub fn update(path: &Path, m: &Measurement, opts: &Options) -> anyhow::Result<Pa
         }
     }
     if let Some(p90) = m.p90_prompt_tokens {
-        let t = table(&mut doc, "prompt", path)?;
+        let t = table(&mut doc, "prompt")?;
         set(t, "p90_tokens", number(p90));
         set(t, "lower_bound", m.p90_prompt_is_lower_bound);
         if let Some(w) = m.window_s {
@@ -166,7 +193,7 @@ pub fn update(path: &Path, m: &Measurement, opts: &Options) -> anyhow::Result<Pa
         ("pessimistic_floor", m.pessimistic_floor),
     ];
     if derived.iter().any(|(_, v)| v.is_some()) {
-        let t = table(&mut doc, "derived", path)?;
+        let t = table(&mut doc, "derived")?;
         for (k, v) in derived {
             if let Some(v) = v {
                 set(t, k, int(v));
@@ -181,6 +208,25 @@ pub fn update(path: &Path, m: &Measurement, opts: &Options) -> anyhow::Result<Pa
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_misshapen_manifest_is_refused_with_every_problem_located() {
+        let err = read_doc(
+            "capacity.toml",
+            "# header\nworkload = 3\n[derived]\nx = 1\n[backend]\nname = \"a\"\n",
+        )
+        .unwrap_err();
+        let at: Vec<(usize, usize)> = err.problems.iter().map(|p| (p.line, p.column)).collect();
+        assert_eq!(at, [(2, 12), (5, 1)]);
+        assert!(
+            err.problems[0]
+                .message
+                .contains("`workload` must be a table")
+        );
+        assert!(err.problems[1].message.contains("[[backend]]"));
+        let syntax = read_doc("capacity.toml", "[workload]\nnatural_bound = \n").unwrap_err();
+        assert_eq!(syntax.problems[0].line, 2);
+    }
 
     #[test]
     fn rfc3339_dates() {
