@@ -1,6 +1,6 @@
 //! `cargo capcheck measure`: evidence in (startup logs, /metrics scrapes), numbers and the
-//! capacity manifest out. Reading and arithmetic never print; only [`report`] renders and only
-//! [`write`] touches the filesystem, at the one path the user asked for.
+//! capacity manifest out. Reading and arithmetic never print; [`report`] renders to text, [`run`]
+//! prints it, and only [`write`] touches the filesystem, at the one path the user asked for.
 
 pub mod capacity;
 pub mod logs;
@@ -198,6 +198,7 @@ pub fn run(args: MeasureArgs, workspace: &WorkspaceArgs) -> anyhow::Result<Exit>
         )?),
         None => None,
     };
-    report::print(&m, written.as_deref(), &args.format);
+    // The one print in `measure`, at its edge: cli's `run` only passes the exit code on.
+    print!("{}", report::render(&m, written.as_deref(), &args.format));
     Ok(Exit::Clean)
 }

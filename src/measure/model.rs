@@ -104,7 +104,7 @@ pub struct WhatIfReport {
 }
 
 /// Everything `measure` found: numbers, warnings, and where each number came from.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Measurement {
     pub boxes: Vec<BoxReport>,
     pub p90_prompt_tokens: Option<f64>,
