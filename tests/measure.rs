@@ -327,8 +327,7 @@ fn vllm_v0_log_and_multiprocess_scrape() {
 #[test]
 fn vllm_default_max_num_seqs_is_flagged_unmeasured() {
     let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("plain.log");
-    std::fs::write(&log, "INFO GPU KV cache size: 1,000,000 tokens, Maximum concurrency for 8,192 tokens per request: 122.07x\n").unwrap();
+    let log = plain_vllm_log(dir.path());
     let got = json(&[
         "--log",
         log.to_str().unwrap(),
@@ -339,6 +338,78 @@ fn vllm_default_max_num_seqs_is_flagged_unmeasured() {
     assert_eq!(got["boxes"][0]["max_num_seqs_measured"], false);
     assert_eq!(got["boxes"][0]["capacity"], 256);
     assert!(got["warnings"].to_string().contains("not measured"));
+}
+
+/// A plain vLLM log: 1,000,000 KV tokens, max_model_len 8192, no max_num_seqs.
+fn plain_vllm_log(dir: &Path) -> PathBuf {
+    let log = dir.join("plain.log");
+    std::fs::write(&log, "INFO GPU KV cache size: 1,000,000 tokens, Maximum concurrency for 8,192 tokens per request: 122.07x\n").unwrap();
+    log
+}
+
+#[test]
+fn write_leaves_out_derived_values_an_assumed_default_decided() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = plain_vllm_log(dir.path());
+    let manifest = dir.path().join("capacity.toml");
+    // An earlier run's value must not survive as if it were current.
+    std::fs::write(&manifest, "[derived]\nper_box_capacity = 14\n").unwrap();
+    let out = measure(&[
+        "--log",
+        log.to_str().unwrap(),
+        "--p90-prompt-tokens",
+        "1000",
+        "--write",
+        manifest.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success());
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // 1,000,000 / 1000 = 1000 > 256: the min() picked the assumed default.
+    assert_eq!(got["per_box_capacity"], 256);
+    assert_eq!(got["per_box_capacity_assumed"], true);
+    assert_eq!(got["fleet_capacity_assumed"], true);
+    assert_eq!(got["boxes"][0]["capacity_assumed"], true);
+    let warnings = got["warnings"].to_string();
+    assert!(
+        warnings.contains("[derived] per_box_capacity not written (its earlier value 14 removed): 256 is bound by max_num_seqs"),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains("[derived] fleet_capacity not written"),
+        "{warnings}"
+    );
+    let written: toml::Table = std::fs::read_to_string(&manifest).unwrap().parse().unwrap();
+    let derived = written["derived"].as_table().unwrap();
+    assert!(!derived.contains_key("per_box_capacity"), "{derived:?}");
+    assert!(!derived.contains_key("fleet_capacity"), "{derived:?}");
+    assert_eq!(
+        derived["pessimistic_floor"].as_integer(),
+        Some(1_000_000 / 8192)
+    );
+    assert_eq!(
+        written["backend"][0]["max_num_seqs_measured"].as_bool(),
+        Some(false)
+    );
+
+    // When the KV cache binds below the assumed default, the default decided nothing.
+    let out = measure(&[
+        "--log",
+        log.to_str().unwrap(),
+        "--p90-prompt-tokens",
+        "10000",
+        "--write",
+        manifest.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("not written"));
+    let written: toml::Table = std::fs::read_to_string(&manifest).unwrap().parse().unwrap();
+    assert_eq!(
+        written["derived"]["per_box_capacity"].as_integer(),
+        Some(100)
+    );
+    assert_eq!(written["derived"]["fleet_capacity"].as_integer(), Some(100));
 }
 
 #[test]

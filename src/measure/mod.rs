@@ -189,13 +189,13 @@ pub fn run(args: MeasureArgs, workspace: &WorkspaceArgs) -> anyhow::Result<Exit>
         window_s,
     };
     let shown = texts.as_ref().map(|t| t.2.as_str()).unwrap_or_default();
-    let m = capacity::compute(&boxes, signals.as_ref().map(|s| (s, shown)), &opts);
+    let mut m = capacity::compute(&boxes, signals.as_ref().map(|s| (s, shown)), &opts);
     let written = match &args.write {
-        Some(path) => Some(write::update(
-            &write::target(path.as_deref(), workspace)?,
-            &m,
-            &opts,
-        )?),
+        Some(path) => {
+            let w = write::update(&write::target(path.as_deref(), workspace)?, &m, &opts)?;
+            m.warnings.extend(w.warnings);
+            Some(w.path)
+        }
         None => None,
     };
     // The one print in `measure`, at its edge: cli's `run` only passes the exit code on.

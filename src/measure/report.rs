@@ -55,6 +55,15 @@ fn opt(v: Option<u64>) -> String {
     v.map_or_else(|| "-".to_string(), n)
 }
 
+/// A capacity that rests on an assumed default says so.
+fn assumed(v: Option<u64>, assumed: bool) -> String {
+    if assumed {
+        format!("{} (assumed)", opt(v))
+    } else {
+        opt(v)
+    }
+}
+
 /// Rows of cells, the first column left-aligned and the rest right-aligned.
 fn table(rows: &[Vec<String>]) -> String {
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
@@ -127,7 +136,7 @@ pub fn human(m: &Measurement, written: Option<&Path>, colour: bool) -> String {
                 n(b.kv_cache_tokens),
                 seqs,
                 opt(b.max_model_len),
-                opt(b.capacity),
+                assumed(b.capacity, b.capacity_assumed),
                 opt(b.pessimistic_floor),
             ]);
         }
@@ -138,7 +147,7 @@ pub fn human(m: &Measurement, written: Option<&Path>, colour: bool) -> String {
             String::new(),
             String::new(),
             String::new(),
-            opt(m.fleet_capacity),
+            assumed(m.fleet_capacity, m.fleet_capacity_assumed),
             opt(m.fleet_pessimistic_floor),
         ]);
         out.push_str(&table(&rows));
@@ -157,8 +166,8 @@ pub fn human(m: &Measurement, written: Option<&Path>, colour: bool) -> String {
     if m.per_box_capacity.is_some() {
         out.push_str(&format!(
             "per box {}, fleet {}, pessimistic floor (KV / max_model_len) {} per box\n",
-            opt(m.per_box_capacity),
-            opt(m.fleet_capacity),
+            assumed(m.per_box_capacity, m.per_box_capacity_assumed),
+            assumed(m.fleet_capacity, m.fleet_capacity_assumed),
             opt(m.pessimistic_floor)
         ));
     }

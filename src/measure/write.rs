@@ -117,8 +117,15 @@ fn table<'a>(doc: &'a mut DocumentMut, key: &str) -> anyhow::Result<&'a mut Tabl
         .with_context(|| format!("`{key}` is not a table"))
 }
 
-/// Create or update the manifest at `path`; returns the path written.
-pub fn update(path: &Path, m: &Measurement, opts: &Options) -> anyhow::Result<PathBuf> {
+/// What `update` did: the path written, and why it left values out.
+#[derive(Debug)]
+pub struct Written {
+    pub path: PathBuf,
+    pub warnings: Vec<String>,
+}
+
+/// Create or update the manifest at `path`.
+pub fn update(path: &Path, m: &Measurement, opts: &Options) -> anyhow::Result<Written> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
@@ -187,22 +194,67 @@ pub fn update(path: &Path, m: &Measurement, opts: &Options) -> anyhow::Result<Pa
         );
         set(t, "measured_at", now.as_str());
     }
-    let derived = [
-        ("per_box_capacity", m.per_box_capacity),
-        ("fleet_capacity", m.fleet_capacity),
-        ("pessimistic_floor", m.pessimistic_floor),
-    ];
-    if derived.iter().any(|(_, v)| v.is_some()) {
-        let t = table(&mut doc, "derived")?;
-        for (k, v) in derived {
-            if let Some(v) = v {
-                set(t, k, int(v));
-            }
-        }
-        set(t, "measured_at", now.as_str());
-    }
+    let warnings = write_derived(&mut doc, m, &now)?;
     crate::manifest::write_atomic(path, &doc.to_string())?;
-    Ok(path.to_path_buf())
+    Ok(Written {
+        path: path.to_path_buf(),
+        warnings,
+    })
+}
+
+/// `[derived]`, without the values an assumed default decided: a number the log never stated
+/// must not pass for a measurement (`check` and `mutants` read these keys as measured). A value
+/// left out also replaces an earlier one, which would otherwise look current. Returns why each
+/// was left out.
+fn write_derived(doc: &mut DocumentMut, m: &Measurement, now: &str) -> anyhow::Result<Vec<String>> {
+    let derived = [
+        (
+            "per_box_capacity",
+            m.per_box_capacity,
+            m.per_box_capacity_assumed,
+        ),
+        ("fleet_capacity", m.fleet_capacity, m.fleet_capacity_assumed),
+        ("pessimistic_floor", m.pessimistic_floor, false),
+    ];
+    let guessed: Vec<&str> = m
+        .boxes
+        .iter()
+        .filter(|b| b.capacity_assumed)
+        .map(|b| b.name.as_str())
+        .collect();
+    let mut warnings = Vec::new();
+    for (key, value, assumed) in derived {
+        let (Some(v), true) = (value, assumed) else {
+            continue;
+        };
+        let earlier = doc
+            .get_mut("derived")
+            .and_then(Item::as_table_mut)
+            .and_then(|t| t.remove(key))
+            .and_then(|i| i.as_integer());
+        warnings.push(format!(
+            "[derived] {key} not written{}: {v} is bound by max_num_seqs, which the log of {} does not state (the server's default was assumed); start the server with an explicit limit (vLLM --max-num-seqs, TGI --max-concurrent-requests) and measure again",
+            earlier.map_or_else(String::new, |e| format!(" (its earlier value {e} removed)")),
+            guessed
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ));
+    }
+    let measured: Vec<(&str, u64)> = derived
+        .iter()
+        .filter(|(_, _, assumed)| !assumed)
+        .filter_map(|(k, v, _)| v.map(|v| (*k, v)))
+        .collect();
+    if !measured.is_empty() {
+        let t = table(doc, "derived")?;
+        for (k, v) in measured {
+            set(t, k, int(v));
+        }
+        set(t, "measured_at", now);
+    }
+    Ok(warnings)
 }
 
 #[cfg(test)]
