@@ -87,7 +87,14 @@ fn vllm_window_equals_the_independent_expected_result() {
             .unwrap(),
     )
     .unwrap();
-    let got = json(&v1_window_args());
+    // Two boxes running the same server, so a fleet value cannot pass for a per-box one.
+    let mut args = v1_window_args();
+    args.extend([
+        "--log",
+        "box-b=fixtures/measure/vllm/vllm_v1_startup_latest.log",
+    ]);
+    let got = json(&args);
+    let boxes = 2.0;
     let e = |p: &str| num(&expected, p);
     let checks = [
         (
@@ -103,7 +110,12 @@ fn vllm_window_equals_the_independent_expected_result() {
         (
             "fleet",
             num(&got, "/fleet_capacity"),
-            e("/capacity/per_box"),
+            e("/capacity/per_box") * boxes,
+        ),
+        (
+            "fleet floor",
+            num(&got, "/fleet_pessimistic_floor"),
+            e("/capacity/floor_kv_over_max_model_len") * boxes,
         ),
         (
             "floor",
@@ -315,8 +327,7 @@ fn vllm_v0_log_and_multiprocess_scrape() {
 #[test]
 fn vllm_default_max_num_seqs_is_flagged_unmeasured() {
     let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("plain.log");
-    std::fs::write(&log, "INFO GPU KV cache size: 1,000,000 tokens, Maximum concurrency for 8,192 tokens per request: 122.07x\n").unwrap();
+    let log = plain_vllm_log(dir.path());
     let got = json(&[
         "--log",
         log.to_str().unwrap(),
@@ -327,6 +338,78 @@ fn vllm_default_max_num_seqs_is_flagged_unmeasured() {
     assert_eq!(got["boxes"][0]["max_num_seqs_measured"], false);
     assert_eq!(got["boxes"][0]["capacity"], 256);
     assert!(got["warnings"].to_string().contains("not measured"));
+}
+
+/// A plain vLLM log: 1,000,000 KV tokens, max_model_len 8192, no max_num_seqs.
+fn plain_vllm_log(dir: &Path) -> PathBuf {
+    let log = dir.join("plain.log");
+    std::fs::write(&log, "INFO GPU KV cache size: 1,000,000 tokens, Maximum concurrency for 8,192 tokens per request: 122.07x\n").unwrap();
+    log
+}
+
+#[test]
+fn write_leaves_out_derived_values_an_assumed_default_decided() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = plain_vllm_log(dir.path());
+    let manifest = dir.path().join("capacity.toml");
+    // An earlier run's value must not survive as if it were current.
+    std::fs::write(&manifest, "[derived]\nper_box_capacity = 14\n").unwrap();
+    let out = measure(&[
+        "--log",
+        log.to_str().unwrap(),
+        "--p90-prompt-tokens",
+        "1000",
+        "--write",
+        manifest.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success());
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // 1,000,000 / 1000 = 1000 > 256: the min() picked the assumed default.
+    assert_eq!(got["per_box_capacity"], 256);
+    assert_eq!(got["per_box_capacity_assumed"], true);
+    assert_eq!(got["fleet_capacity_assumed"], true);
+    assert_eq!(got["boxes"][0]["capacity_assumed"], true);
+    let warnings = got["warnings"].to_string();
+    assert!(
+        warnings.contains("[derived] per_box_capacity not written (its earlier value 14 removed): 256 is bound by max_num_seqs"),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains("[derived] fleet_capacity not written"),
+        "{warnings}"
+    );
+    let written: toml::Table = std::fs::read_to_string(&manifest).unwrap().parse().unwrap();
+    let derived = written["derived"].as_table().unwrap();
+    assert!(!derived.contains_key("per_box_capacity"), "{derived:?}");
+    assert!(!derived.contains_key("fleet_capacity"), "{derived:?}");
+    assert_eq!(
+        derived["pessimistic_floor"].as_integer(),
+        Some(1_000_000 / 8192)
+    );
+    assert_eq!(
+        written["backend"][0]["max_num_seqs_measured"].as_bool(),
+        Some(false)
+    );
+
+    // When the KV cache binds below the assumed default, the default decided nothing.
+    let out = measure(&[
+        "--log",
+        log.to_str().unwrap(),
+        "--p90-prompt-tokens",
+        "10000",
+        "--write",
+        manifest.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("not written"));
+    let written: toml::Table = std::fs::read_to_string(&manifest).unwrap().parse().unwrap();
+    assert_eq!(
+        written["derived"]["per_box_capacity"].as_integer(),
+        Some(100)
+    );
+    assert_eq!(written["derived"]["fleet_capacity"].as_integer(), Some(100));
 }
 
 #[test]
@@ -386,12 +469,15 @@ fn malformed_evidence_is_located_and_exits_2() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
+    // One located error per file, each listing every problem at file:line:column.
     for at in [
-        "fixtures/measure/malformed.log:2: expected `GPU KV cache size: N tokens`",
-        "fixtures/measure/malformed.log:3: expected `# GPU blocks: N`",
-        "fixtures/measure/malformed.prom:3:",
-        "fixtures/measure/malformed.prom:4:",
-        "fixtures/measure/malformed.prom:5:",
+        "fixtures/measure/malformed.log has 2 problems",
+        "fixtures/measure/malformed.log:2:43: expected `GPU KV cache size: N tokens`",
+        "fixtures/measure/malformed.log:3:42: expected `# GPU blocks: N`",
+        "fixtures/measure/malformed.prom has 3 problems",
+        "fixtures/measure/malformed.prom:3:1: expected a closing `\"`",
+        "fixtures/measure/malformed.prom:4:1: expected one of counter",
+        "fixtures/measure/malformed.prom:5:1: expected a number",
     ] {
         assert!(stderr.contains(at), "missing `{at}` in:\n{stderr}");
     }
@@ -496,6 +582,51 @@ fn write_without_a_path_goes_to_the_workspace_root() {
     );
     assert!(dir.path().join("capacity.toml").is_file());
     assert!(!member.join("capacity.toml").exists());
+}
+
+#[test]
+fn write_without_a_path_goes_where_the_root_package_config_says_as_init_does() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"single\"\nedition = \"2021\"\n\n\
+         [package.metadata.capcheck]\nmanifest = \"ops/capacity.toml\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::create_dir_all(dir.path().join("ops")).unwrap();
+    std::fs::write(
+        dir.path().join("src/lib.rs"),
+        "pub const MAX_CONCURRENT_REQUESTS: usize = 8;\n",
+    )
+    .unwrap();
+    let init = Command::new(env!("CARGO_BIN_EXE_cargo-capcheck"))
+        .arg("init")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    let manifest = dir.path().join("ops/capacity.toml");
+    assert!(manifest.is_file(), "init did not write ops/capacity.toml");
+
+    let log = root().join("fixtures/measure/vllm_dp2.log");
+    let out = measure_in(dir.path(), &["--log", log.to_str().unwrap(), "--write"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !dir.path().join("capacity.toml").exists(),
+        "measure --write wrote a second manifest at the root"
+    );
+    let written = std::fs::read_to_string(&manifest).unwrap();
+    assert!(written.contains("[[capacity]]"), "{written}");
+    assert!(written.contains("[[backend]]"), "{written}");
 }
 
 #[test]

@@ -86,6 +86,17 @@ pub fn compute(
     let capacities = nonempty(capacities);
     let floors = nonempty(floors);
     let fleet_capacity = capacities.as_ref().map(|c| c.iter().sum::<u64>());
+    let per_box_capacity = capacities.as_ref().and_then(|c| c.iter().min().copied());
+    // The smallest box decides the per-box value: it rests on a guess only when every box at
+    // that minimum does. One guessed box is enough to make the fleet's sum a guess.
+    let per_box_capacity_assumed = per_box_capacity.is_some_and(|min| {
+        reports
+            .iter()
+            .filter(|b| b.capacity == Some(min))
+            .all(|b| b.capacity_assumed)
+    });
+    let fleet_capacity_assumed =
+        fleet_capacity.is_some() && reports.iter().any(|b| b.capacity_assumed);
 
     if let (Some(s), [only]) = (signals, reports.as_slice())
         && let Some(kv) = &s.kv_cache_tokens
@@ -188,8 +199,10 @@ pub fn compute(
     Measurement {
         p90_prompt_tokens: p90,
         p90_prompt_is_lower_bound: lower_bound,
-        per_box_capacity: capacities.as_ref().and_then(|c| c.iter().min().copied()),
+        per_box_capacity,
+        per_box_capacity_assumed,
         fleet_capacity,
+        fleet_capacity_assumed,
         pessimistic_floor: floors.as_ref().and_then(|f| f.iter().min().copied()),
         fleet_pessimistic_floor: floors.map(|f| f.iter().sum()),
         boxes: reports,
@@ -249,15 +262,23 @@ fn box_report(
     if let Some(r) = f.max_num_batched_tokens {
         sources.insert(format!("boxes.{}.max_num_batched_tokens", b.name), at(&r));
     }
-    let per_engine = |kv: u64| -> Option<u64> {
+    let by_kv = |kv: u64| -> Option<u64> {
         let p90 = p90.filter(|p| !p.is_nan())?;
-        let by_kv = if p90 > 0.0 {
+        Some(if p90 > 0.0 {
             (kv as f64 / p90).floor() as u64
         } else {
             u64::MAX
-        };
-        Some(max_num_seqs.map_or(by_kv, |m| by_kv.min(m)))
+        })
     };
+    let per_engine = |kv: u64| by_kv(kv).map(|k| max_num_seqs.map_or(k, |m| k.min(m)));
+    // The min() picked an assumed default for some engine: the KV cache allowed more, so the
+    // box's capacity rests on a guess, not on the log.
+    let capacity_assumed = f.max_num_seqs.is_none()
+        && max_num_seqs.is_some_and(|m| {
+            f.engines
+                .iter()
+                .any(|e| by_kv(e.value).is_some_and(|k| k > m))
+        });
     BoxReport {
         name: b.name.clone(),
         server: f.kind,
@@ -268,6 +289,7 @@ fn box_report(
         max_model_len: f.max_model_len.map(|r| r.value),
         max_num_batched_tokens: f.max_num_batched_tokens.map(|r| r.value),
         capacity: f.engines.iter().map(|e| per_engine(e.value)).sum(),
+        capacity_assumed,
         pessimistic_floor: f
             .max_model_len
             .filter(|m| m.value > 0)

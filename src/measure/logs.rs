@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::prom::LineError;
+use crate::diag::Problem;
 
 /// Which server wrote the log, detected from its content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -82,7 +82,7 @@ impl Clean {
     }
 
     /// Every match of `pattern` as (line, number parsed from group 1).
-    fn numbers(&self, pattern: &Regex, errors: &mut Vec<LineError>) -> Vec<Read> {
+    fn numbers(&self, pattern: &Regex, errors: &mut Vec<Problem>) -> Vec<Read> {
         let mut out = Vec::new();
         for c in pattern.captures_iter(&self.text) {
             let (Some(whole), Some(m)) = (c.get(0), c.get(1)) else {
@@ -91,16 +91,17 @@ impl Clean {
             let line = self.line_of(whole.start());
             match m.as_str().replace(',', "").parse::<u64>() {
                 Ok(value) => out.push(Read { value, line }),
-                Err(_) => errors.push(LineError {
+                Err(_) => errors.push(Problem::new(
                     line,
-                    message: format!("expected a whole number, found `{}`", m.as_str()),
-                }),
+                    1,
+                    format!("expected a whole number, found `{}`", m.as_str()),
+                )),
             }
         }
         out
     }
 
-    fn last(&self, pattern: &Regex, errors: &mut Vec<LineError>) -> Option<Read> {
+    fn last(&self, pattern: &Regex, errors: &mut Vec<Problem>) -> Option<Read> {
         self.numbers(pattern, errors).pop()
     }
 
@@ -192,18 +193,23 @@ const ANCHORS: [Anchor; 5] = [
 /// vLLM's default block size on CUDA, used when the log does not print one.
 const VLLM_DEFAULT_BLOCK_SIZE: u64 = 16;
 
-/// Read a startup log. Every malformed line is reported; a log without any KV cache size is
-/// an error at line 0 (the whole file).
-pub fn parse(raw: &str) -> Result<LogFacts, Vec<LineError>> {
+/// Read a startup log. Every malformed line is reported, at the column of its anchor text in
+/// the raw line (column 1 for a number that does not parse); a log without any KV cache size is
+/// an error at 1:1, the whole file.
+pub fn parse(raw: &str) -> Result<LogFacts, Vec<Problem>> {
     let clean = Clean::new(raw);
     let mut errors = Vec::new();
-    for (i, line) in clean.text.lines().enumerate() {
+    for ((i, line), raw_line) in clean.text.lines().enumerate().zip(raw.lines()) {
         for a in &ANCHORS {
             if line.contains(a.text) && !a.pattern.is_match(line) {
-                errors.push(LineError {
-                    line: i + 1,
-                    message: format!("expected {}", a.expected),
-                });
+                let column = raw_line
+                    .find(a.text)
+                    .map_or(1, |at| raw_line[..at].chars().count() + 1);
+                errors.push(Problem::new(
+                    i + 1,
+                    column,
+                    format!("expected {}", a.expected),
+                ));
             }
         }
     }
@@ -223,8 +229,9 @@ pub fn parse(raw: &str) -> Result<LogFacts, Vec<LineError>> {
         ServerKind::Tgi => tgi(&clean, &mut errors),
     };
     if facts.engines.is_empty() && errors.is_empty() {
-        errors.push(LineError {
-            line: 0,
+        errors.push(Problem {
+            line: 1,
+            column: 1,
             message: "expected a KV cache size line (vLLM `GPU KV cache size: N tokens` or `# GPU blocks: N`, SGLang `max_total_num_tokens=N`, TGI `Setting max batch total tokens to N`)".to_string(),
         });
     }
@@ -253,7 +260,7 @@ fn per_engine(
     engines.into_values().collect()
 }
 
-fn vllm(clean: &Clean, errors: &mut Vec<LineError>) -> LogFacts {
+fn vllm(clean: &Clean, errors: &mut Vec<Problem>) -> LogFacts {
     let mut warnings = Vec::new();
     let mut kv = clean.numbers(&V1_KV, errors);
     if kv.is_empty() {
@@ -286,7 +293,7 @@ fn vllm(clean: &Clean, errors: &mut Vec<LineError>) -> LogFacts {
     }
 }
 
-fn sglang(clean: &Clean, errors: &mut Vec<LineError>) -> LogFacts {
+fn sglang(clean: &Clean, errors: &mut Vec<Problem>) -> LogFacts {
     let mut warnings = Vec::new();
     let mut kv = clean.numbers(&SG_TOTAL, errors);
     if kv.is_empty() {
@@ -303,7 +310,7 @@ fn sglang(clean: &Clean, errors: &mut Vec<LineError>) -> LogFacts {
     }
 }
 
-fn tgi(clean: &Clean, errors: &mut Vec<LineError>) -> LogFacts {
+fn tgi(clean: &Clean, errors: &mut Vec<Problem>) -> LogFacts {
     let mut warnings = Vec::new();
     let kv = clean.numbers(&TGI_TOTAL, errors);
     let engines = per_engine(clean, kv, &NEVER, &mut warnings);
@@ -371,10 +378,11 @@ mod tests {
 
     #[test]
     fn a_kv_line_without_a_number_is_located() {
-        let errs = parse("ok\nINFO GPU KV cache size: lots tokens\n").unwrap_err();
-        assert_eq!(errs[0].line, 2);
+        let errs = parse("ok\n\x1b[32mINFO\x1b[0m GPU KV cache size: lots tokens\n").unwrap_err();
+        assert_eq!((errs[0].line, errs[0].column), (2, 15));
         assert!(errs[0].message.contains("GPU KV cache size: N tokens"));
-        assert_eq!(parse("nothing here\n").unwrap_err()[0].line, 0);
+        let whole = &parse("nothing here\n").unwrap_err()[0];
+        assert_eq!((whole.line, whole.column), (1, 1));
     }
 
     proptest! {

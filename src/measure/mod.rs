@@ -1,6 +1,6 @@
 //! `cargo capcheck measure`: evidence in (startup logs, /metrics scrapes), numbers and the
-//! capacity manifest out. Reading and arithmetic never print; only [`report`] renders and only
-//! [`write`] touches the filesystem, at the one path the user asked for.
+//! capacity manifest out. Reading and arithmetic never print; [`report`] renders to text, [`run`]
+//! prints it, and only [`write`] touches the filesystem, at the one path the user asked for.
 
 pub mod capacity;
 pub mod logs;
@@ -17,10 +17,10 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use crate::cli::{FormatArgs, WorkspaceArgs};
+use crate::diag::{InputError, InputErrors};
 use crate::exit::Exit;
 use capacity::BoxInput;
 use model::{Options, WhatIf};
-use prom::LineError;
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct MeasureArgs {
@@ -66,24 +66,6 @@ impl std::str::FromStr for WhatIfArg {
     }
 }
 
-/// Every problem found in the evidence, each with its location; maps to exit 2.
-#[derive(Debug, thiserror::Error)]
-#[error("{}", .0.join("\n"))]
-pub struct EvidenceError(pub Vec<String>);
-
-fn located(path: &str, errors: Vec<LineError>) -> Vec<String> {
-    errors
-        .into_iter()
-        .map(|e| {
-            if e.line == 0 {
-                format!("{path}: {}", e.message)
-            } else {
-                format!("{path}:{}: {}", e.line, e.message)
-            }
-        })
-        .collect()
-}
-
 fn read(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))
 }
@@ -104,13 +86,13 @@ fn split_log_arg(arg: &str) -> (String, PathBuf) {
     }
 }
 
-fn read_logs(args: &[String], problems: &mut Vec<String>) -> Vec<BoxInput> {
+fn read_logs(args: &[String], problems: &mut InputErrors) -> Vec<BoxInput> {
     let mut boxes: Vec<BoxInput> = Vec::new();
     for arg in args {
         let (name, path) = split_log_arg(arg);
         let shown = path.display().to_string();
         if boxes.iter().any(|b| b.name == name) {
-            problems.push(format!(
+            problems.unlocated.push(format!(
                 "--log {arg}: a box named `{name}` was given twice; name them NAME=PATH"
             ));
             continue;
@@ -121,18 +103,24 @@ fn read_logs(args: &[String], problems: &mut Vec<String>) -> Vec<BoxInput> {
                 path: shown,
                 facts,
             }),
-            Ok(Err(errors)) => problems.extend(located(&shown, errors)),
-            Err(e) => problems.push(e),
+            Ok(Err(found)) => problems.files.push(InputError {
+                file: shown,
+                problems: found,
+            }),
+            Err(e) => problems.unlocated.push(e),
         }
     }
     boxes
 }
 
-fn parse_scrape(text: &str, shown: &str, problems: &mut Vec<String>) -> Option<prom::Exposition> {
+fn parse_scrape(text: &str, shown: &str, problems: &mut InputErrors) -> Option<prom::Exposition> {
     match prom::parse(text) {
         Ok(e) => Some(e),
-        Err(errors) => {
-            problems.extend(located(shown, errors));
+        Err(found) => {
+            problems.files.push(InputError {
+                file: shown.to_string(),
+                problems: found,
+            });
             None
         }
     }
@@ -140,7 +128,7 @@ fn parse_scrape(text: &str, shown: &str, problems: &mut Vec<String>) -> Option<p
 
 /// Run `measure`: read, compute, render, and write the manifest when asked.
 pub fn run(args: MeasureArgs, workspace: &WorkspaceArgs) -> anyhow::Result<Exit> {
-    let mut problems = Vec::new();
+    let mut problems = InputErrors::default();
     let boxes = read_logs(&args.logs, &mut problems);
     let mut window_s = args.window.map(|w| w.as_secs_f64());
     // (before text, after text, how the after scrape is cited)
@@ -154,8 +142,8 @@ pub fn run(args: MeasureArgs, workspace: &WorkspaceArgs) -> anyhow::Result<Exit>
         match (before, read(after)) {
             (Ok(b), Ok(a)) => Some((b, a, after.display().to_string())),
             (b, a) => {
-                problems.extend(b.err());
-                problems.extend(a.err());
+                problems.unlocated.extend(b.err());
+                problems.unlocated.extend(a.err());
                 None
             }
         }
@@ -175,14 +163,12 @@ pub fn run(args: MeasureArgs, workspace: &WorkspaceArgs) -> anyhow::Result<Exit>
         expositions = a.map(|a| (b.flatten(), a));
     }
     if args.logs.is_empty() && texts.is_none() {
-        problems.push(
+        problems.unlocated.push(
             "expected evidence: --log [NAME=]PATH, --scrape-after PATH or --scrape-url URL"
                 .to_string(),
         );
     }
-    if !problems.is_empty() {
-        return Err(EvidenceError(problems).into());
-    }
+    problems.into_result()?;
 
     if window_s.is_none()
         && let Some((Some(b), a)) = &expositions
@@ -203,15 +189,16 @@ pub fn run(args: MeasureArgs, workspace: &WorkspaceArgs) -> anyhow::Result<Exit>
         window_s,
     };
     let shown = texts.as_ref().map(|t| t.2.as_str()).unwrap_or_default();
-    let m = capacity::compute(&boxes, signals.as_ref().map(|s| (s, shown)), &opts);
+    let mut m = capacity::compute(&boxes, signals.as_ref().map(|s| (s, shown)), &opts);
     let written = match &args.write {
-        Some(path) => Some(write::update(
-            &write::target(path.as_deref(), workspace)?,
-            &m,
-            &opts,
-        )?),
+        Some(path) => {
+            let w = write::update(&write::target(path.as_deref(), workspace)?, &m, &opts)?;
+            m.warnings.extend(w.warnings);
+            Some(w.path)
+        }
         None => None,
     };
-    report::print(&m, written.as_deref(), &args.format);
+    // The one print in `measure`, at its edge: cli's `run` only passes the exit code on.
+    print!("{}", report::render(&m, written.as_deref(), &args.format));
     Ok(Exit::Clean)
 }

@@ -70,6 +70,9 @@ pub struct BoxReport {
     pub max_model_len: Option<u64>,
     pub max_num_batched_tokens: Option<u64>,
     pub capacity: Option<u64>,
+    /// The capacity rests on an assumed `max_num_seqs`: for some engine the KV cache allowed
+    /// more, so the min() picked the server's default, which the log did not state.
+    pub capacity_assumed: bool,
     pub pessimistic_floor: Option<u64>,
     pub source: String,
 }
@@ -104,13 +107,16 @@ pub struct WhatIfReport {
 }
 
 /// Everything `measure` found: numbers, warnings, and where each number came from.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Measurement {
     pub boxes: Vec<BoxReport>,
     pub p90_prompt_tokens: Option<f64>,
     pub p90_prompt_is_lower_bound: bool,
     pub per_box_capacity: Option<u64>,
+    /// Bound by an assumed `max_num_seqs` (see [`BoxReport::capacity_assumed`]): not written.
+    pub per_box_capacity_assumed: bool,
     pub fleet_capacity: Option<u64>,
+    pub fleet_capacity_assumed: bool,
     pub pessimistic_floor: Option<u64>,
     pub fleet_pessimistic_floor: Option<u64>,
     pub breakdown: Option<Breakdown>,

@@ -6,6 +6,8 @@
 
 use std::collections::HashMap;
 
+use crate::diag::Problem;
+
 /// One sample line: `name{labels} value [timestamp]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sample {
@@ -34,17 +36,11 @@ pub struct Exposition {
     pub types: HashMap<String, String>,
 }
 
-/// A malformed line, 1-based.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LineError {
-    pub line: usize,
-    pub message: String,
-}
-
 const TYPES: [&str; 5] = ["counter", "gauge", "histogram", "summary", "untyped"];
 
-/// Parse a whole exposition; every malformed line is reported.
-pub fn parse(text: &str) -> Result<Exposition, Vec<LineError>> {
+/// Parse a whole exposition; every malformed line is reported (at column 1: the line is the
+/// unit the messages describe).
+pub fn parse(text: &str) -> Result<Exposition, Vec<Problem>> {
     let mut out = Exposition::default();
     let mut errors = Vec::new();
     for (i, raw) in text.lines().enumerate() {
@@ -59,7 +55,7 @@ pub fn parse(text: &str) -> Result<Exposition, Vec<LineError>> {
             parse_sample(l, line).map(|s| out.samples.push(s))
         };
         if let Err(message) = result {
-            errors.push(LineError { line, message });
+            errors.push(Problem::new(line, 1, message));
         }
     }
     if errors.is_empty() {

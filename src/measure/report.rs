@@ -1,31 +1,22 @@
 //! Rendering a [`Measurement`]: an aligned human report (colour only on a terminal, or as
-//! `--color` says) or JSON. The only printing in `measure`.
+//! `--color` says) or JSON, as text; `measure::run` prints it.
 
-use std::io::IsTerminal;
 use std::path::Path;
 
 use super::model::{Breakdown, Measurement};
-use crate::cli::{Color, Format, FormatArgs};
+use crate::cli::{Format, FormatArgs};
 
-pub fn print(m: &Measurement, written: Option<&Path>, format: &FormatArgs) {
+/// The report in the format the user asked for, ending in a newline.
+pub fn render(m: &Measurement, written: Option<&Path>, format: &FormatArgs) -> String {
     match format.format {
         Format::Json => {
             let mut v = serde_json::to_value(m).unwrap_or_default();
             if let (Some(obj), Some(p)) = (v.as_object_mut(), written) {
                 obj.insert("written".into(), p.display().to_string().into());
             }
-            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
         }
-        Format::Human => {
-            let colour = match format.color {
-                Color::Always => true,
-                Color::Never => false,
-                Color::Auto => {
-                    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
-                }
-            };
-            print!("{}", human(m, written, colour));
-        }
+        Format::Human => human(m, written, crate::cli::use_color(format.color)),
     }
 }
 
@@ -62,6 +53,15 @@ fn n(v: u64) -> String {
 
 fn opt(v: Option<u64>) -> String {
     v.map_or_else(|| "-".to_string(), n)
+}
+
+/// A capacity that rests on an assumed default says so.
+fn assumed(v: Option<u64>, assumed: bool) -> String {
+    if assumed {
+        format!("{} (assumed)", opt(v))
+    } else {
+        opt(v)
+    }
 }
 
 /// Rows of cells, the first column left-aligned and the rest right-aligned.
@@ -136,7 +136,7 @@ pub fn human(m: &Measurement, written: Option<&Path>, colour: bool) -> String {
                 n(b.kv_cache_tokens),
                 seqs,
                 opt(b.max_model_len),
-                opt(b.capacity),
+                assumed(b.capacity, b.capacity_assumed),
                 opt(b.pessimistic_floor),
             ]);
         }
@@ -147,7 +147,7 @@ pub fn human(m: &Measurement, written: Option<&Path>, colour: bool) -> String {
             String::new(),
             String::new(),
             String::new(),
-            opt(m.fleet_capacity),
+            assumed(m.fleet_capacity, m.fleet_capacity_assumed),
             opt(m.fleet_pessimistic_floor),
         ]);
         out.push_str(&table(&rows));
@@ -166,8 +166,8 @@ pub fn human(m: &Measurement, written: Option<&Path>, colour: bool) -> String {
     if m.per_box_capacity.is_some() {
         out.push_str(&format!(
             "per box {}, fleet {}, pessimistic floor (KV / max_model_len) {} per box\n",
-            opt(m.per_box_capacity),
-            opt(m.fleet_capacity),
+            assumed(m.per_box_capacity, m.per_box_capacity_assumed),
+            assumed(m.fleet_capacity, m.fleet_capacity_assumed),
             opt(m.pessimistic_floor)
         ));
     }
@@ -248,4 +248,32 @@ pub fn human(m: &Measurement, written: Option<&Path>, colour: bool) -> String {
         out.push_str(&format!("\nwrote {}\n", p.display()));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Color;
+
+    fn args(format: Format, color: Color) -> FormatArgs {
+        FormatArgs { format, color }
+    }
+
+    #[test]
+    fn render_returns_the_text_and_takes_colour_from_cli() {
+        let m = Measurement {
+            warnings: vec!["only one scrape".into()],
+            ..Measurement::default()
+        };
+        let written = Some(Path::new("capacity.toml"));
+        let json = render(&m, written, &args(Format::Json, Color::Never));
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["written"], "capacity.toml");
+        assert!(json.ends_with('\n'));
+        let plain = render(&m, written, &args(Format::Human, Color::Never));
+        assert!(plain.contains("warning: only one scrape\n"), "{plain}");
+        assert!(plain.ends_with("wrote capacity.toml\n"), "{plain}");
+        let coloured = render(&m, None, &args(Format::Human, Color::Always));
+        assert!(coloured.contains("\x1b[33mwarning:"), "{coloured}");
+    }
 }

@@ -8,24 +8,20 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{Context, bail};
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, Value};
 
-use super::EvidenceError;
 use super::model::{Measurement, Options};
 use crate::cli::WorkspaceArgs;
+use crate::diag::{InputError, Problem, line_col};
 
-/// The manifest path: as given, or the one `check` reads (`manifest = ..` in the config, else
-/// `capacity.toml` at the workspace root, as `cargo metadata` finds it).
+/// The manifest path: as given, or the one `check` and `init` read (`manifest = ..` in the
+/// workspace's or the root package's capcheck config, else `capacity.toml` at the workspace root,
+/// as `cargo metadata` finds it).
 pub fn target(given: Option<&Path>, ws: &WorkspaceArgs) -> anyhow::Result<PathBuf> {
     if let Some(given) = given {
         return Ok(given.to_path_buf());
     }
     let meta = crate::workspace::metadata(ws)
         .context("`--write` without a path writes at the workspace root: pass --write PATH")?;
-    let config = meta
-        .workspace_metadata
-        .get("capcheck")
-        .cloned()
-        .unwrap_or_default();
-    let config = crate::config::Config::from_metadata(&config)?;
+    let config = crate::config::Config::from_metadata(&crate::workspace::config(&meta))?;
     let root = meta.workspace_root.into_std_path_buf();
     Ok(crate::manifest::locate(
         &root,
@@ -75,34 +71,71 @@ fn number(v: f64) -> Value {
     }
 }
 
-fn table<'a>(doc: &'a mut DocumentMut, key: &str, path: &Path) -> anyhow::Result<&'a mut Table> {
-    let item = doc.entry(key).or_insert(toml_edit::table());
-    item.as_table_mut().ok_or_else(|| {
-        EvidenceError(vec![format!(
-            "{}: `{key}` must be a table ([{key}])",
-            path.display()
-        )])
-        .into()
-    })
+/// The tables `update` writes into: each must be a `[table]`, and `backend` an array of
+/// `[[backend]]` tables, or the file is refused with every misplaced key located.
+const TABLES: [&str; 3] = ["workload", "prompt", "derived"];
+
+/// Parse the existing manifest, keeping its format, and check the shapes `update` relies on.
+fn read_doc(file: &str, text: &str) -> Result<DocumentMut, InputError> {
+    let refuse = |problems| InputError {
+        file: file.to_string(),
+        problems,
+    };
+    let at = |span: Option<std::ops::Range<usize>>, message: String| {
+        let (line, column) = line_col(text, span.map_or(0, |s| s.start));
+        Problem::new(line, column, message)
+    };
+    let doc = toml_edit::Document::parse(text)
+        .map_err(|e| refuse(vec![at(e.span(), e.message().trim().to_string())]))?;
+    let mut problems = Vec::new();
+    for key in TABLES {
+        if let Some(item) = doc.get(key).filter(|i| !i.is_table()) {
+            problems.push(at(
+                item.span(),
+                format!("`{key}` must be a table ([{key}])"),
+            ));
+        }
+    }
+    if let Some(item) = doc.get("backend").filter(|i| !i.is_array_of_tables()) {
+        problems.push(at(
+            item.span(),
+            "`backend` must be an array of tables ([[backend]])".to_string(),
+        ));
+    }
+    if problems.is_empty() {
+        Ok(doc.into_mut())
+    } else {
+        Err(refuse(problems))
+    }
 }
 
-/// Create or update the manifest at `path`; returns the path written.
-pub fn update(path: &Path, m: &Measurement, opts: &Options) -> anyhow::Result<PathBuf> {
+/// One of [`TABLES`], created when absent; `read_doc` already refused any other shape.
+fn table<'a>(doc: &'a mut DocumentMut, key: &str) -> anyhow::Result<&'a mut Table> {
+    doc.entry(key)
+        .or_insert(toml_edit::table())
+        .as_table_mut()
+        .with_context(|| format!("`{key}` is not a table"))
+}
+
+/// What `update` did: the path written, and why it left values out.
+#[derive(Debug)]
+pub struct Written {
+    pub path: PathBuf,
+    pub warnings: Vec<String>,
+}
+
+/// Create or update the manifest at `path`.
+pub fn update(path: &Path, m: &Measurement, opts: &Options) -> anyhow::Result<Written> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => bail!("{}: cannot read: {e}", path.display()),
     };
-    let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
-        let line = e.span().map_or(1, |s| {
-            text.get(..s.start).unwrap_or(&text).matches('\n').count() + 1
-        });
-        EvidenceError(vec![format!("{}:{line}: {}", path.display(), e.message())])
-    })?;
+    let mut doc = read_doc(&path.display().to_string(), &text)?;
     let now = now_rfc3339();
 
     if let Some(roster) = opts.roster {
-        let w = table(&mut doc, "workload", path)?;
+        let w = table(&mut doc, "workload")?;
         set(w, "natural_bound", int(roster));
         set(w, "source", "cargo capcheck measure --roster");
     }
@@ -110,12 +143,9 @@ pub fn update(path: &Path, m: &Measurement, opts: &Options) -> anyhow::Result<Pa
         let item = doc
             .entry("backend")
             .or_insert(Item::ArrayOfTables(ArrayOfTables::new()));
-        let Some(backends) = item.as_array_of_tables_mut() else {
-            bail!(EvidenceError(vec![format!(
-                "{}: `backend` must be an array of tables ([[backend]])",
-                path.display()
-            )]));
-        };
+        let backends = item
+            .as_array_of_tables_mut()
+            .context("`backend` is not an array of tables")?;
         for b in &m.boxes {
             let found = backends
                 .iter()
@@ -146,7 +176,7 @@ pub fn update(path: &Path, m: &Measurement, opts: &Options) -> anyhow::Result<Pa
         }
     }
     if let Some(p90) = m.p90_prompt_tokens {
-        let t = table(&mut doc, "prompt", path)?;
+        let t = table(&mut doc, "prompt")?;
         set(t, "p90_tokens", number(p90));
         set(t, "lower_bound", m.p90_prompt_is_lower_bound);
         if let Some(w) = m.window_s {
@@ -164,27 +194,91 @@ pub fn update(path: &Path, m: &Measurement, opts: &Options) -> anyhow::Result<Pa
         );
         set(t, "measured_at", now.as_str());
     }
-    let derived = [
-        ("per_box_capacity", m.per_box_capacity),
-        ("fleet_capacity", m.fleet_capacity),
-        ("pessimistic_floor", m.pessimistic_floor),
-    ];
-    if derived.iter().any(|(_, v)| v.is_some()) {
-        let t = table(&mut doc, "derived", path)?;
-        for (k, v) in derived {
-            if let Some(v) = v {
-                set(t, k, int(v));
-            }
-        }
-        set(t, "measured_at", now.as_str());
-    }
+    let warnings = write_derived(&mut doc, m, &now)?;
     crate::manifest::write_atomic(path, &doc.to_string())?;
-    Ok(path.to_path_buf())
+    Ok(Written {
+        path: path.to_path_buf(),
+        warnings,
+    })
+}
+
+/// `[derived]`, without the values an assumed default decided: a number the log never stated
+/// must not pass for a measurement (`check` and `mutants` read these keys as measured). A value
+/// left out also replaces an earlier one, which would otherwise look current. Returns why each
+/// was left out.
+fn write_derived(doc: &mut DocumentMut, m: &Measurement, now: &str) -> anyhow::Result<Vec<String>> {
+    let derived = [
+        (
+            "per_box_capacity",
+            m.per_box_capacity,
+            m.per_box_capacity_assumed,
+        ),
+        ("fleet_capacity", m.fleet_capacity, m.fleet_capacity_assumed),
+        ("pessimistic_floor", m.pessimistic_floor, false),
+    ];
+    let guessed: Vec<&str> = m
+        .boxes
+        .iter()
+        .filter(|b| b.capacity_assumed)
+        .map(|b| b.name.as_str())
+        .collect();
+    let mut warnings = Vec::new();
+    for (key, value, assumed) in derived {
+        let (Some(v), true) = (value, assumed) else {
+            continue;
+        };
+        let earlier = doc
+            .get_mut("derived")
+            .and_then(Item::as_table_mut)
+            .and_then(|t| t.remove(key))
+            .and_then(|i| i.as_integer());
+        warnings.push(format!(
+            "[derived] {key} not written{}: {v} is bound by max_num_seqs, which the log of {} does not state (the server's default was assumed); start the server with an explicit limit (vLLM --max-num-seqs, TGI --max-concurrent-requests) and measure again",
+            earlier.map_or_else(String::new, |e| format!(" (its earlier value {e} removed)")),
+            guessed
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ));
+    }
+    let measured: Vec<(&str, u64)> = derived
+        .iter()
+        .filter(|(_, _, assumed)| !assumed)
+        .filter_map(|(k, v, _)| v.map(|v| (*k, v)))
+        .collect();
+    if !measured.is_empty() {
+        let t = table(doc, "derived")?;
+        for (k, v) in measured {
+            set(t, k, int(v));
+        }
+        set(t, "measured_at", now);
+    }
+    Ok(warnings)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_misshapen_manifest_is_refused_with_every_problem_located() {
+        let err = read_doc(
+            "capacity.toml",
+            "# header\nworkload = 3\n[derived]\nx = 1\n[backend]\nname = \"a\"\n",
+        )
+        .unwrap_err();
+        let at: Vec<(usize, usize)> = err.problems.iter().map(|p| (p.line, p.column)).collect();
+        assert_eq!(at, [(2, 12), (5, 1)]);
+        assert!(
+            err.problems[0]
+                .message
+                .contains("`workload` must be a table")
+        );
+        assert!(err.problems[1].message.contains("[[backend]]"));
+        let syntax = read_doc("capacity.toml", "[workload]\nnatural_bound = \n").unwrap_err();
+        assert_eq!(syntax.problems[0].line, 2);
+    }
 
     #[test]
     fn rfc3339_dates() {

@@ -63,22 +63,27 @@ pub fn discover(args: &WorkspaceArgs) -> anyhow::Result<Workspace> {
     }
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     files.dedup_by(|a, b| a.abs == b.abs);
+    Ok(Workspace {
+        root,
+        files,
+        config: config(&meta),
+        target_dir: meta.target_directory.into_std_path_buf(),
+    })
+}
+
+/// The capcheck configuration every job reads: `[workspace.metadata.capcheck]` merged under the
+/// root package's `[package.metadata.capcheck]`, as JSON (cargo already parsed it). One function,
+/// so `check`, `init` and `measure --write` agree on settings such as the manifest's path.
+pub fn config(meta: &Metadata) -> serde_json::Value {
     let mut config = meta
         .workspace_metadata
         .get("capcheck")
         .cloned()
         .unwrap_or_default();
-    if let Some(root_pkg) = meta.root_package() {
-        if let Some(pkg_cfg) = root_pkg.metadata.get("capcheck") {
-            merge(&mut config, pkg_cfg);
-        }
+    if let Some(pkg_cfg) = meta.root_package().and_then(|p| p.metadata.get("capcheck")) {
+        merge(&mut config, pkg_cfg);
     }
-    Ok(Workspace {
-        root,
-        files,
-        config,
-        target_dir: meta.target_directory.into_std_path_buf(),
-    })
+    config
 }
 
 fn merge(base: &mut serde_json::Value, over: &serde_json::Value) {
