@@ -94,12 +94,16 @@ pub struct Backend {
     pub name: String,
     /// Numeric quantities (`engines`, `kv_cache_tokens`, `max_num_seqs`, ...).
     pub quantities: BTreeMap<String, f64>,
+    /// Quantities `measure` assumed rather than read (`max_num_seqs_measured = false`).
+    pub assumed: Vec<String>,
     pub loc: Loc,
 }
 
 /// One `[[capacity]]` entry: a code site bound to a measurement.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
+    /// The quantities `expr` reads.
+    pub reads: Vec<String>,
     pub site: String,
     pub value: Option<u64>,
     pub expr: Option<String>,
@@ -135,15 +139,18 @@ pub struct Manifest {
 
 impl Manifest {
     /// The per-box value the manifest measured, for mutants: `[derived] per_box_capacity`, else
-    /// the first measured per-backend entry.
+    /// the first per-backend entry that is not `unmeasured` and whose formula reads nothing a
+    /// backend only assumed (an assumed `max_num_seqs` is a server default, not a measurement).
     pub fn per_box(&self) -> Option<u64> {
+        let assumed: Vec<&String> = self.backends.iter().flat_map(|b| &b.assumed).collect();
         self.quantities
             .get("per_box_capacity")
             .map(|v| *v as u64)
             .or_else(|| {
                 self.entries
                     .iter()
-                    .find(|e| e.per_backend)
+                    .filter(|e| e.per_backend && e.method != Method::Unmeasured)
+                    .find(|e| !e.reads.iter().any(|r| assumed.contains(&r)))
                     .and_then(|e| e.expected)
             })
     }

@@ -221,9 +221,15 @@ fn read_backends(r: &mut Reader, root: &Table, m: &mut Manifest) {
         }
         let mut quantities = BTreeMap::new();
         r.quantities(t, &mut quantities);
+        let assumed = t
+            .iter()
+            .filter(|(_, v)| v.as_bool() == Some(false))
+            .filter_map(|(k, _)| k.strip_suffix("_measured").map(String::from))
+            .collect();
         m.backends.push(Backend {
             name: name.unwrap_or_default(),
             quantities,
+            assumed,
             loc: r.loc(t.span()),
         });
     }
@@ -357,7 +363,14 @@ fn read_entries(r: &mut Reader, root: &Table, m: &mut Manifest) {
             (None, None) => None,
         };
         let re_measure_after = r.date(t, "re_measure_after", &ctx);
+        let mut reads = Vec::new();
+        if let Some(parsed) = expr.as_deref().and_then(|src| eval::parse(src).ok()) {
+            let mut vars = Vec::new();
+            eval::variables(&parsed, &mut vars);
+            reads = vars.into_iter().map(|(v, _)| v).collect();
+        }
         let entry = Entry {
+            reads,
             site: site.unwrap_or_default(),
             value,
             expr,
@@ -458,6 +471,17 @@ mod tests {
         .unwrap_err();
         let lines: Vec<usize> = err.problems.iter().map(|p| p.line).collect();
         assert_eq!(lines, [2, 5, 7, 8, 9], "{err}");
+    }
+
+    #[test]
+    fn an_assumed_max_num_seqs_never_becomes_the_per_box_value() {
+        let text = |measured: bool| {
+            format!(
+                "[prompt]\np90_tokens = 1000\n[[backend]]\nname = \"a\"\nkv_cache_tokens = 1000000\nmax_num_seqs = 256\nmax_num_seqs_measured = {measured}\n[[capacity]]\nsite = \"x::PER_BACKEND\"\nexpr = \"min(kv_cache_tokens / p90_prompt_tokens, max_num_seqs)\"\nper = \"backend\"\nrole = \"cap\"\nmethod = \"derived\"\n"
+            )
+        };
+        assert_eq!(parse("c.toml", &text(true)).unwrap().per_box(), Some(256));
+        assert_eq!(parse("c.toml", &text(false)).unwrap().per_box(), None);
     }
 
     #[test]
