@@ -1,8 +1,10 @@
 //! `mutants`: listing without building, the seed's outcomes, the nasty cases (a hanging mutant,
 //! Ctrl-C, a failing baseline, a mutant that does not compile), shards and merge. Every run works
-//! on a temp copy of a fixture; each fixture keeps its own build folder under the test target
-//! folder, so runs stay incremental across `cargo test` invocations and parallel tests never wait
-//! on each other's cargo lock (which would eat into the short timeouts used here).
+//! on a temp copy of a fixture; each test keeps its own build folder per fixture under the test
+//! target folder, so runs stay incremental across `cargo test` invocations and parallel tests
+//! never share a build folder (waiting on each other's cargo lock eats into the short timeouts
+//! used here, and two copies of one fixture with different sources must not reuse each other's
+//! test binaries).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::process::CommandExt;
@@ -49,9 +51,15 @@ impl Copy {
     }
 
     fn build_dir(&self) -> PathBuf {
+        // libtest names each test's thread after the test.
+        let test = std::thread::current()
+            .name()
+            .unwrap_or("main")
+            .replace("::", "-");
         Path::new(env!("CARGO_TARGET_TMPDIR"))
             .join("mutants")
             .join(self.name)
+            .join(test)
     }
 
     fn args<'a>(&'a self, extra: &[&'a str]) -> Vec<String> {
@@ -298,6 +306,7 @@ fn a_third_different_box_in_the_fixture_kills_the_narrowest_box_swap() {
     std::fs::write(&tests, text).unwrap();
     let (code, report) = c.json(&["--operator", "swap-min-max"]);
     let found = outcomes(&report);
+    assert!(!found.is_empty(), "no swap-min-max mutant ran");
     assert!(found.values().all(|(o, _)| o == "killed"), "{found:?}");
     assert_eq!(code, 0);
 }
@@ -324,6 +333,7 @@ fn seed_3_reinstate_cap_is_killed_and_weak_tests_let_it_survive() {
     weak.add_guard(guard);
     let (code, report) = weak.json(&ops);
     let found = outcomes(&report);
+    assert!(!found.is_empty(), "no mutant ran on the weak tests");
     assert!(found.values().all(|(o, _)| o == "survived"), "{found:?}");
     assert_eq!(
         report["summary"]["guards_failed"].as_array().unwrap().len(),
