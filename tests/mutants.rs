@@ -440,6 +440,24 @@ fn a_failing_baseline_exits_3_and_mutates_nothing() {
 }
 
 #[test]
+fn an_output_folder_with_foreign_files_is_refused_and_kept() {
+    // Regression: `--output .` removed the user's `./logs` folder.
+    let c = copy("mutants-unviable");
+    std::fs::create_dir(c.root().join("logs")).unwrap();
+    std::fs::write(c.root().join("logs/important.txt"), "precious").unwrap();
+    let before = tree(c.root());
+    let out = c.run(&["--output", "."]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let root = c.root().display().to_string();
+    assert!(
+        stderr(&out).contains("not empty") && stderr(&out).contains(&root),
+        "the message names the folder: {}",
+        stderr(&out)
+    );
+    assert_clean_after(&c, &before);
+}
+
+#[test]
 fn shards_together_run_one_unsharded_run_and_merge_reproduces_it() {
     let c = copy("mutants-unviable");
     let out = |name: &str| c.root().join("target").join(name).display().to_string();

@@ -6,6 +6,7 @@ pub mod engine;
 pub mod job;
 pub mod operators;
 pub mod outcome;
+pub mod output;
 pub mod process;
 pub mod scratch;
 pub mod select;
