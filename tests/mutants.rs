@@ -259,6 +259,10 @@ fn seed_2_only_the_narrowest_box_swap_survives() {
     let c = copy("seed-2-measured");
     let before = tree(c.root());
     let (code, report) = c.json(&["--operator", "swap-min-max"]);
+    assert_eq!(
+        report["version"], 1,
+        "mutants.json is versioned like check's JSON"
+    );
     let found = outcomes(&report);
     let survived: Vec<&str> = found
         .values()

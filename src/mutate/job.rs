@@ -173,10 +173,7 @@ pub fn run(args: &MutantsArgs, progress: &(dyn Fn(Event) + Sync)) -> Result<Muta
         start.elapsed().as_millis() as u64,
         args.shard.map(|s| s.to_string()),
     );
-    let report = MutantsReport {
-        mutants: ran.results,
-        summary,
-    };
+    let report = MutantsReport::new(ran.results, summary);
     write_output(&output, &report, &ws.root)?;
     Ok(MutantsRun {
         root: ws.root.clone(),
@@ -239,10 +236,7 @@ pub fn merge(dirs: &[PathBuf]) -> anyhow::Result<MutantsReport> {
         crate::mutate::order_key(&a.mutant).cmp(&crate::mutate::order_key(&b.mutant))
     });
     let summary = Summary::new(&all, baseline.unwrap_or_default(), elapsed, None);
-    Ok(MutantsReport {
-        mutants: all,
-        summary,
-    })
+    Ok(MutantsReport::new(all, summary))
 }
 
 /// Gather the shards' per-mutant logs into the merged output folder.

@@ -63,6 +63,14 @@ pub struct MutantResult {
 
 pub const MAX_RAN: usize = 20;
 
+impl MutantResult {
+    /// A user-declared guard the tests did not kill (a timeout counts as killed): it fails the
+    /// run and is reported like a survivor.
+    pub fn failed_guard(&self) -> bool {
+        self.mutant.guard && !matches!(self.outcome, Outcome::Killed | Outcome::Timeout)
+    }
+}
+
 /// The baseline run of the unmutated copy.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Baseline {
@@ -120,9 +128,7 @@ impl Summary {
             score,
             guards_failed: results
                 .iter()
-                .filter(|r| {
-                    r.mutant.guard && !matches!(r.outcome, Outcome::Killed | Outcome::Timeout)
-                })
+                .filter(|r| r.failed_guard())
                 .map(|r| r.mutant.id.clone())
                 .collect(),
             baseline,
