@@ -11,7 +11,7 @@ pub mod perturb_capacity;
 pub mod reinstate_cap;
 pub mod swap_min_max;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 use std::path::PathBuf;
 
@@ -122,11 +122,17 @@ impl Cx<'_> {
 /// Every mutant of the selected workspace, in canonical order.
 pub fn discover(ws: &Workspace, shared: &Shared) -> Vec<Mutant> {
     let mut out = Vec::new();
+    let facts_of: HashMap<&str, &FileFacts> = shared
+        .index
+        .files
+        .iter()
+        .map(|f| (f.rel.as_str(), f))
+        .collect();
     for file in ws.files.iter().filter(|f| f.role == FileRole::Source) {
-        let Ok((text, ast)) = parse_file(&file.abs, &file.rel) else {
+        let Some(&facts) = facts_of.get(file.rel.as_str()) else {
             continue;
         };
-        let Some(facts) = shared.index.files.iter().find(|f| f.rel == file.rel) else {
+        let Ok((text, ast)) = parse_file(&file.abs, &file.rel) else {
             continue;
         };
         let mut walker = Walker {
