@@ -254,6 +254,83 @@ fn from_history_puts_back_the_deleted_per_unit_cap() {
     assert_eq!(replacements, ["healthy * self.cfg.per_backend"]);
 }
 
+/// `mutants --list --operator reinstate-cap` on a scratch crate `fleet`: each mutated function
+/// with the text it mutates.
+fn reinstate_cap_functions(lib_rs: &str) -> BTreeSet<String> {
+    let dir = scratch(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"fleet\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+        ),
+        ("src/lib.rs", lib_rs),
+    ]);
+    let out = capcheck_in(
+        dir.path(),
+        &[
+            "mutants",
+            "--list",
+            "--format",
+            "json",
+            "--operator",
+            "reinstate-cap",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            format!(
+                "{}: {}",
+                m["function"].as_str().unwrap(),
+                m["original"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn reinstate_cap_reaches_a_trait_default_method() {
+    // Regression: the index records no ceiling for a trait's default method and the operator
+    // named it `Fleet::fleet_ceiling`, so it got no mutant.
+    let found = reinstate_cap_functions(
+        "pub trait Fleet {\n    fn per_box(&self) -> usize;\n    \
+         fn fleet_ceiling(&self, healthy: usize) -> usize {\n        healthy * self.per_box()\n    }\n}\n",
+    );
+    assert_eq!(
+        found,
+        BTreeSet::from(["fleet::Fleet::fleet_ceiling: healthy * self.per_box()".to_string()])
+    );
+}
+
+#[test]
+fn reinstate_cap_finds_every_ceiling_the_index_finds_in_impl_blocks() {
+    // Each ceiling the index finds in an impl block must be found again by the operator's
+    // walker, whatever the impl's shape, even when an inherent and a trait method share a site.
+    let found = reinstate_cap_functions(
+        "pub struct Plain;\npub struct Generic<T>(T);\npub trait Fleet {\n    \
+         fn fleet_ceiling(&self, healthy: usize) -> usize;\n}\n\
+         fn per() -> usize { 3 }\n\
+         pub fn fleet_ceiling(healthy: usize) -> usize { healthy * per() }\n\
+         impl Plain {\n    pub fn fleet_ceiling(&self, healthy: usize) -> usize { healthy * per() }\n}\n\
+         impl<T> Generic<T> {\n    pub fn max_concurrency(&self, healthy: usize) -> usize { healthy * per() }\n}\n\
+         impl Fleet for Plain {\n    fn fleet_ceiling(&self, healthy: usize) -> usize { healthy * per() + 1 }\n}\n\
+         impl Fleet for &Generic<u8> {\n    fn fleet_ceiling(&self, healthy: usize) -> usize { healthy * per() }\n}\n\
+         pub mod inner {\n    pub struct Pool;\n    impl crate::Fleet for Pool {\n        \
+         fn fleet_ceiling(&self, healthy: usize) -> usize { healthy * super::per() }\n    }\n}\n",
+    );
+    let expected = [
+        "fleet::fleet_ceiling: healthy * per()",
+        "fleet::Plain::fleet_ceiling: healthy * per()",
+        "fleet::Plain::fleet_ceiling: healthy * per() + 1",
+        "fleet::Generic::max_concurrency: healthy * per()",
+        "fleet::<impl>::fleet_ceiling: healthy * per()",
+        "fleet::inner::Pool::fleet_ceiling: healthy * super::per()",
+    ];
+    assert_eq!(found, expected.iter().map(|s| s.to_string()).collect());
+}
+
 #[test]
 fn seed_2_only_the_narrowest_box_swap_survives() {
     let c = copy("seed-2-measured");
