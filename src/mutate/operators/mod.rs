@@ -1,6 +1,6 @@
 //! Mutation operators, one module each. An operator reads one parsed source file and the shared
 //! index and returns `Draft`s (plain data); `mutate::finish` gives them ids and locations. No
-//! operator builds, runs or writes anything.
+//! operator builds, runs tests or writes anything; `history` alone reads `git log -p`.
 
 pub mod boundary_shift;
 pub mod drop_all_down_guard;
