@@ -63,9 +63,9 @@ astgrep=${AST_GREP:-$(command -v ast-grep || true)}
 files=$(find "$bench/ws/crates" -name '*.rs' | wc -l)
 lines=$(find "$bench/ws/crates" -name '*.rs' -print0 | xargs -0 cat | wc -l)
 
-measure() { # prints "wall_s peak_kb"
-  /usr/bin/time -f "%e %M" -o "$bench/time.txt" "$@" >/dev/null 2>"$bench/stderr.txt" || true
-  tail -n 1 "$bench/time.txt"
+measure() { # prints "wall_s peak_kb cpu_s"
+  /usr/bin/time -f "%e %M %U %S" -o "$bench/time.txt" "$@" >/dev/null 2>"$bench/stderr.txt" || true
+  tail -n 1 "$bench/time.txt" | awk '{print $1, $2, $3 + $4}'
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
@@ -76,13 +76,14 @@ for _ in $(seq "$runs"); do
 done
 cap_wall=$(cut -d' ' -f1 "$bench/cap.txt" | median); cap_mem=$(cut -d' ' -f2 "$bench/cap.txt" | median)
 ast_wall=$(cut -d' ' -f1 "$bench/ast.txt" | median); ast_mem=$(cut -d' ' -f2 "$bench/ast.txt" | median)
+cap_cpu=$(cut -d' ' -f3 "$bench/cap.txt" | median); ast_cpu=$(cut -d' ' -f3 "$bench/ast.txt" | median)
 findings=$("$capcheck" check --workspace --format json --manifest-path "$bench/ws/Cargo.toml" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["findings"]))')
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "corpus: ${#crates[@]} crates, $files files, $lines lines ($bench/ws)"
 echo "runs: $runs each, alternating; medians"
-printf '%-28s %8s %12s\n' tool wall_s peak_MB
-printf '%-28s %8s %12.1f\n' "cargo-capcheck check" "$cap_wall" "$(echo "$cap_mem / 1024" | bc -l)"
-printf '%-28s %8s %12.1f\n' "ast-grep $("$astgrep" --version | cut -d' ' -f2) (1 pattern)" "$ast_wall" "$(echo "$ast_mem / 1024" | bc -l)"
-echo "ratio capcheck/ast-grep wall: $(echo "scale=3; $cap_wall / $ast_wall" | bc -l)"
+printf '%-28s %8s %8s %12s\n' tool wall_s cpu_s peak_MB
+printf '%-28s %8s %8s %12.1f\n' "cargo-capcheck check" "$cap_wall" "$cap_cpu" "$(echo "$cap_mem / 1024" | bc -l)"
+printf '%-28s %8s %8s %12.1f\n' "ast-grep $("$astgrep" --version | cut -d' ' -f2) (1 pattern)" "$ast_wall" "$ast_cpu" "$(echo "$ast_mem / 1024" | bc -l)"
+echo "ratio capcheck/ast-grep: wall $(echo "scale=3; $cap_wall / $ast_wall" | bc -l), cpu $(echo "scale=3; $cap_cpu / $ast_cpu" | bc -l)"
 echo "capcheck findings: $findings"

@@ -426,15 +426,5 @@ fn print_mutants(
             crate::report::mutants::human(report, root, output, use_color(args.format.color))
         ),
     }
-    let s = &report.summary;
-    if s.survived > 0
-        || !s.guards_failed.is_empty()
-        || args.min_score.is_some_and(|min| s.score < min)
-    {
-        Exit::Findings
-    } else if s.timeout > 0 {
-        Exit::TimeoutsOnly
-    } else {
-        Exit::Clean
-    }
+    report.summary.exit(args.min_score)
 }

@@ -7,7 +7,8 @@ use std::process::ExitCode;
 pub enum Exit {
     /// No error-level finding; no surviving mutant.
     Clean = 0,
-    /// Error-level findings, surviving mutants, a score under `--min-score`, or a guard survived.
+    /// Error-level findings, surviving or uncovered mutants, a score under `--min-score`, or a
+    /// guard survived.
     Findings = 1,
     /// Usage error or bad input (manifest, evidence, workspace): a located message was printed.
     Usage = 2,

@@ -1,8 +1,10 @@
 //! `mutants`: listing without building, the seed's outcomes, the nasty cases (a hanging mutant,
 //! Ctrl-C, a failing baseline, a mutant that does not compile), shards and merge. Every run works
-//! on a temp copy of a fixture; each fixture keeps its own build folder under the test target
-//! folder, so runs stay incremental across `cargo test` invocations and parallel tests never wait
-//! on each other's cargo lock (which would eat into the short timeouts used here).
+//! on a temp copy of a fixture; each test keeps its own build folder per fixture under the test
+//! target folder, so runs stay incremental across `cargo test` invocations and parallel tests
+//! never share a build folder (waiting on each other's cargo lock eats into the short timeouts
+//! used here, and two copies of one fixture with different sources must not reuse each other's
+//! test binaries).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::process::CommandExt;
@@ -22,12 +24,6 @@ struct Copy {
 }
 
 fn copy(name: &'static str) -> Copy {
-    copy_as(name, name)
-}
-
-/// A copy whose build folder is keyed by `build` rather than the fixture's name: two tests that
-/// run the same fixture at once must not share one (each would test the other's mutant).
-fn copy_as(name: &'static str, build: &'static str) -> Copy {
     let ws = tempfile::tempdir().unwrap();
     let from = fixture(name);
     for entry in walkdir::WalkDir::new(&from)
@@ -45,7 +41,7 @@ fn copy_as(name: &'static str, build: &'static str) -> Copy {
     Copy {
         ws,
         scratch: tempfile::tempdir().unwrap(),
-        name: build,
+        name,
     }
 }
 
@@ -55,9 +51,15 @@ impl Copy {
     }
 
     fn build_dir(&self) -> PathBuf {
+        // libtest names each test's thread after the test.
+        let test = std::thread::current()
+            .name()
+            .unwrap_or("main")
+            .replace("::", "-");
         Path::new(env!("CARGO_TARGET_TMPDIR"))
             .join("mutants")
             .join(self.name)
+            .join(test)
     }
 
     fn args<'a>(&'a self, extra: &[&'a str]) -> Vec<String> {
@@ -191,7 +193,7 @@ fn list_prints_stable_ids_without_building() {
 
 #[test]
 fn in_diff_keeps_only_mutants_on_changed_lines() {
-    let c = copy_as("seed-2-measured", "seed-2-in-diff");
+    let c = copy("seed-2-measured");
     let patch = c.root().join("change.patch");
     std::fs::write(
         &patch,
@@ -252,11 +254,92 @@ fn from_history_puts_back_the_deleted_per_unit_cap() {
     assert_eq!(replacements, ["healthy * self.cfg.per_backend"]);
 }
 
+/// `mutants --list --operator reinstate-cap` on a scratch crate `fleet`: each mutated function
+/// with the text it mutates.
+fn reinstate_cap_functions(lib_rs: &str) -> BTreeSet<String> {
+    let dir = scratch(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"fleet\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+        ),
+        ("src/lib.rs", lib_rs),
+    ]);
+    let out = capcheck_in(
+        dir.path(),
+        &[
+            "mutants",
+            "--list",
+            "--format",
+            "json",
+            "--operator",
+            "reinstate-cap",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            format!(
+                "{}: {}",
+                m["function"].as_str().unwrap(),
+                m["original"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn reinstate_cap_reaches_a_trait_default_method() {
+    // Regression: the index records no ceiling for a trait's default method and the operator
+    // named it `Fleet::fleet_ceiling`, so it got no mutant.
+    let found = reinstate_cap_functions(
+        "pub trait Fleet {\n    fn per_box(&self) -> usize;\n    \
+         fn fleet_ceiling(&self, healthy: usize) -> usize {\n        healthy * self.per_box()\n    }\n}\n",
+    );
+    assert_eq!(
+        found,
+        BTreeSet::from(["fleet::Fleet::fleet_ceiling: healthy * self.per_box()".to_string()])
+    );
+}
+
+#[test]
+fn reinstate_cap_finds_every_ceiling_the_index_finds_in_impl_blocks() {
+    // Each ceiling the index finds in an impl block must be found again by the operator's
+    // walker, whatever the impl's shape, even when an inherent and a trait method share a site.
+    let found = reinstate_cap_functions(
+        "pub struct Plain;\npub struct Generic<T>(T);\npub trait Fleet {\n    \
+         fn fleet_ceiling(&self, healthy: usize) -> usize;\n}\n\
+         fn per() -> usize { 3 }\n\
+         pub fn fleet_ceiling(healthy: usize) -> usize { healthy * per() }\n\
+         impl Plain {\n    pub fn fleet_ceiling(&self, healthy: usize) -> usize { healthy * per() }\n}\n\
+         impl<T> Generic<T> {\n    pub fn max_concurrency(&self, healthy: usize) -> usize { healthy * per() }\n}\n\
+         impl Fleet for Plain {\n    fn fleet_ceiling(&self, healthy: usize) -> usize { healthy * per() + 1 }\n}\n\
+         impl Fleet for &Generic<u8> {\n    fn fleet_ceiling(&self, healthy: usize) -> usize { healthy * per() }\n}\n\
+         pub mod inner {\n    pub struct Pool;\n    impl crate::Fleet for Pool {\n        \
+         fn fleet_ceiling(&self, healthy: usize) -> usize { healthy * super::per() }\n    }\n}\n",
+    );
+    let expected = [
+        "fleet::fleet_ceiling: healthy * per()",
+        "fleet::Plain::fleet_ceiling: healthy * per()",
+        "fleet::Plain::fleet_ceiling: healthy * per() + 1",
+        "fleet::Generic::max_concurrency: healthy * per()",
+        "fleet::<impl>::fleet_ceiling: healthy * per()",
+        "fleet::inner::Pool::fleet_ceiling: healthy * super::per()",
+    ];
+    assert_eq!(found, expected.iter().map(|s| s.to_string()).collect());
+}
+
 #[test]
 fn seed_2_only_the_narrowest_box_swap_survives() {
     let c = copy("seed-2-measured");
     let before = tree(c.root());
     let (code, report) = c.json(&["--operator", "swap-min-max"]);
+    assert_eq!(
+        report["version"], 1,
+        "mutants.json is versioned like check's JSON"
+    );
     let found = outcomes(&report);
     let survived: Vec<&str> = found
         .values()
@@ -295,7 +378,7 @@ fn seed_2_only_the_narrowest_box_swap_survives() {
 
 #[test]
 fn a_third_different_box_in_the_fixture_kills_the_narrowest_box_swap() {
-    let c = copy_as("seed-2-measured", "seed-2-third-box");
+    let c = copy("seed-2-measured");
     let tests = c.root().join("tests/controller.rs");
     let text = std::fs::read_to_string(&tests).unwrap().replace(
         "    ]\n}",
@@ -304,6 +387,7 @@ fn a_third_different_box_in_the_fixture_kills_the_narrowest_box_swap() {
     std::fs::write(&tests, text).unwrap();
     let (code, report) = c.json(&["--operator", "swap-min-max"]);
     let found = outcomes(&report);
+    assert!(!found.is_empty(), "no swap-min-max mutant ran");
     assert!(found.values().all(|(o, _)| o == "killed"), "{found:?}");
     assert_eq!(code, 0);
 }
@@ -330,6 +414,7 @@ fn seed_3_reinstate_cap_is_killed_and_weak_tests_let_it_survive() {
     weak.add_guard(guard);
     let (code, report) = weak.json(&ops);
     let found = outcomes(&report);
+    assert!(!found.is_empty(), "no mutant ran on the weak tests");
     assert!(found.values().all(|(o, _)| o == "survived"), "{found:?}");
     assert_eq!(
         report["summary"]["guards_failed"].as_array().unwrap().len(),
@@ -364,7 +449,7 @@ fn a_hanging_mutant_times_out_and_leaves_nothing_behind() {
 
 #[test]
 fn sigint_mid_run_kills_every_child_and_removes_the_scratch_copy() {
-    let c = copy_as("mutants-hang", "mutants-hang-sigint");
+    let c = copy("mutants-hang");
     let before = tree(c.root());
     let args = c.args(&["--operator", "perturb-capacity", "--timeout-floor", "120"]);
     let mut child = Command::new(env!("CARGO_BIN_EXE_cargo-capcheck"))
@@ -436,6 +521,24 @@ fn a_failing_baseline_exits_3_and_mutates_nothing() {
 }
 
 #[test]
+fn an_output_folder_with_foreign_files_is_refused_and_kept() {
+    // Regression: `--output .` removed the user's `./logs` folder.
+    let c = copy("mutants-unviable");
+    std::fs::create_dir(c.root().join("logs")).unwrap();
+    std::fs::write(c.root().join("logs/important.txt"), "precious").unwrap();
+    let before = tree(c.root());
+    let out = c.run(&["--output", "."]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let root = c.root().display().to_string();
+    assert!(
+        stderr(&out).contains("not empty") && stderr(&out).contains(&root),
+        "the message names the folder: {}",
+        stderr(&out)
+    );
+    assert_clean_after(&c, &before);
+}
+
+#[test]
 fn shards_together_run_one_unsharded_run_and_merge_reproduces_it() {
     let c = copy("mutants-unviable");
     let out = |name: &str| c.root().join("target").join(name).display().to_string();
@@ -478,7 +581,7 @@ fn shards_together_run_one_unsharded_run_and_merge_reproduces_it() {
 fn a_kill_by_an_assertion_that_pins_the_capacity_is_called_out() {
     // seed-1's `max(&seq) <= 16` pins 16 = 2 x PER_BACKEND: raising the 8 to 9 turns it red, which
     // proves the constant, not the behaviour.
-    let c = copy_as("seed-1-typed-cap", "seed-1-pins");
+    let c = copy("seed-1-typed-cap");
     let (_, report) = c.json(&["--operator", "perturb-capacity"]);
     let plus_one = report["mutants"]
         .as_array()
@@ -492,4 +595,38 @@ fn a_kill_by_an_assertion_that_pins_the_capacity_is_called_out() {
         serde_json::json!(["never_exceeds_the_fleet_ceiling"])
     );
     assert_eq!(plus_one["killed_only_by_pins"], true);
+}
+
+#[test]
+fn mutants_that_no_test_reaches_are_holes_and_exit_1() {
+    let ws = scratch(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"untested\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n",
+        ),
+        ("src/lib.rs", "pub const MAX_CONCURRENCY: usize = 8;\n"),
+    ]);
+    let scratch_parent = tempfile::tempdir().unwrap();
+    let build = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("mutants")
+        .join("untested");
+    let out = capcheck_in(
+        ws.path(),
+        &[
+            "mutants",
+            "--format",
+            "json",
+            "--build-dir",
+            build.to_str().unwrap(),
+            "--scratch-dir",
+            scratch_parent.path().to_str().unwrap(),
+        ],
+    );
+    let report: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)));
+    assert!(
+        report["summary"]["uncovered"].as_u64().unwrap() > 0,
+        "{report}"
+    );
+    assert_eq!(out.status.code(), Some(1));
 }

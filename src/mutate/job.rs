@@ -32,9 +32,8 @@ pub struct MutantsRun {
     pub report: MutantsReport,
 }
 
-pub const REPORT_JSON: &str = "mutants.json";
-pub const ELEMENTS_JSON: &str = "mutation-report.json";
-pub const SARIF: &str = "survivors.sarif";
+use crate::mutate::output::LOGS;
+pub use crate::mutate::output::{ELEMENTS_JSON, REPORT_JSON, SARIF};
 
 /// Discover, check guards, then select by operator, diff and shard. Builds nothing.
 pub fn list(args: &MutantsArgs) -> anyhow::Result<Listed> {
@@ -143,7 +142,7 @@ pub fn run(args: &MutantsArgs, progress: &(dyn Fn(Event) + Sync)) -> Result<Muta
         .output
         .clone()
         .unwrap_or_else(|| default_output(&ws.target_dir));
-    clear_output(&output)?;
+    crate::mutate::output::clear(&output)?;
     let opts = Options {
         jobs: args.jobs,
         test_tool: args.test_tool,
@@ -156,7 +155,7 @@ pub fn run(args: &MutantsArgs, progress: &(dyn Fn(Event) + Sync)) -> Result<Muta
         scratch_parent: args.scratch_dir.clone(),
         target_dir: ws.target_dir.clone(),
         cargo_args: cargo_args(&args.workspace, &ws.root),
-        log_dir: output.join("logs"),
+        log_dir: output.join(LOGS),
     };
     let pinned = pinned_tests(&listed.index);
     let pins = |failed: &[String]| {
@@ -174,10 +173,7 @@ pub fn run(args: &MutantsArgs, progress: &(dyn Fn(Event) + Sync)) -> Result<Muta
         start.elapsed().as_millis() as u64,
         args.shard.map(|s| s.to_string()),
     );
-    let report = MutantsReport {
-        mutants: ran.results,
-        summary,
-    };
+    let report = MutantsReport::new(ran.results, summary);
     write_output(&output, &report, &ws.root)?;
     Ok(MutantsRun {
         root: ws.root.clone(),
@@ -191,22 +187,10 @@ pub fn default_output(target_dir: &Path) -> PathBuf {
     target_dir.join("capcheck").join("mutants")
 }
 
-/// Remove what an earlier run left in the output folder (only the files this job writes).
-fn clear_output(output: &Path) -> anyhow::Result<()> {
-    let logs = output.join("logs");
-    if logs.exists() {
-        std::fs::remove_dir_all(&logs)
-            .with_context(|| format!("cannot clear {}", logs.display()))?;
-    }
-    for f in [REPORT_JSON, ELEMENTS_JSON, SARIF] {
-        let _ = std::fs::remove_file(output.join(f));
-    }
-    std::fs::create_dir_all(&logs).with_context(|| format!("cannot create {}", logs.display()))
-}
-
-/// Write mutants.json, the mutation-testing-elements report and SARIF of survivors.
+/// Write mutants.json, the mutation-testing-elements report and SARIF of survivors, into a
+/// folder this tool created or marked (`merge --into` a foreign folder is refused).
 pub fn write_output(output: &Path, report: &MutantsReport, root: &Path) -> anyhow::Result<()> {
-    std::fs::create_dir_all(output)?;
+    crate::mutate::output::claim(output)?;
     let write = |name: &str, text: String| {
         std::fs::write(output.join(name), text)
             .with_context(|| format!("cannot write {}", output.join(name).display()))
@@ -252,23 +236,22 @@ pub fn merge(dirs: &[PathBuf]) -> anyhow::Result<MutantsReport> {
         crate::mutate::order_key(&a.mutant).cmp(&crate::mutate::order_key(&b.mutant))
     });
     let summary = Summary::new(&all, baseline.unwrap_or_default(), elapsed, None);
-    Ok(MutantsReport {
-        mutants: all,
-        summary,
-    })
+    Ok(MutantsReport::new(all, summary))
 }
 
 /// Gather the shards' per-mutant logs into the merged output folder.
 pub fn copy_logs(dirs: &[PathBuf], output: &Path) -> anyhow::Result<()> {
-    let logs = output.join("logs");
+    crate::mutate::output::claim(output)?;
+    let logs = output.join(LOGS);
     std::fs::create_dir_all(&logs)?;
     for dir in dirs {
-        let Ok(entries) = std::fs::read_dir(dir.join("logs")) else {
+        let Ok(entries) = std::fs::read_dir(dir.join(LOGS)) else {
             continue;
         };
         for e in entries.flatten() {
             let name = e.file_name();
             if name == "baseline.log"
+                || e.path().extension().is_none_or(|x| x != "log")
                 || std::fs::canonicalize(dir).ok() == std::fs::canonicalize(output).ok()
             {
                 continue;

@@ -6,6 +6,7 @@ pub mod engine;
 pub mod job;
 pub mod operators;
 pub mod outcome;
+pub mod output;
 pub mod process;
 pub mod scratch;
 pub mod select;
@@ -15,8 +16,8 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-/// What the manifest (capacity.toml) knows that shapes mutants. The CLI fills it; until the
-/// manifest is wired it comes from `--natural-bound` and `--per-box`.
+/// What the manifest (capacity.toml) knows that shapes mutants. `job::list` fills it from the
+/// manifest; `--natural-bound` and `--per-box` override it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MutationContext {
     /// The workload's own upper bound on concurrency (the roster of 32).

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::exit::Exit;
 use crate::mutate::Mutant;
 
 /// What running one mutant showed.
@@ -62,6 +63,14 @@ pub struct MutantResult {
 
 pub const MAX_RAN: usize = 20;
 
+impl MutantResult {
+    /// A user-declared guard the tests did not kill (a timeout counts as killed): it fails the
+    /// run and is reported like a survivor.
+    pub fn failed_guard(&self) -> bool {
+        self.mutant.guard && !matches!(self.outcome, Outcome::Killed | Outcome::Timeout)
+    }
+}
+
 /// The baseline run of the unmutated copy.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Baseline {
@@ -119,14 +128,31 @@ impl Summary {
             score,
             guards_failed: results
                 .iter()
-                .filter(|r| {
-                    r.mutant.guard && !matches!(r.outcome, Outcome::Killed | Outcome::Timeout)
-                })
+                .filter(|r| r.failed_guard())
                 .map(|r| r.mutant.id.clone())
                 .collect(),
             baseline,
             elapsed_ms,
             shard,
+        }
+    }
+}
+
+impl Summary {
+    /// The exit code of a finished run: 1 for survivors, uncovered mutants (no test can notice
+    /// them: holes, not passes), a guard not killed or a score under `min_score`; 4 for timeouts
+    /// alone; 0 otherwise. `cli` prints the report, then exits with this.
+    pub fn exit(&self, min_score: Option<f64>) -> Exit {
+        if self.survived > 0
+            || self.uncovered > 0
+            || !self.guards_failed.is_empty()
+            || min_score.is_some_and(|min| self.score < min)
+        {
+            Exit::Findings
+        } else if self.timeout > 0 {
+            Exit::TimeoutsOnly
+        } else {
+            Exit::Clean
         }
     }
 }
@@ -183,6 +209,63 @@ pub fn test_names(output: &str) -> TestNames {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn summary(outcomes: &[Outcome]) -> Summary {
+        let results: Vec<MutantResult> = outcomes
+            .iter()
+            .map(|&outcome| MutantResult {
+                mutant: Mutant {
+                    id: String::new(),
+                    operator: String::new(),
+                    file: String::new(),
+                    line: 1,
+                    column: 1,
+                    end_line: 1,
+                    end_column: 1,
+                    byte_range: (0, 0),
+                    function: String::new(),
+                    original: String::new(),
+                    replacement: String::new(),
+                    description: String::new(),
+                    guard: false,
+                },
+                outcome,
+                duration_ms: 0,
+                killed_by: Vec::new(),
+                tests_run: 0,
+                ran: Vec::new(),
+                killed_only_by_pins: false,
+                explanation: None,
+                log: String::new(),
+            })
+            .collect();
+        Summary::new(&results, Baseline::default(), 0, None)
+    }
+
+    #[test]
+    fn uncovered_mutants_are_holes_not_a_clean_run() {
+        // Regression: a crate without tests reported "2 uncovered; score 0.0%" and exited 0.
+        let s = summary(&[Outcome::Uncovered, Outcome::Uncovered]);
+        assert_eq!(s.score, 0.0);
+        assert_eq!(s.exit(None), Exit::Findings);
+    }
+
+    #[test]
+    fn exit_codes_of_a_run() {
+        use Outcome::*;
+        assert_eq!(summary(&[]).exit(None), Exit::Clean);
+        assert_eq!(summary(&[Killed, Unviable]).exit(None), Exit::Clean);
+        assert_eq!(summary(&[Killed, Timeout]).exit(None), Exit::TimeoutsOnly);
+        assert_eq!(summary(&[Survived, Timeout]).exit(None), Exit::Findings);
+        assert_eq!(summary(&[Killed, Killed]).exit(Some(100.0)), Exit::Clean);
+        assert_eq!(
+            summary(&[Killed, Survived]).exit(Some(40.0)),
+            Exit::Findings
+        );
+        let mut guard = summary(&[Unviable]);
+        guard.guards_failed.push("guard:x".into());
+        assert_eq!(guard.exit(None), Exit::Findings);
+    }
 
     #[test]
     fn reads_libtest_lines() {

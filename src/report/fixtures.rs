@@ -10,6 +10,7 @@ use crate::diversity::compare::is_identity;
 use crate::diversity::explain::join;
 use crate::diversity::{FixtureAnalysis, FixtureReport, Scope};
 use crate::report::human::Texts;
+use crate::report::plural;
 
 #[derive(Serialize)]
 struct Doc<'a> {
@@ -137,8 +138,4 @@ fn every(n: usize) -> String {
     } else {
         format!("all {n}")
     }
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }

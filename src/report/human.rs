@@ -9,7 +9,7 @@ use ariadne::{Color, Config, Label, Report, ReportKind};
 
 use crate::finding::Finding;
 use crate::lint::registry::Level;
-use crate::report::Summary;
+use crate::report::{Summary, plural};
 use crate::syntax::Loc;
 
 /// File texts by workspace-relative path, loaded on demand; a file that cannot be read renders
@@ -88,10 +88,6 @@ pub fn check(findings: &[Finding], summary: &Summary, root: &Path, color: bool) 
         summary.lines,
     ));
     s
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
 
 fn render(f: &Finding, texts: &mut Texts, color: bool, out: &mut Vec<u8>) {

@@ -14,6 +14,11 @@ use serde::Serialize;
 
 use crate::finding::Finding;
 
+/// "s" for any count but one, for summary lines.
+pub fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
 /// The numbers under every `check` report.
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {

@@ -10,12 +10,31 @@ use serde::{Deserialize, Serialize};
 
 use crate::mutate::Mutant;
 use crate::mutate::outcome::{MutantResult, Outcome, Summary};
+use crate::report::plural;
 
 /// The JSON document of a run: what `--format json` prints and `mutants.json` holds.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MutantsReport {
+    /// The document's format version, as in `check --format json`. Reports written before it
+    /// existed read back as version 1.
+    #[serde(default = "version")]
+    pub version: u32,
     pub mutants: Vec<MutantResult>,
     pub summary: Summary,
+}
+
+fn version() -> u32 {
+    1
+}
+
+impl MutantsReport {
+    pub fn new(mutants: Vec<MutantResult>, summary: Summary) -> MutantsReport {
+        MutantsReport {
+            version: version(),
+            mutants,
+            summary,
+        }
+    }
 }
 
 pub fn json(report: &MutantsReport) -> String {
@@ -59,10 +78,6 @@ fn one_line(s: &str) -> String {
     }
 }
 
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
-}
-
 /// Render a run: every survivor (and failed guard) as an ariadne report, then one line per other
 /// mutant, then the summary line. `output` is the output folder the logs are in.
 pub fn human(report: &MutantsReport, root: &Path, output: &Path, color: bool) -> String {
@@ -72,12 +87,12 @@ pub fn human(report: &MutantsReport, root: &Path, output: &Path, color: bool) ->
     let mut results: Vec<&MutantResult> = report.mutants.iter().collect();
     results.sort_by_key(|r| {
         (
-            r.outcome != Outcome::Survived && !failed_guard(r),
+            r.outcome != Outcome::Survived && !r.failed_guard(),
             r.outcome,
         )
     });
     for r in results {
-        if r.outcome == Outcome::Survived || failed_guard(r) {
+        if r.outcome == Outcome::Survived || r.failed_guard() {
             render(r, root, output, &mut texts, color, &mut out);
         } else {
             rest.push_str(&line(r));
@@ -87,10 +102,6 @@ pub fn human(report: &MutantsReport, root: &Path, output: &Path, color: bool) ->
     s.push_str(&rest);
     s.push_str(&summary_line(&report.summary));
     s
-}
-
-fn failed_guard(r: &MutantResult) -> bool {
-    r.mutant.guard && !matches!(r.outcome, Outcome::Killed | Outcome::Timeout)
 }
 
 fn line(r: &MutantResult) -> String {
@@ -196,7 +207,8 @@ fn summary_line(s: &Summary) -> String {
         s.score
     );
     if !s.guards_failed.is_empty() {
-        line.push_str(&format!("; {} guard(s) not killed", s.guards_failed.len()));
+        let n = s.guards_failed.len();
+        line.push_str(&format!("; {n} guard{} not killed", plural(n)));
     }
     if let Some(shard) = &s.shard {
         line.push_str(&format!("; shard {shard}"));
@@ -209,4 +221,22 @@ fn summary_line(s: &Summary) -> String {
         s.elapsed_ms as f64 / 1000.0
     ));
     line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_carry_a_version_and_old_ones_read_back_as_version_1() {
+        let report = MutantsReport::new(Vec::new(), Summary::default());
+        let json: serde_json::Value = serde_json::from_str(&json(&report)).unwrap();
+        assert_eq!(json["version"], 1);
+        let old = r#"{"mutants": [], "summary": {"mutants": 0, "killed": 0, "survived": 0,
+            "timeout": 0, "unviable": 0, "uncovered": 0, "score": 100.0, "guards_failed": [],
+            "baseline": {"build_ms": 0, "test_ms": 0, "tests": 0}, "elapsed_ms": 0,
+            "shard": null}}"#;
+        let read: MutantsReport = serde_json::from_str(old).unwrap();
+        assert_eq!(read.version, 1);
+    }
 }

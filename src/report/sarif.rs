@@ -9,10 +9,7 @@ use crate::mutate::outcome::{MutantResult, Outcome};
 pub fn survivors(results: &[MutantResult]) -> String {
     let flagged: Vec<&MutantResult> = results
         .iter()
-        .filter(|r| {
-            r.outcome == Outcome::Survived
-                || (r.mutant.guard && !matches!(r.outcome, Outcome::Killed | Outcome::Timeout))
-        })
+        .filter(|r| r.outcome == Outcome::Survived || r.failed_guard())
         .collect();
     let mut ops: Vec<&str> = flagged.iter().map(|r| r.mutant.operator.as_str()).collect();
     ops.sort();

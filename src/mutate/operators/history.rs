@@ -14,16 +14,18 @@ const ID: &str = "history-revert";
 const MAX_COMMITS: &str = "200";
 
 pub fn drafts(cx: &Cx) -> Vec<Draft> {
-    if !cx.shared.from_history || cx.facts.ceilings.is_empty() {
+    if !cx.shared.from_history {
+        return Vec::new();
+    }
+    let ceilings = cx.ceilings();
+    if ceilings.is_empty() {
         return Vec::new();
     }
     let deleted = deleted_lines(&cx.shared.ws_root, cx.rel);
     let present = squash(cx.text);
     let mut out = Vec::new();
-    for c in cx.facts.ceilings.iter().filter(|c| !c.in_test) {
-        let Some(f) = cx.find_fn(&c.site) else {
-            continue;
-        };
+    for c in &ceilings {
+        let f = c.f;
         let Some(result) = result_expr(f.block) else {
             continue;
         };

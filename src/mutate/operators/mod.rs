@@ -1,6 +1,6 @@
 //! Mutation operators, one module each. An operator reads one parsed source file and the shared
 //! index and returns `Draft`s (plain data); `mutate::finish` gives them ids and locations. No
-//! operator builds, runs or writes anything.
+//! operator builds, runs tests or writes anything; `history` alone reads `git log -p`.
 
 pub mod boundary_shift;
 pub mod drop_all_down_guard;
@@ -11,7 +11,7 @@ pub mod perturb_capacity;
 pub mod reinstate_cap;
 pub mod swap_min_max;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 use std::path::PathBuf;
 
@@ -80,9 +80,19 @@ impl<'a> Shared<'a> {
 
 /// A production function: its site, signature and body.
 pub struct FnItem<'a> {
+    /// Named as the index names it (`crate::module::Type::f`), except that a trait's default
+    /// method is `crate::module::Trait::f`, which the index does not record.
     pub site: String,
     pub sig: &'a syn::Signature,
     pub block: &'a syn::Block,
+    /// A default method in a trait definition.
+    pub in_trait: bool,
+}
+
+/// A function that computes a ceiling from a count, with the count parameter.
+pub struct Ceiling<'f, 'a> {
+    pub f: &'f FnItem<'a>,
+    pub count_param: String,
 }
 
 /// One source file as operators see it.
@@ -114,19 +124,84 @@ impl Cx<'_> {
             .any(|i| self.is_capacity_name(i))
     }
 
-    pub fn find_fn(&self, site: &str) -> Option<&FnItem<'_>> {
-        self.fns.iter().find(|f| f.site == site)
+    /// The production ceiling functions of this file: the index's, plus trait default methods,
+    /// which the index does not visit; those are recognised here by the same test (a ceiling
+    /// name and an integer count parameter). The index's are matched by where the function's
+    /// name is, not by site: an inherent method and a trait impl's method of one type share a
+    /// site.
+    pub fn ceilings(&self) -> Vec<Ceiling<'_, '_>> {
+        let at = |f: &FnItem| {
+            let l = crate::syntax::loc_of(self.rel, &f.sig.ident);
+            (l.line, l.column)
+        };
+        let mut out: Vec<Ceiling> = self
+            .facts
+            .ceilings
+            .iter()
+            .filter(|c| !c.in_test)
+            .filter_map(|c| {
+                Some(Ceiling {
+                    f: self
+                        .fns
+                        .iter()
+                        .find(|f| at(f) == (c.loc.line, c.loc.column))?,
+                    count_param: c.count_param.clone(),
+                })
+            })
+            .collect();
+        for f in self.fns.iter().filter(|f| f.in_trait) {
+            if out.iter().any(|c| std::ptr::eq(c.f, f)) {
+                continue;
+            }
+            if let Some(count_param) = count_param(f.sig, self.shared.tables()) {
+                out.push(Ceiling { f, count_param });
+            }
+        }
+        out
     }
+}
+
+/// The count parameter of a ceiling function (`fleet_ceiling(&self, healthy: usize)`): a
+/// function with a ceiling name and an integer parameter named like a count. Mirrors the
+/// index's test, which trait default methods never reach.
+fn count_param(sig: &syn::Signature, tables: &Tables) -> Option<String> {
+    const INTS: &[&str] = &[
+        "usize", "u8", "u16", "u32", "u64", "u128", "isize", "i8", "i16", "i32", "i64", "i128",
+    ];
+    if !tables.ceiling_names.matches(&sig.ident.to_string()) {
+        return None;
+    }
+    sig.inputs.iter().find_map(|arg| {
+        let syn::FnArg::Typed(t) = arg else {
+            return None;
+        };
+        let (syn::Pat::Ident(id), syn::Type::Path(ty)) = (&*t.pat, &*t.ty) else {
+            return None;
+        };
+        let int = ty
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| INTS.contains(&s.ident.to_string().as_str()));
+        let name = id.ident.to_string();
+        (int && tables.count_words.matches(&name)).then_some(name)
+    })
 }
 
 /// Every mutant of the selected workspace, in canonical order.
 pub fn discover(ws: &Workspace, shared: &Shared) -> Vec<Mutant> {
     let mut out = Vec::new();
+    let facts_of: HashMap<&str, &FileFacts> = shared
+        .index
+        .files
+        .iter()
+        .map(|f| (f.rel.as_str(), f))
+        .collect();
     for file in ws.files.iter().filter(|f| f.role == FileRole::Source) {
-        let Ok((text, ast)) = parse_file(&file.abs, &file.rel) else {
+        let Some(&facts) = facts_of.get(file.rel.as_str()) else {
             continue;
         };
-        let Some(facts) = shared.index.files.iter().find(|f| f.rel == file.rel) else {
+        let Ok((text, ast)) = parse_file(&file.abs, &file.rel) else {
             continue;
         };
         let mut walker = Walker {
@@ -172,7 +247,13 @@ struct Walker<'a> {
 }
 
 impl<'a> Walker<'a> {
-    fn push(&mut self, attrs: &[syn::Attribute], sig: &'a syn::Signature, block: &'a syn::Block) {
+    fn push(
+        &mut self,
+        attrs: &[syn::Attribute],
+        sig: &'a syn::Signature,
+        block: &'a syn::Block,
+        in_trait: bool,
+    ) {
         if is_test_fn(attrs) || is_cfg_test(attrs) {
             return;
         }
@@ -183,6 +264,7 @@ impl<'a> Walker<'a> {
             site: parts.join("::"),
             sig,
             block,
+            in_trait,
         });
     }
 }
@@ -201,6 +283,7 @@ impl<'a> Visit<'a> for Walker<'a> {
         if is_cfg_test(&i.attrs) {
             return;
         }
+        // As the index names it: the self type's last segment, for trait impls too.
         let ty = match &*i.self_ty {
             syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
             _ => None,
@@ -211,22 +294,25 @@ impl<'a> Visit<'a> for Walker<'a> {
     }
 
     fn visit_item_trait(&mut self, t: &'a syn::ItemTrait) {
+        if is_cfg_test(&t.attrs) {
+            return;
+        }
         self.self_ty.push(t.ident.to_string());
         visit::visit_item_trait(self, t);
         self.self_ty.pop();
     }
 
     fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
-        self.push(&f.attrs, &f.sig, &f.block);
+        self.push(&f.attrs, &f.sig, &f.block, false);
     }
 
     fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
-        self.push(&f.attrs, &f.sig, &f.block);
+        self.push(&f.attrs, &f.sig, &f.block, false);
     }
 
     fn visit_trait_item_fn(&mut self, f: &'a syn::TraitItemFn) {
         if let Some(block) = &f.default {
-            self.push(&f.attrs, &f.sig, block);
+            self.push(&f.attrs, &f.sig, block, true);
         }
     }
 }

@@ -39,10 +39,8 @@ pub fn per_unit_values(index: &Index, ctx: &MutationContext) -> Vec<u64> {
 
 pub fn drafts(cx: &Cx) -> Vec<Draft> {
     let mut out = Vec::new();
-    for c in cx.facts.ceilings.iter().filter(|c| !c.in_test) {
-        let Some(f) = cx.find_fn(&c.site) else {
-            continue;
-        };
+    for c in cx.ceilings() {
+        let f = c.f;
         let Some(result) = result_expr(f.block) else {
             continue;
         };
