@@ -424,6 +424,23 @@ impl<'ast> Visit<'ast> for Extractor<'_> {
         });
     }
 
+    fn visit_item_trait(&mut self, t: &'ast syn::ItemTrait) {
+        let test = is_cfg_test(&t.attrs);
+        self.self_ty.push(t.ident.to_string());
+        self.with_test(test, |x| visit::visit_item_trait(x, t));
+        self.self_ty.pop();
+    }
+
+    fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
+        // A default method is code like any other; a bare signature has nothing to record.
+        if let Some(block) = &f.default {
+            self.function(&f.attrs, &f.sig, |x| {
+                x.fn_body_literal(&f.sig, block);
+                visit::visit_trait_item_fn(x, f);
+            });
+        }
+    }
+
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
         self.function(&f.attrs, &f.sig, |x| {
             x.fn_body_literal(&f.sig, &f.block);
