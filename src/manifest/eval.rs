@@ -112,8 +112,12 @@ impl Parser<'_> {
     }
 
     fn ws(&mut self) {
-        while self.src[self.pos..].starts_with(char::is_whitespace) {
-            self.pos += 1;
+        while let Some(c) = self.src[self.pos..]
+            .chars()
+            .next()
+            .filter(|c| c.is_whitespace())
+        {
+            self.pos += c.len_utf8();
         }
     }
 

@@ -493,4 +493,37 @@ mod tests {
         .unwrap();
         assert_eq!(m.entries[0].expected, Some(7));
     }
+
+    mod props {
+        use super::super::parse;
+        use proptest::prelude::*;
+
+        const VALID: &str = "[workload]\nnatural_bound = 32\n\n[[capacity]]\nsite = \"a::B\"\nvalue = 14\nrole = \"cap\"\nmethod = \"measured\"\n";
+
+        proptest! {
+            #[test]
+            fn arbitrary_text_is_a_manifest_or_located_problems(text in "\\PC*") {
+                if let Err(e) = parse("capacity.toml", &text) {
+                    let lines = text.lines().count().max(1) + 1;
+                    prop_assert!(!e.problems.is_empty());
+                    prop_assert!(e.problems.iter().all(|p| p.line >= 1 && p.line <= lines && p.column >= 1));
+                }
+            }
+
+            #[test]
+            fn a_corrupted_valid_manifest_never_panics(at in 0usize..VALID.len(), junk in "[\\[\\]=\"a-z0-9 #\n.,(){}*/+-]{0,8}") {
+                let mut text = VALID.to_string();
+                let at = (0..=at).rev().find(|i| text.is_char_boundary(*i)).unwrap_or(0);
+                text.insert_str(at, &junk);
+                let _ = parse("capacity.toml", &text);
+            }
+
+            #[test]
+            fn formulas_never_panic(src in "([a-z_0-9 ()+*/,.-]|\\PC){0,30}") {
+                if let Ok(e) = super::super::eval::parse(&src) {
+                    let _ = super::super::eval::eval(&e, &Default::default());
+                }
+            }
+        }
+    }
 }
