@@ -477,10 +477,10 @@ mod tests {
     fn an_assumed_max_num_seqs_never_becomes_the_per_box_value() {
         let text = |measured: bool| {
             format!(
-                "[prompt]\np90_tokens = 1000\n[[backend]]\nname = \"a\"\nkv_cache_tokens = 1000000\nmax_num_seqs = 256\nmax_num_seqs_measured = {measured}\n[[capacity]]\nsite = \"x::PER_BACKEND\"\nexpr = \"min(kv_cache_tokens / p90_prompt_tokens, max_num_seqs)\"\nper = \"backend\"\nrole = \"cap\"\nmethod = \"derived\"\n"
+                "[prompt]\np90_tokens = 1000\n[[backend]]\nname = \"a\"\nkv_cache_tokens = 1000000\nmax_num_seqs = 300\nmax_num_seqs_measured = {measured}\n[[capacity]]\nsite = \"x::PER_BACKEND\"\nexpr = \"min(kv_cache_tokens / p90_prompt_tokens, max_num_seqs)\"\nper = \"backend\"\nrole = \"cap\"\nmethod = \"derived\"\n"
             )
         };
-        assert_eq!(parse("c.toml", &text(true)).unwrap().per_box(), Some(256));
+        assert_eq!(parse("c.toml", &text(true)).unwrap().per_box(), Some(300));
         assert_eq!(parse("c.toml", &text(false)).unwrap().per_box(), None);
     }
 
