@@ -77,13 +77,16 @@ done
 cap_wall=$(cut -d' ' -f1 "$bench/cap.txt" | median); cap_mem=$(cut -d' ' -f2 "$bench/cap.txt" | median)
 ast_wall=$(cut -d' ' -f1 "$bench/ast.txt" | median); ast_mem=$(cut -d' ' -f2 "$bench/ast.txt" | median)
 cap_cpu=$(cut -d' ' -f3 "$bench/cap.txt" | median); ast_cpu=$(cut -d' ' -f3 "$bench/ast.txt" | median)
-findings=$("$capcheck" check --workspace --format json --manifest-path "$bench/ws/Cargo.toml" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["findings"]))')
+# check exits 1 when it finds errors; the count is what matters here.
+"$capcheck" check --workspace --format json --manifest-path "$bench/ws/Cargo.toml" > "$bench/report.json" || true
+findings=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["findings"]))' "$bench/report.json")
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "corpus: ${#crates[@]} crates, $files files, $lines lines ($bench/ws)"
 echo "runs: $runs each, alternating; medians"
 printf '%-28s %8s %8s %12s\n' tool wall_s cpu_s peak_MB
-printf '%-28s %8s %8s %12.1f\n' "cargo-capcheck check" "$cap_wall" "$cap_cpu" "$(echo "$cap_mem / 1024" | bc -l)"
-printf '%-28s %8s %8s %12.1f\n' "ast-grep $("$astgrep" --version | cut -d' ' -f2) (1 pattern)" "$ast_wall" "$ast_cpu" "$(echo "$ast_mem / 1024" | bc -l)"
-echo "ratio capcheck/ast-grep: wall $(echo "scale=3; $cap_wall / $ast_wall" | bc -l), cpu $(echo "scale=3; $cap_cpu / $ast_cpu" | bc -l)"
+div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+printf '%-28s %8s %8s %12s\n' "cargo-capcheck check" "$cap_wall" "$cap_cpu" "$(div "$cap_mem" 1024)"
+printf '%-28s %8s %8s %12s\n' "ast-grep $("$astgrep" --version | cut -d' ' -f2) (1 pattern)" "$ast_wall" "$ast_cpu" "$(div "$ast_mem" 1024)"
+echo "ratio capcheck/ast-grep: wall $(div "$cap_wall" "$ast_wall"), cpu $(div "$cap_cpu" "$ast_cpu")"
 echo "capcheck findings: $findings"
