@@ -20,10 +20,27 @@ pub struct CheckRun {
     pub summary: Summary,
 }
 
-/// Discover and index the workspace the arguments name (shared by every job).
-pub fn index(args: &crate::cli::WorkspaceArgs) -> anyhow::Result<(Workspace, Config, Index)> {
+/// The front half every source job shares: the workspace, its config, its capacity manifest
+/// (from `--capacity`, the config or the workspace root; `None` when there is none) and the index.
+pub struct Front {
+    pub workspace: Workspace,
+    pub config: Config,
+    /// Where the manifest is or would be.
+    pub manifest_path: std::path::PathBuf,
+    pub manifest: Option<manifest::Manifest>,
+    pub index: Index,
+}
+
+/// Discover the workspace, read its manifest (a malformed one stops every job, before anything
+/// is written), and index it.
+pub fn index(
+    args: &crate::cli::WorkspaceArgs,
+    capacity_flag: Option<&std::path::Path>,
+) -> anyhow::Result<Front> {
     let mut ws = workspace::discover(args)?;
     let config = Config::from_metadata(&ws.config)?;
+    let manifest_path = manifest::locate(&ws.root, capacity_flag, config.manifest.as_deref());
+    let manifest = manifest::load(&ws.root, &manifest_path, capacity_flag.is_some())?;
     let index = Index::build(&ws, Tables::new(&config.tables()));
     // Files that turned out to be test modules are test code for every job.
     let tests = index.test_files();
@@ -32,19 +49,25 @@ pub fn index(args: &crate::cli::WorkspaceArgs) -> anyhow::Result<(Workspace, Con
             f.role = FileRole::Test;
         }
     }
-    Ok((ws, config, index))
+    Ok(Front {
+        workspace: ws,
+        config,
+        manifest_path,
+        manifest,
+        index,
+    })
 }
 
 pub fn run(args: &CheckArgs) -> anyhow::Result<CheckRun> {
     let start = Instant::now();
-    let (ws, config, index) = index(&args.workspace)?;
+    let Front {
+        workspace: ws,
+        config,
+        manifest,
+        index,
+        ..
+    } = index(&args.workspace, args.capacity.as_deref())?;
     let levels = Levels::new(config.levels.clone())?;
-    let path = manifest::locate(
-        &ws.root,
-        args.capacity.as_deref(),
-        config.manifest.as_deref(),
-    );
-    let manifest = manifest::load(&ws.root, &path, args.capacity.is_some())?;
     let findings = lint::run(&index, manifest.as_ref(), &levels, Date::today());
     let summary = Summary::new(
         index.files.len(),

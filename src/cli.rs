@@ -185,20 +185,15 @@ fn check(args: &CheckArgs) -> anyhow::Result<Exit> {
 }
 
 fn init(args: &InitArgs) -> anyhow::Result<Exit> {
-    let (ws, config, index) = crate::check::index(&args.workspace)?;
-    let path = crate::manifest::locate(
-        &ws.root,
-        args.capacity.as_deref(),
-        config.manifest.as_deref(),
-    );
-    let existing = if path.exists() {
-        // Refuse to extend a manifest that does not read: the user's file is never half-written.
-        crate::manifest::load(&ws.root, &path, true)?;
+    // A manifest that does not read is refused by `index`: the user's file is never half-written.
+    let front = crate::check::index(&args.workspace, args.capacity.as_deref())?;
+    let path = front.manifest_path;
+    let existing = if front.manifest.is_some() {
         std::fs::read_to_string(&path)?
     } else {
         String::new()
     };
-    let (text, added) = crate::manifest::init::add_unmeasured(&existing, &index.capacities)?;
+    let (text, added) = crate::manifest::init::add_unmeasured(&existing, &front.index.capacities)?;
     if added > 0 {
         crate::manifest::write_atomic(&path, &text)?;
     }

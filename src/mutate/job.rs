@@ -42,15 +42,15 @@ pub fn list(args: &MutantsArgs) -> anyhow::Result<Listed> {
             bail!("unknown operator `{op}` (known: {})", OPERATORS.join(", "));
         }
     }
-    let (ws, config, index) = crate::check::index(&args.workspace)?;
+    let crate::check::Front {
+        workspace: ws,
+        config,
+        manifest,
+        index,
+        ..
+    } = crate::check::index(&args.workspace, args.capacity.as_deref())?;
     // The manifest, when there is one, supplies the per-box value K and the natural bound; the
     // flags override it.
-    let path = crate::manifest::locate(
-        &ws.root,
-        args.capacity.as_deref(),
-        config.manifest.as_deref(),
-    );
-    let manifest = crate::manifest::load(&ws.root, &path, args.capacity.is_some())?;
     let ctx = MutationContext {
         natural_bound: args
             .natural_bound

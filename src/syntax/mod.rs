@@ -77,6 +77,21 @@ pub struct ParseFailure {
 
 /// Read and parse one file. A failure is data (it becomes a `parse-error` finding), not an abort.
 pub fn parse_file(abs: &Path, rel: &str) -> Result<(String, syn::File), ParseFailure> {
+    let text = read_text(abs, rel)?;
+    match syn::parse_file(&text) {
+        Ok(ast) => Ok((text, ast)),
+        Err(e) => Err(syn_failure(rel, &e)),
+    }
+}
+
+fn syn_failure(rel: &str, e: &syn::Error) -> ParseFailure {
+    ParseFailure {
+        loc: Loc::from_span(rel, e.span()),
+        message: format!("cannot parse as Rust: {e}"),
+    }
+}
+
+fn read_text(abs: &Path, rel: &str) -> Result<String, ParseFailure> {
     let bytes = std::fs::read(abs).map_err(|e| ParseFailure {
         loc: point(rel, 1, 1),
         message: format!("cannot read file: {e}"),
@@ -90,13 +105,7 @@ pub fn parse_file(abs: &Path, rel: &str) -> Result<(String, syn::File), ParseFai
             message: "file is not valid UTF-8".to_string(),
         }
     })?;
-    match syn::parse_file(&text) {
-        Ok(ast) => Ok((text, ast)),
-        Err(e) => Err(ParseFailure {
-            loc: Loc::from_span(rel, e.span()),
-            message: format!("cannot parse as Rust: {e}"),
-        }),
-    }
+    Ok(text)
 }
 
 fn point(file: &str, line: usize, column: usize) -> Loc {
