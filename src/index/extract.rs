@@ -35,7 +35,7 @@ pub fn extract(
         facts: FileFacts {
             rel: rel.to_string(),
             lines: text.lines().count(),
-            role: Some(role),
+            role,
             ..FileFacts::default()
         },
     };
@@ -312,13 +312,6 @@ impl Extractor<'_> {
         body: F,
     ) {
         let test = is_test_fn(attrs) || is_cfg_test(attrs);
-        if test {
-            self.facts.tests.push(TestFn {
-                name: sig.ident.to_string(),
-                site: self.site(&sig.ident.to_string()),
-                loc: self.loc(&sig.ident),
-            });
-        }
         self.ceiling_fn(sig);
         self.function.push(sig.ident.to_string());
         self.with_test(test, body);

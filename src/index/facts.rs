@@ -99,14 +99,6 @@ pub struct ConstRef {
     pub api: Option<String>,
 }
 
-/// A test function (`#[test]`, `#[tokio::test]`, ...).
-#[derive(Debug, Clone, Serialize)]
-pub struct TestFn {
-    pub name: String,
-    pub site: String,
-    pub loc: Loc,
-}
-
 /// A function that computes a ceiling from a count: `fn fleet_ceiling(&self, healthy: usize)`.
 #[derive(Debug, Clone, Serialize)]
 pub struct CeilingFn {
@@ -125,7 +117,7 @@ pub struct FileFacts {
     /// The package the file belongs to: pins are explained by capacities of the same package.
     pub package: String,
     pub lines: usize,
-    pub role: Option<FileRole>,
+    pub role: FileRole,
     #[serde(skip)]
     pub parse_error: Option<ParseFailure>,
     pub consts: Vec<ConstDef>,
@@ -135,7 +127,6 @@ pub struct FileFacts {
     pub products: Vec<Product>,
     pub comparisons: Vec<Comparison>,
     pub const_refs: Vec<ConstRef>,
-    pub tests: Vec<TestFn>,
     pub ceilings: Vec<CeilingFn>,
     /// Out-of-line modules declared in test code (`#[cfg(test)] mod tests;`), as
     /// `crate::module::name`: their files are test code.

@@ -56,8 +56,50 @@ pub struct Capacity {
     pub visibility: facts::Visibility,
 }
 
+impl Capacity {
+    /// A `const` or `static` whose initialiser is a literal.
+    fn from_const(d: &facts::ConstDef, package: &str) -> Option<Capacity> {
+        let value::Val::Lit(value) = d.val else {
+            return None;
+        };
+        Some(Capacity {
+            site: d.site.clone(),
+            item: d.ident.clone(),
+            value,
+            kind: if d.is_static {
+                CapacityKind::Static
+            } else {
+                CapacityKind::Const
+            },
+            loc: d.loc.clone(),
+            api: None,
+            uses: Vec::new(),
+            package: package.to_string(),
+            visibility: d.visibility.clone(),
+        })
+    }
+
+    /// A struct-literal field set to a literal.
+    fn from_field(x: &facts::FieldInit, package: &str) -> Option<Capacity> {
+        let value::Val::Lit(value) = x.val else {
+            return None;
+        };
+        Some(Capacity {
+            site: x.site.clone(),
+            item: x.field.clone(),
+            value,
+            kind: CapacityKind::Field,
+            loc: x.loc.clone(),
+            api: None,
+            uses: Vec::new(),
+            package: package.to_string(),
+            visibility: facts::Visibility::Public,
+        })
+    }
+}
+
 /// The index of one run.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Index {
     pub files: Vec<FileFacts>,
     pub capacities: Vec<Capacity>,
@@ -65,7 +107,7 @@ pub struct Index {
     pub consts: HashMap<String, u64>,
     /// Literal defaults of struct fields in production code, by field name.
     pub field_defaults: HashMap<String, (u64, Loc)>,
-    pub tables: Option<Tables>,
+    pub tables: Tables,
 }
 
 impl Index {
@@ -89,7 +131,7 @@ impl Index {
             }
             test_modules.extend(declared);
             let redo: Vec<usize> = (0..ws.files.len())
-                .filter(|&i| files[i].role != Some(FileRole::Test))
+                .filter(|&i| files[i].role != FileRole::Test)
                 .filter(|&i| under_any(&ws.files[i], &test_modules))
                 .collect();
             let again: Vec<(usize, FileFacts)> = redo
@@ -107,7 +149,7 @@ impl Index {
     pub fn test_files(&self) -> std::collections::HashSet<&str> {
         self.files
             .iter()
-            .filter(|f| f.role == Some(FileRole::Test))
+            .filter(|f| f.role == FileRole::Test)
             .map(|f| f.rel.as_str())
             .collect()
     }
@@ -129,12 +171,12 @@ impl Index {
             capacities,
             consts,
             field_defaults,
-            tables: Some(tables),
+            tables,
         }
     }
 
     pub fn tables(&self) -> &Tables {
-        self.tables.as_ref().expect("index built without tables")
+        &self.tables
     }
 
     /// A constant or struct-field literal of production code named by `site` (or a `::`-suffix of
@@ -144,51 +186,12 @@ impl Index {
             full == site || (site.contains("::") && full.ends_with(&format!("::{site}")))
         };
         self.files.iter().find_map(|f| {
-            let from_const = f
-                .consts
-                .iter()
-                .filter(|d| !d.in_test && matches(&d.site))
-                .find_map(|d| {
-                    let value::Val::Lit(v) = d.val else {
-                        return None;
-                    };
-                    Some(Capacity {
-                        site: d.site.clone(),
-                        item: d.ident.clone(),
-                        value: v,
-                        kind: if d.is_static {
-                            CapacityKind::Static
-                        } else {
-                            CapacityKind::Const
-                        },
-                        loc: d.loc.clone(),
-                        api: None,
-                        uses: Vec::new(),
-                        package: f.package.clone(),
-                        visibility: d.visibility.clone(),
-                    })
-                });
-            from_const.or_else(|| {
-                f.fields
-                    .iter()
-                    .filter(|x| !x.in_test && matches(&x.site))
-                    .find_map(|x| {
-                        let value::Val::Lit(v) = x.val else {
-                            return None;
-                        };
-                        Some(Capacity {
-                            site: x.site.clone(),
-                            item: x.field.clone(),
-                            value: v,
-                            kind: CapacityKind::Field,
-                            loc: x.loc.clone(),
-                            api: None,
-                            uses: Vec::new(),
-                            package: f.package.clone(),
-                            visibility: facts::Visibility::Public,
-                        })
-                    })
-            })
+            let consts = f.consts.iter().filter(|d| !d.in_test && matches(&d.site));
+            let fields = f.fields.iter().filter(|x| !x.in_test && matches(&x.site));
+            consts
+                .filter_map(|d| Capacity::from_const(d, &f.package))
+                .chain(fields.filter_map(|x| Capacity::from_field(x, &f.package)))
+                .next()
         })
     }
 
@@ -205,7 +208,7 @@ fn extract_file(tables: &Tables, f: &FileEntry, role: FileRole) -> FileFacts {
         }
         Err(failure) => FileFacts {
             rel: f.rel.clone(),
-            role: Some(role),
+            role,
             parse_error: Some(failure),
             ..FileFacts::default()
         },
@@ -277,9 +280,11 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
     let mut out = Vec::new();
     for f in files {
         for d in f.consts.iter().filter(|d| !d.in_test) {
-            let value::Val::Lit(v) = d.val else { continue };
-            let api = api_consts.get(d.ident.as_str()).map(|s| s.to_string());
-            if v == 0 || !(api.is_some() || tables.capacity_names.matches(&d.ident)) {
+            let Some(mut cap) = Capacity::from_const(d, &f.package) else {
+                continue;
+            };
+            cap.api = api_consts.get(d.ident.as_str()).map(|s| s.to_string());
+            if cap.value == 0 || !(cap.api.is_some() || tables.capacity_names.matches(&d.ident)) {
                 continue;
             }
             let mut uses: Vec<Use> = refs
@@ -299,38 +304,16 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
             uses.sort_by(|a, b| a.loc.cmp(&b.loc));
             uses.dedup();
             uses.truncate(MAX_USES);
-            out.push(Capacity {
-                site: d.site.clone(),
-                item: d.ident.clone(),
-                value: v,
-                kind: if d.is_static {
-                    CapacityKind::Static
-                } else {
-                    CapacityKind::Const
-                },
-                loc: d.loc.clone(),
-                api,
-                uses,
-                package: f.package.clone(),
-                visibility: d.visibility.clone(),
-            });
+            cap.uses = uses;
+            out.push(cap);
         }
         for fi in f.fields.iter().filter(|x| !x.in_test) {
-            let value::Val::Lit(v) = fi.val else { continue };
-            if v == 0 || !tables.capacity_names.matches(&fi.field) {
-                continue;
+            match Capacity::from_field(fi, &f.package) {
+                Some(cap) if cap.value > 0 && tables.capacity_names.matches(&fi.field) => {
+                    out.push(cap)
+                }
+                _ => {}
             }
-            out.push(Capacity {
-                site: fi.site.clone(),
-                item: fi.field.clone(),
-                value: v,
-                kind: CapacityKind::Field,
-                loc: fi.loc.clone(),
-                api: None,
-                uses: Vec::new(),
-                package: f.package.clone(),
-                visibility: facts::Visibility::Public,
-            });
         }
         for n in f.named_lits.iter().filter(|x| !x.in_test && x.value > 0) {
             out.push(Capacity {

@@ -8,10 +8,11 @@ use serde::Serialize;
 use syn::punctuated::Punctuated;
 
 /// What a file is for; test code is held to other rules than production code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FileRole {
     /// Library or binary source.
+    #[default]
     Source,
     /// Integration tests (`tests/`), benches: every item in it is test code.
     Test,
