@@ -130,14 +130,23 @@ fn human_output_names_the_constant_and_the_arithmetic_and_works_as_a_cargo_subco
 }
 
 #[test]
-fn a_missing_manifest_path_is_a_usage_error() {
-    let out = capcheck(&["check", "--manifest-path", "no/such/Cargo.toml"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("no/such/Cargo.toml"),
-        "{}",
-        stderr(&out)
-    );
+fn a_missing_manifest_path_is_a_usage_error_for_every_job() {
+    for job in [
+        &["check"][..],
+        &["fixtures"],
+        &["init"],
+        &["mutants", "--list"],
+    ] {
+        let mut args = job.to_vec();
+        args.extend(["--manifest-path", "no/such/Cargo.toml"]);
+        let out = capcheck(&args);
+        assert_eq!(out.status.code(), Some(2), "{job:?}");
+        assert!(
+            stderr(&out).contains("no/such/Cargo.toml"),
+            "{job:?}: {}",
+            stderr(&out)
+        );
+    }
 }
 
 #[test]

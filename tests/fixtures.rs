@@ -155,17 +155,6 @@ fn human_output_labels_the_identical_fields_without_colour() {
 }
 
 #[test]
-fn fixtures_on_a_missing_manifest_is_a_usage_error() {
-    let out = capcheck(&["fixtures", "--manifest-path", "no/such/Cargo.toml"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("no/such/Cargo.toml"),
-        "{}",
-        stderr(&out)
-    );
-}
-
-#[test]
 fn explain_prints_the_identical_fixture_docs() {
     let out = capcheck(&["explain", "identical-fixture"]);
     assert_eq!(out.status.code(), Some(0));
