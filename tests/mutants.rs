@@ -325,7 +325,8 @@ fn reinstate_cap_finds_every_ceiling_the_index_finds_in_impl_blocks() {
         "fleet::Plain::fleet_ceiling: healthy * per()",
         "fleet::Plain::fleet_ceiling: healthy * per() + 1",
         "fleet::Generic::max_concurrency: healthy * per()",
-        "fleet::<impl>::fleet_ceiling: healthy * per()",
+        // Through the reference, as every visitor names it (syntax::scope::type_name).
+        "fleet::Generic::fleet_ceiling: healthy * per()",
         "fleet::inner::Pool::fleet_ceiling: healthy * super::per()",
     ];
     assert_eq!(found, expected.iter().map(|s| s.to_string()).collect());

@@ -11,8 +11,9 @@ use syn::visit::{self, Visit};
 use crate::diversity::literal::normalize;
 use crate::diversity::reads;
 use crate::diversity::{CollectionKind, FieldValue, FixtureCollection, Instance, LooseInstance};
-use crate::index::extract::{is_cfg_test, is_test_fn};
+use crate::syntax::scope::{Scope, impl_name};
 use crate::syntax::{Loc, loc_of, macro_args};
+use crate::syntax::{is_cfg_test, is_test_fn};
 
 /// What one file contributes to the fixture analysis.
 #[derive(Debug, Default)]
@@ -36,9 +37,7 @@ pub fn collect(
     let mut c = Collector {
         rel,
         imports: imports(&ast.items),
-        path: path.to_vec(),
-        test_depth: usize::from(test_file),
-        self_ty: Vec::new(),
+        scope: Scope::at(path, test_file, ast),
         fns: Vec::new(),
         claimed: HashSet::new(),
         out: FileFixtures {
@@ -65,9 +64,7 @@ struct Collector<'a> {
     rel: &'a str,
     /// Imported name -> the last module of its path (`PoolConfig` -> `unmanaged`).
     imports: HashMap<String, String>,
-    path: Vec<String>,
-    test_depth: usize,
-    self_ty: Vec<String>,
+    scope: Scope,
     fns: Vec<FnCtx>,
     /// Starts of instances already counted as elements of a collection.
     claimed: HashSet<(usize, usize)>,
@@ -93,14 +90,11 @@ fn tail_start(rel: &str, block: &syn::Block) -> Option<(usize, usize)> {
 
 impl Collector<'_> {
     fn in_test(&self) -> bool {
-        self.test_depth > 0
+        self.scope.in_test()
     }
 
     fn site(&self, item: &str) -> String {
-        let mut parts = self.path.clone();
-        parts.extend(self.self_ty.last().cloned());
-        parts.push(item.to_string());
-        parts.join("::")
+        self.scope.site(item)
     }
 
     fn enter<F: FnOnce(&mut Self)>(
@@ -119,13 +113,13 @@ impl Collector<'_> {
             tail,
             loose: Vec::new(),
         });
-        self.test_depth += usize::from(test);
+        self.scope.push_test(test);
         body(self);
         let ctx = self.fns.pop().expect("pushed above");
         if self.in_test() {
             self.repeated(ctx);
         }
-        self.test_depth -= usize::from(test);
+        self.scope.pop_test(test);
     }
 
     /// Instances of one key written at least twice in one function form a collection.
@@ -168,7 +162,7 @@ impl Collector<'_> {
                     .collect();
                 let mut ty = segs.last()?.clone();
                 if ty == "Self" {
-                    ty = self.self_ty.last()?.clone();
+                    ty = self.scope.self_ty()?.to_string();
                 }
                 // An enum's struct variant (`Event::Open { .. }`) is keyed by enum and variant.
                 let (key, type_name) = match segs.as_slice() {
@@ -419,21 +413,20 @@ pub fn chain(mut e: &Expr) -> (&Expr, Vec<&syn::ExprMethodCall>) {
 impl<'ast> Visit<'ast> for Collector<'_> {
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
         let test = is_cfg_test(&m.attrs);
-        self.path.push(m.ident.to_string());
-        self.test_depth += usize::from(test);
+        self.scope.push_mod(&m.ident.to_string());
+        self.scope.push_test(test);
         visit::visit_item_mod(self, m);
-        self.test_depth -= usize::from(test);
-        self.path.pop();
+        self.scope.pop_test(test);
+        self.scope.pop_mod();
     }
 
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
-        let ty = reads::type_ident(&i.self_ty).unwrap_or_else(|| "<impl>".to_string());
         let test = is_cfg_test(&i.attrs);
-        self.self_ty.push(ty);
-        self.test_depth += usize::from(test);
+        self.scope.push_type(impl_name(&i.self_ty));
+        self.scope.push_test(test);
         visit::visit_item_impl(self, i);
-        self.test_depth -= usize::from(test);
-        self.self_ty.pop();
+        self.scope.pop_test(test);
+        self.scope.pop_type();
     }
 
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {

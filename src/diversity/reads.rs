@@ -12,8 +12,9 @@ use syn::visit::{self, Visit};
 use crate::diversity::collect::chain;
 use crate::diversity::literal::normalize;
 use crate::diversity::{FieldValue, Instance};
-use crate::index::extract::{is_cfg_test, is_test_fn};
 use crate::syntax::macro_args;
+use crate::syntax::scope::{Scope, impl_name};
+use crate::syntax::{is_cfg_test, is_test_fn};
 
 /// A struct (with its fields and the type names in each field's type) or an enum.
 #[derive(Debug, Clone, Default)]
@@ -93,16 +94,6 @@ pub struct CodeModel {
 /// Type -> fields a function depends on.
 pub type Deps = BTreeMap<String, BTreeSet<String>>;
 
-/// The last path segment of a type, through references: `&mut Pool<M>` -> `Pool`.
-pub fn type_ident(ty: &syn::Type) -> Option<String> {
-    match ty {
-        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
-        syn::Type::Reference(r) => type_ident(&r.elem),
-        syn::Type::Paren(p) => type_ident(&p.elem),
-        _ => None,
-    }
-}
-
 /// Every capitalised name in a type: `Vec<BoxSpec>` -> `Vec`, `BoxSpec`.
 fn type_names(ty: &impl ToTokens) -> Vec<String> {
     fn walk(ts: proc_macro2::TokenStream, out: &mut Vec<String>) {
@@ -128,9 +119,7 @@ fn type_names(ty: &impl ToTokens) -> Vec<String> {
 pub fn extract(rel: &str, ast: &syn::File, test_file: bool, path: &[String]) -> FileCode {
     let mut x = CodeVisitor {
         rel,
-        path: path.to_vec(),
-        self_ty: Vec::new(),
-        test_depth: usize::from(test_file),
+        scope: Scope::at(path, test_file, ast),
         out: FileCode::default(),
     };
     x.visit_file(ast);
@@ -139,18 +128,14 @@ pub fn extract(rel: &str, ast: &syn::File, test_file: bool, path: &[String]) -> 
 
 struct CodeVisitor<'a> {
     rel: &'a str,
-    path: Vec<String>,
-    self_ty: Vec<String>,
-    test_depth: usize,
+    scope: Scope,
     out: FileCode,
 }
 
 impl CodeVisitor<'_> {
     fn function(&mut self, attrs: &[syn::Attribute], sig: &syn::Signature, block: &syn::Block) {
-        let self_ty = self.self_ty.last().cloned();
-        let mut site = self.path.clone();
-        site.extend(self_ty.clone());
-        site.push(sig.ident.to_string());
+        let self_ty = self.scope.self_ty().map(String::from);
+        let site = self.scope.site(&sig.ident.to_string());
         let params: Vec<(String, Vec<String>)> = sig
             .inputs
             .iter()
@@ -174,13 +159,13 @@ impl CodeVisitor<'_> {
         };
         let template = template(block, &params, self_ty.as_deref());
         self.out.fns.push(FnInfo {
-            site: site.join("::"),
+            site,
             name: sig.ident.to_string(),
             file: self.rel.to_string(),
             self_ty,
             params,
             ret,
-            in_test: self.test_depth > 0 || is_test_fn(attrs) || is_cfg_test(attrs),
+            in_test: self.scope.in_test() || is_test_fn(attrs) || is_cfg_test(attrs),
             body: BodyFacts::of_block(block),
             template,
         });
@@ -227,21 +212,20 @@ fn template(
 impl<'ast> Visit<'ast> for CodeVisitor<'_> {
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
         let test = is_cfg_test(&m.attrs);
-        self.path.push(m.ident.to_string());
-        self.test_depth += usize::from(test);
+        self.scope.push_mod(&m.ident.to_string());
+        self.scope.push_test(test);
         visit::visit_item_mod(self, m);
-        self.test_depth -= usize::from(test);
-        self.path.pop();
+        self.scope.pop_test(test);
+        self.scope.pop_mod();
     }
 
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
-        self.self_ty
-            .push(type_ident(&i.self_ty).unwrap_or_else(|| "<impl>".to_string()));
+        self.scope.push_type(impl_name(&i.self_ty));
         let test = is_cfg_test(&i.attrs);
-        self.test_depth += usize::from(test);
+        self.scope.push_test(test);
         visit::visit_item_impl(self, i);
-        self.test_depth -= usize::from(test);
-        self.self_ty.pop();
+        self.scope.pop_test(test);
+        self.scope.pop_type();
     }
 
     fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {

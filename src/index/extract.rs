@@ -9,7 +9,10 @@ use syn::{Expr, ItemFn};
 use crate::index::facts::*;
 use crate::index::tables::Tables;
 use crate::index::value::{Operand, Val, is_const_name};
-use crate::syntax::{FileRole, Loc, loc_of, macro_args, path_ends_with, snippet};
+use crate::syntax::scope::{Scope, impl_name};
+use crate::syntax::{
+    FileRole, Loc, is_cfg_test, is_test_fn, loc_of, macro_args, path_ends_with, snippet,
+};
 
 /// Extract the facts of one parsed file.
 pub fn extract(
@@ -25,12 +28,7 @@ pub fn extract(
         tables,
         rel,
         text,
-        path: std::iter::once(crate_name.to_string())
-            .chain(module.iter().cloned())
-            .collect(),
-        // `#![cfg(test)]` at the top of a file makes all of it test code.
-        test_depth: usize::from(role == FileRole::Test || is_cfg_test(&ast.attrs)),
-        self_ty: Vec::new(),
+        scope: Scope::file(crate_name, module, role, ast),
         function: Vec::new(),
         facts: FileFacts {
             rel: rel.to_string(),
@@ -47,71 +45,18 @@ struct Extractor<'a> {
     tables: &'a Tables,
     rel: &'a str,
     text: &'a str,
-    /// Crate, file module and inline modules.
-    path: Vec<String>,
-    /// Greater than zero inside test code.
-    test_depth: usize,
-    self_ty: Vec<String>,
+    scope: Scope,
     function: Vec<String>,
     facts: FileFacts,
 }
 
-/// Whether a `#[cfg(..)]` (outer or inner) makes the item exist only when testing:
-/// `cfg(test)`, `cfg(all(test, ..))`, `cfg(any(test, test))`; never `cfg(not(test))` or
-/// `cfg(feature = "test-utils")`.
-pub(crate) fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|a| {
-        a.path().is_ident("cfg") && a.parse_args::<syn::Meta>().is_ok_and(|m| requires_test(&m))
-    })
-}
-
-/// Whether a cfg predicate can only hold under `cfg(test)`.
-fn requires_test(meta: &syn::Meta) -> bool {
-    use syn::punctuated::Punctuated;
-    match meta {
-        syn::Meta::Path(p) => p.is_ident("test"),
-        syn::Meta::List(l) => {
-            let Ok(args) =
-                l.parse_args_with(Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated)
-            else {
-                return false;
-            };
-            if l.path.is_ident("all") {
-                args.iter().any(requires_test)
-            } else if l.path.is_ident("any") {
-                !args.is_empty() && args.iter().all(requires_test)
-            } else {
-                false
-            }
-        }
-        syn::Meta::NameValue(_) => false,
-    }
-}
-
-/// `#[test]`, `#[tokio::test]`, `#[rstest]`, `#[test_case(..)]`, `#[bench]`...
-pub(crate) fn is_test_fn(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|a| {
-        a.path().segments.last().is_some_and(|s| {
-            let id = s.ident.to_string();
-            id == "test"
-                || id == "rstest"
-                || id == "test_case"
-                || id == "bench"
-                || id == "quickcheck"
-        })
-    })
-}
-
 impl Extractor<'_> {
     fn in_test(&self) -> bool {
-        self.test_depth > 0
+        self.scope.in_test()
     }
 
     fn site(&self, item: &str) -> String {
-        let mut parts = self.path.clone();
-        parts.extend(self.self_ty.last().cloned());
-        parts.push(item.to_string());
-        parts.join("::")
+        self.scope.site(item)
     }
 
     fn function_site(&self) -> String {
@@ -130,9 +75,9 @@ impl Extractor<'_> {
     }
 
     fn with_test<F: FnOnce(&mut Self)>(&mut self, test: bool, f: F) {
-        self.test_depth += usize::from(test);
+        self.scope.push_test(test);
         f(self);
-        self.test_depth -= usize::from(test);
+        self.scope.pop_test(test);
     }
 
     fn const_item(
@@ -149,7 +94,7 @@ impl Extractor<'_> {
         let visibility = match vis {
             syn::Visibility::Public(_) => Visibility::Public,
             syn::Visibility::Restricted(_) => Visibility::Crate,
-            syn::Visibility::Inherited => Visibility::Private(self.path.join("::")),
+            syn::Visibility::Inherited => Visibility::Private(self.scope.module()),
         };
         self.facts.consts.push(ConstDef {
             ident: ident.to_string(),
@@ -389,25 +334,20 @@ impl<'ast> Visit<'ast> for Extractor<'_> {
         let test = is_cfg_test(&m.attrs);
         if m.content.is_none() && (test || self.in_test()) {
             // `#[cfg(test)] mod tests;`: the module's own file is test code too.
-            let mut path = self.path.clone();
-            path.push(m.ident.to_string());
-            self.facts.test_modules.push(path.join("::"));
+            self.facts
+                .test_modules
+                .push(format!("{}::{}", self.scope.module(), m.ident));
         }
-        self.path.push(m.ident.to_string());
+        self.scope.push_mod(&m.ident.to_string());
         self.with_test(test, |x| visit::visit_item_mod(x, m));
-        self.path.pop();
+        self.scope.pop_mod();
     }
 
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
-        let ty = match &*i.self_ty {
-            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
-            _ => None,
-        }
-        .unwrap_or_else(|| "<impl>".to_string());
         let test = is_cfg_test(&i.attrs);
-        self.self_ty.push(ty);
+        self.scope.push_type(impl_name(&i.self_ty));
         self.with_test(test, |x| visit::visit_item_impl(x, i));
-        self.self_ty.pop();
+        self.scope.pop_type();
     }
 
     fn visit_item_fn(&mut self, f: &'ast ItemFn) {
@@ -419,9 +359,9 @@ impl<'ast> Visit<'ast> for Extractor<'_> {
 
     fn visit_item_trait(&mut self, t: &'ast syn::ItemTrait) {
         let test = is_cfg_test(&t.attrs);
-        self.self_ty.push(t.ident.to_string());
+        self.scope.push_type(t.ident.to_string());
         self.with_test(test, |x| visit::visit_item_trait(x, t));
-        self.self_ty.pop();
+        self.scope.pop_type();
     }
 
     fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
@@ -490,15 +430,16 @@ impl<'ast> Visit<'ast> for Extractor<'_> {
     }
 
     fn visit_expr_struct(&mut self, s: &'ast syn::ExprStruct) {
-        let mut ty = s
+        let named = s
             .path
             .segments
             .last()
             .map(|x| x.ident.to_string())
             .unwrap_or_default();
-        if ty == "Self" {
-            ty = self.self_ty.last().cloned().unwrap_or(ty);
-        }
+        let ty = match (named.as_str(), self.scope.self_ty()) {
+            ("Self", Some(t)) => t.to_string(),
+            _ => named,
+        };
         for f in &s.fields {
             let syn::Member::Named(name) = &f.member else {
                 continue;
@@ -507,13 +448,10 @@ impl<'ast> Visit<'ast> for Extractor<'_> {
             if matches!(val, Val::Other) {
                 continue;
             }
-            let mut parts = self.path.clone();
-            parts.push(ty.clone());
-            parts.push(name.to_string());
             self.facts.fields.push(FieldInit {
                 type_name: ty.clone(),
                 field: name.to_string(),
-                site: parts.join("::"),
+                site: self.scope.field_site(&ty, &name.to_string()),
                 val,
                 loc: crate::syntax::expr_loc(self.rel, &f.expr),
                 in_test: self.in_test(),

@@ -7,6 +7,8 @@ use proc_macro2::Span;
 use serde::Serialize;
 use syn::punctuated::Punctuated;
 
+pub mod scope;
+
 /// What a file is for; test code is held to other rules than production code.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -179,4 +181,50 @@ pub fn path_loc(file: &str, path: &syn::Path) -> Loc {
         }
         _ => loc_of(file, path),
     }
+}
+
+/// Whether a `#[cfg(..)]` (outer or inner) makes the item exist only when testing:
+/// `cfg(test)`, `cfg(all(test, ..))`, `cfg(any(test, test))`; never `cfg(not(test))` or
+/// `cfg(feature = "test-utils")`.
+pub fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg") && a.parse_args::<syn::Meta>().is_ok_and(|m| requires_test(&m))
+    })
+}
+
+/// Whether a cfg predicate can only hold under `cfg(test)`.
+fn requires_test(meta: &syn::Meta) -> bool {
+    use syn::punctuated::Punctuated;
+    match meta {
+        syn::Meta::Path(p) => p.is_ident("test"),
+        syn::Meta::List(l) => {
+            let Ok(args) =
+                l.parse_args_with(Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated)
+            else {
+                return false;
+            };
+            if l.path.is_ident("all") {
+                args.iter().any(requires_test)
+            } else if l.path.is_ident("any") {
+                !args.is_empty() && args.iter().all(requires_test)
+            } else {
+                false
+            }
+        }
+        syn::Meta::NameValue(_) => false,
+    }
+}
+
+/// `#[test]`, `#[tokio::test]`, `#[rstest]`, `#[test_case(..)]`, `#[bench]`...
+pub fn is_test_fn(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().segments.last().is_some_and(|s| {
+            let id = s.ident.to_string();
+            id == "test"
+                || id == "rstest"
+                || id == "test_case"
+                || id == "bench"
+                || id == "quickcheck"
+        })
+    })
 }

@@ -20,12 +20,13 @@ use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
 use crate::config::Guard;
-use crate::index::extract::{is_cfg_test, is_test_fn};
 use crate::index::facts::FileFacts;
 use crate::index::names::words;
 use crate::index::{Index, Tables};
 use crate::mutate::{Mutant, MutationContext};
+use crate::syntax::scope::{Scope, impl_name};
 use crate::syntax::{FileRole, parse_file};
+use crate::syntax::{is_cfg_test, is_test_fn};
 use crate::workspace::Workspace;
 
 /// Every operator id, in the order operators run. Each has `rules/<id>.toml` (kind "operator").
@@ -205,10 +206,7 @@ pub fn discover(ws: &Workspace, shared: &Shared) -> Vec<Mutant> {
             continue;
         };
         let mut walker = Walker {
-            path: std::iter::once(file.crate_name.clone())
-                .chain(file.module.iter().cloned())
-                .collect(),
-            self_ty: Vec::new(),
+            scope: Scope::file(&file.crate_name, &file.module, file.role, &ast),
             fns: Vec::new(),
         };
         walker.visit_file(&ast);
@@ -241,8 +239,7 @@ pub fn discover(ws: &Workspace, shared: &Shared) -> Vec<Mutant> {
 
 /// Collects production functions with their sites; test code and nested items are skipped.
 struct Walker<'a> {
-    path: Vec<String>,
-    self_ty: Vec<String>,
+    scope: Scope,
     fns: Vec<FnItem<'a>>,
 }
 
@@ -254,14 +251,11 @@ impl<'a> Walker<'a> {
         block: &'a syn::Block,
         in_trait: bool,
     ) {
-        if is_test_fn(attrs) || is_cfg_test(attrs) {
+        if self.scope.in_test() || is_test_fn(attrs) || is_cfg_test(attrs) {
             return;
         }
-        let mut parts = self.path.clone();
-        parts.extend(self.self_ty.last().cloned());
-        parts.push(sig.ident.to_string());
         self.fns.push(FnItem {
-            site: parts.join("::"),
+            site: self.scope.site(&sig.ident.to_string()),
             sig,
             block,
             in_trait,
@@ -274,9 +268,9 @@ impl<'a> Visit<'a> for Walker<'a> {
         if is_cfg_test(&m.attrs) {
             return;
         }
-        self.path.push(m.ident.to_string());
+        self.scope.push_mod(&m.ident.to_string());
         visit::visit_item_mod(self, m);
-        self.path.pop();
+        self.scope.pop_mod();
     }
 
     fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
@@ -284,22 +278,18 @@ impl<'a> Visit<'a> for Walker<'a> {
             return;
         }
         // As the index names it: the self type's last segment, for trait impls too.
-        let ty = match &*i.self_ty {
-            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
-            _ => None,
-        };
-        self.self_ty.push(ty.unwrap_or_else(|| "<impl>".into()));
+        self.scope.push_type(impl_name(&i.self_ty));
         visit::visit_item_impl(self, i);
-        self.self_ty.pop();
+        self.scope.pop_type();
     }
 
     fn visit_item_trait(&mut self, t: &'a syn::ItemTrait) {
         if is_cfg_test(&t.attrs) {
             return;
         }
-        self.self_ty.push(t.ident.to_string());
+        self.scope.push_type(t.ident.to_string());
         visit::visit_item_trait(self, t);
-        self.self_ty.pop();
+        self.scope.pop_type();
     }
 
     fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {

@@ -1,0 +1,106 @@
+//! Where a syntax visitor stands: the module path, the impl or trait block it is inside, and
+//! whether it is in test code. Every visitor that names sites (the index, the fixture analysis,
+//! the mutants walker) keeps one `Scope`, so all of them name the same code the same way.
+
+use crate::syntax::FileRole;
+
+#[derive(Debug, Clone)]
+pub struct Scope {
+    /// Crate, file module, inline modules.
+    path: Vec<String>,
+    /// The impl's self type or the trait, innermost last.
+    self_ty: Vec<String>,
+    /// Greater than zero inside test code.
+    test_depth: usize,
+}
+
+impl Scope {
+    /// The scope at the top of a file: test code throughout when the file is (by its place, or by
+    /// `#![cfg(test)]`).
+    pub fn file(crate_name: &str, module: &[String], role: FileRole, file: &syn::File) -> Scope {
+        let path: Vec<String> = std::iter::once(crate_name.to_string())
+            .chain(module.iter().cloned())
+            .collect();
+        Scope::at(&path, role == FileRole::Test, file)
+    }
+
+    /// The scope at the top of a file whose crate and module path is `path`.
+    pub fn at(path: &[String], test_file: bool, file: &syn::File) -> Scope {
+        Scope {
+            path: path.to_vec(),
+            self_ty: Vec::new(),
+            test_depth: usize::from(test_file || super::is_cfg_test(&file.attrs)),
+        }
+    }
+
+    pub fn in_test(&self) -> bool {
+        self.test_depth > 0
+    }
+
+    /// `crate::module`.
+    pub fn module(&self) -> String {
+        self.path.join("::")
+    }
+
+    /// The impl's self type or the trait the visitor is in.
+    pub fn self_ty(&self) -> Option<&str> {
+        self.self_ty.last().map(String::as_str)
+    }
+
+    /// `crate::module::Type::item` (or `crate::module::item` outside impls and traits).
+    pub fn site(&self, item: &str) -> String {
+        let mut parts = self.path.clone();
+        parts.extend(self.self_ty.last().cloned());
+        parts.push(item.to_string());
+        parts.join("::")
+    }
+
+    /// `crate::module::Type::field` for a struct literal of `ty`.
+    pub fn field_site(&self, ty: &str, field: &str) -> String {
+        let mut parts = self.path.clone();
+        parts.push(ty.to_string());
+        parts.push(field.to_string());
+        parts.join("::")
+    }
+
+    pub fn push_mod(&mut self, name: &str) {
+        self.path.push(name.to_string());
+    }
+
+    pub fn pop_mod(&mut self) {
+        self.path.pop();
+    }
+
+    pub fn push_type(&mut self, name: String) {
+        self.self_ty.push(name);
+    }
+
+    pub fn pop_type(&mut self) {
+        self.self_ty.pop();
+    }
+
+    /// Enter code that is test code when `test` holds (a `#[cfg(test)]` item, a `#[test]` fn).
+    pub fn push_test(&mut self, test: bool) {
+        self.test_depth += usize::from(test);
+    }
+
+    pub fn pop_test(&mut self, test: bool) {
+        self.test_depth -= usize::from(test);
+    }
+}
+
+/// The name an impl block goes by: its self type's last segment, through references and
+/// parentheses (`impl<T> Fleet for &a::Controller<T>` -> `Controller`).
+pub fn type_name(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        syn::Type::Reference(r) => type_name(&r.elem),
+        syn::Type::Paren(p) => type_name(&p.elem),
+        _ => None,
+    }
+}
+
+/// [`type_name`], or `<impl>` for a type with no name (a tuple, a slice).
+pub fn impl_name(ty: &syn::Type) -> String {
+    type_name(ty).unwrap_or_else(|| "<impl>".to_string())
+}
