@@ -22,19 +22,28 @@ pub fn words(ident: &str) -> Vec<String> {
     out
 }
 
-/// A compiled table of word patterns.
+/// A compiled table of word patterns. A pattern written `=max_size` matches only the whole name
+/// (`max_size`, `MAX_SIZE`), not a longer one (`CERTIFICATE_MAX_SIZE_LIMIT`).
 #[derive(Debug, Clone, Default)]
 pub struct NameTable {
     patterns: Vec<Vec<String>>,
+    exact: Vec<Vec<String>>,
     exclude: Vec<String>,
 }
 
 impl NameTable {
     pub fn new(patterns: &[String], exclude: &[String]) -> Self {
+        let (exact, loose): (Vec<&String>, Vec<&String>) =
+            patterns.iter().partition(|p| p.starts_with('='));
         NameTable {
-            patterns: patterns
+            patterns: loose
                 .iter()
                 .map(|p| words(p))
+                .filter(|p| !p.is_empty())
+                .collect(),
+            exact: exact
+                .iter()
+                .map(|p| words(&p[1..]))
                 .filter(|p| !p.is_empty())
                 .collect(),
             exclude: exclude.iter().map(|w| w.to_lowercase()).collect(),
@@ -51,9 +60,11 @@ impl NameTable {
         if w.iter().any(|x| self.exclude.contains(x)) {
             return false;
         }
-        self.patterns
-            .iter()
-            .any(|p| w.windows(p.len()).any(|win| win == p.as_slice()))
+        self.exact.iter().any(|p| p.as_slice() == w)
+            || self
+                .patterns
+                .iter()
+                .any(|p| w.windows(p.len()).any(|win| win == p.as_slice()))
     }
 }
 
@@ -88,6 +99,16 @@ mod tests {
             ("permitsx", false),
         ] {
             assert_eq!(t.matches(name), expect, "{name}");
+        }
+        let exact = NameTable::new(&["=max_size".into()], &[]);
+        for (name, expect) in [
+            ("max_size", true),
+            ("MAX_SIZE", true),
+            ("maxSize", true),
+            ("CERTIFICATE_MAX_SIZE_LIMIT", false),
+            ("pool_max_size", false),
+        ] {
+            assert_eq!(exact.matches(name), expect, "{name}");
         }
     }
 }
