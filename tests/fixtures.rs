@@ -15,14 +15,7 @@ fn fixtures_json(manifest: &Path) -> (i32, serde_json::Value) {
         "--manifest-path",
         manifest.to_str().unwrap(),
     ]);
-    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}): {}\nstderr: {}",
-            stdout(&out),
-            stderr(&out)
-        )
-    });
-    (out.status.code().unwrap_or(-1), json)
+    json_of(&out)
 }
 
 type Expected = BTreeMap<(String, usize), (String, Vec<String>)>;

@@ -85,14 +85,7 @@ impl Copy {
         let mut args = vec!["--format", "json"];
         args.extend_from_slice(extra);
         let out = self.run(&args);
-        let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-            panic!(
-                "stdout is not JSON ({e}): {}\nstderr: {}",
-                stdout(&out),
-                stderr(&out)
-            )
-        });
-        (out.status.code().unwrap_or(-1), json)
+        json_of(&out)
     }
 
     fn add_guard(&self, replacement: &str) {

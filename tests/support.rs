@@ -27,6 +27,18 @@ pub fn capcheck(args: &[&str]) -> Output {
     capcheck_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
 }
 
+/// The exit code and the JSON a run printed; panics with both streams when it is not JSON.
+pub fn json_of(out: &Output) -> (i32, serde_json::Value) {
+    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}\nstderr: {}",
+            stdout(out),
+            stderr(out)
+        )
+    });
+    (out.status.code().unwrap_or(-1), json)
+}
+
 /// `check --format json` on a fixture; returns the exit code and the parsed report.
 pub fn check_json(fixture_name: &str, extra: &[&str]) -> (i32, serde_json::Value) {
     let manifest = fixture(fixture_name).join("Cargo.toml");
@@ -38,15 +50,7 @@ pub fn check_json(fixture_name: &str, extra: &[&str]) -> (i32, serde_json::Value
         manifest.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
-    let out = capcheck(&args);
-    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}): {}\nstderr: {}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (out.status.code().unwrap_or(-1), json)
+    json_of(&capcheck(&args))
 }
 
 pub fn stderr(out: &Output) -> String {
