@@ -106,6 +106,8 @@ pub enum Format {
     #[default]
     Human,
     Json,
+    /// GitHub Actions annotations (`check`, `mutants`, `fixtures`; others print human output).
+    Github,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
@@ -169,6 +171,7 @@ fn check(args: &CheckArgs) -> anyhow::Result<Exit> {
     let run = crate::check::run(args)?;
     let out = match args.format.format {
         Format::Json => crate::report::json::check(&run.findings, &run.summary),
+        Format::Github => crate::report::github::check(&run.findings, &run.workspace.root),
         Format::Human => crate::report::human::check(
             &run.findings,
             &run.summary,
@@ -211,6 +214,7 @@ fn fixtures(args: &FixturesArgs) -> anyhow::Result<Exit> {
     let analysis = crate::diversity::analyse(&ws);
     let out = match args.format.format {
         Format::Json => crate::report::fixtures::json(&analysis.reports),
+        Format::Github => crate::report::github::fixtures(&analysis.reports, &ws.root),
         Format::Human => {
             crate::report::fixtures::human(&analysis, &ws.root, use_color(args.format.color))
         }
@@ -233,7 +237,7 @@ fn rules(f: &FormatArgs) -> anyhow::Result<Exit> {
                 .collect();
             println!("{}", serde_json::to_string_pretty(&list)?);
         }
-        Format::Human => {
+        Format::Human | Format::Github => {
             let width = all.iter().map(|r| r.id.len()).max().unwrap_or(0);
             for r in all {
                 println!(
@@ -363,7 +367,7 @@ fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
         let listed = crate::mutate::job::list(args)?;
         match args.format.format {
             Format::Json => print!("{}", render::list_json(&listed.mutants)),
-            Format::Human => print!("{}", render::list_human(&listed.mutants)),
+            Format::Human | Format::Github => print!("{}", render::list_human(&listed.mutants)),
         }
         return Ok(Exit::Clean);
     }
@@ -416,6 +420,7 @@ fn print_mutants(
 ) -> Exit {
     match args.format.format {
         Format::Json => print!("{}", crate::report::mutants::json(report)),
+        Format::Github => print!("{}", crate::report::github::mutants(report, root)),
         Format::Human => print!(
             "{}",
             crate::report::mutants::human(report, root, output, use_color(args.format.color))

@@ -297,3 +297,31 @@ fn a_test_pins_only_the_capacities_of_its_own_package() {
         .collect();
     assert_eq!(pins, ["a/tests/t.rs"]);
 }
+
+#[test]
+fn github_format_annotates_each_finding_at_its_path_in_the_checkout() {
+    let manifest = fixture("seed-1-typed-cap").join("Cargo.toml");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cargo-capcheck"))
+        .args([
+            "check",
+            "--format",
+            "github",
+            "--manifest-path",
+            manifest.to_str().unwrap(),
+        ])
+        .env("GITHUB_WORKSPACE", env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let lines: Vec<String> = stdout(&out).lines().map(String::from).collect();
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert_eq!(
+        lines[0],
+        "::error file=fixtures/seed-1-typed-cap/src/lib.rs,line=5,col=32,title=unmeasured-capacity::`PER_BACKEND = 8` is a capacity nobody measured"
+    );
+    assert!(
+        lines[3].starts_with("::warning file=fixtures/seed-1-typed-cap/tests/controller.rs,line=19,col=46,title=pinned-capacity-assertion::"),
+        "{}",
+        lines[3]
+    );
+}

@@ -367,6 +367,25 @@ fn seed_2_only_the_narrowest_box_swap_survives() {
     for file in ["mutants.json", "mutation-report.json", "survivors.sarif"] {
         assert!(c.root().join("target/capcheck/mutants").join(file).exists());
     }
+    // The same report as GitHub annotations (re-rendered by `merge`, nothing is rebuilt).
+    let from = c
+        .root()
+        .join("target/capcheck/mutants")
+        .display()
+        .to_string();
+    let into = c.root().join("target/gh").display().to_string();
+    let gh = stdout(&c.run(&["merge", &from, "--into", &into, "--format", "github"]));
+    let lines: Vec<&str> = gh.lines().collect();
+    assert_eq!(lines.len(), 1, "{gh}");
+    assert!(
+        lines[0].starts_with("::error file=src/lib.rs,line="),
+        "{gh}"
+    );
+    assert!(lines[0].contains("title=swap-min-max::"), "{gh}");
+    assert!(
+        lines[0].contains("%0Asurvived because both boxes in `two_boxes()`"),
+        "{gh}"
+    );
     assert_clean_after(&c, &before);
 }
 

@@ -16,7 +16,7 @@ pub fn render(m: &Measurement, written: Option<&Path>, format: &FormatArgs) -> S
             }
             format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
         }
-        Format::Human => human(m, written, crate::cli::use_color(format.color)),
+        Format::Human | Format::Github => human(m, written, crate::cli::use_color(format.color)),
     }
 }
 

@@ -3,6 +3,7 @@
 
 pub mod elements;
 pub mod fixtures;
+pub mod github;
 pub mod human;
 pub mod json;
 pub mod mutants;
