@@ -554,6 +554,12 @@ impl<'ast> Visit<'ast> for Extractor<'_> {
             for a in &args {
                 self.visit_expr(a);
             }
+        } else if let Ok(items) = mac.parse_body::<syn::File>() {
+            // Items wrapped in a macro (`cfg_rt! { pub struct Builder { .. } }`, `cfg_if!`) are
+            // code like any other.
+            for item in &items.items {
+                self.visit_item(item);
+            }
         }
     }
 }
