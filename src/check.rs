@@ -68,13 +68,20 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<CheckRun> {
         ..
     } = index(&args.workspace, args.capacity.as_deref())?;
     let levels = Levels::new(config.levels.clone())?;
-    let findings = lint::run(&index, manifest.as_ref(), &levels, Date::today());
-    let summary = Summary::new(
-        index.files.len(),
-        index.lines(),
-        &findings,
-        start.elapsed().as_millis(),
-    );
+    let mut findings = lint::run(&index, manifest.as_ref(), &levels, Date::today());
+    let root = ws.root.clone();
+    let suppressed = lint::suppress::apply(&mut findings, &mut |file| {
+        std::fs::read_to_string(root.join(file)).ok()
+    });
+    let summary = Summary {
+        suppressed,
+        ..Summary::new(
+            index.files.len(),
+            index.lines(),
+            &findings,
+            start.elapsed().as_millis(),
+        )
+    };
     Ok(CheckRun {
         workspace: ws,
         index,

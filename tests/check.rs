@@ -55,6 +55,10 @@ fn found(report: &serde_json::Value) -> BTreeMap<(String, usize), Vec<String>> {
 fn every_annotated_case_is_flagged_and_every_other_line_is_silent() {
     let (code, report) = check_json("rules", &[]);
     assert_eq!(found(&report), annotations("rules"));
+    assert_eq!(
+        report["summary"]["suppressed"], 3,
+        "the three `capcheck: allow` cases"
+    );
     assert_eq!(code, 1, "error-level findings exit 1");
 }
 

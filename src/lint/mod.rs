@@ -7,6 +7,7 @@ pub mod parse_error;
 pub mod per_unit_cap;
 pub mod pinned;
 pub mod registry;
+pub mod suppress;
 pub mod unmeasured;
 
 use crate::finding::{self, Finding};

@@ -79,7 +79,7 @@ pub fn check(findings: &[Finding], summary: &Summary, root: &Path, color: bool) 
         .count();
     let mut s = String::from_utf8_lossy(&out).into_owned();
     s.push_str(&format!(
-        "capcheck: {} finding{} ({errors} error{}, {warnings} warning{}) in {} files, {} lines\n",
+        "capcheck: {} finding{} ({errors} error{}, {warnings} warning{}) in {} files, {} lines",
         findings.len(),
         plural(findings.len()),
         plural(errors),
@@ -87,6 +87,10 @@ pub fn check(findings: &[Finding], summary: &Summary, root: &Path, color: bool) 
         summary.files,
         summary.lines,
     ));
+    if summary.suppressed > 0 {
+        s.push_str(&format!("; {} allowed by comments", summary.suppressed));
+    }
+    s.push('\n');
     s
 }
 

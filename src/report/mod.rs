@@ -26,6 +26,8 @@ pub struct Summary {
     pub files: usize,
     pub lines: usize,
     pub findings_by_rule: BTreeMap<String, usize>,
+    /// Findings a `capcheck: allow` comment silenced.
+    pub suppressed: usize,
     pub elapsed_ms: u128,
 }
 
@@ -39,6 +41,7 @@ impl Summary {
             files,
             lines,
             findings_by_rule: by_rule,
+            suppressed: 0,
             elapsed_ms,
         }
     }
