@@ -26,7 +26,7 @@ pub fn collect(ws: &Workspace) -> DataFixtures {
             if dir.is_dir() {
                 for file in data_files(&dir) {
                     out.files += 1;
-                    let rel = relative(&ws.root, &file);
+                    let rel = crate::workspace::rel(&ws.root, &file);
                     if let Ok(text) = std::fs::read_to_string(&file) {
                         out.collections.extend(from_text(&rel, &text));
                     }
@@ -78,15 +78,6 @@ fn data_files(dir: &Path) -> Vec<PathBuf> {
         .collect();
     out.sort();
     out
-}
-
-fn relative(root: &Path, p: &Path) -> String {
-    p.strip_prefix(root)
-        .unwrap_or(p)
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("/")
 }
 
 /// The arrays of objects in one JSON or TOML text.

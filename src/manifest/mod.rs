@@ -33,22 +33,8 @@ pub fn load(root: &Path, path: &Path, required: bool) -> anyhow::Result<Option<M
     }
     let text = std::fs::read_to_string(path)
         .map_err(|e| anyhow::anyhow!("cannot read capacity manifest `{}`: {e}", path.display()))?;
-    let rel = relative(root, path);
+    let rel = crate::workspace::rel(root, path);
     Ok(Some(parse::parse(&rel, &text)?))
-}
-
-/// A path as reports show it: relative to the workspace root with '/', else as given.
-pub fn relative(root: &Path, path: &Path) -> String {
-    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
-    match abs.strip_prefix(&root) {
-        Ok(rel) => rel
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/"),
-        Err(_) => path.display().to_string(),
-    }
 }
 
 /// Whether an entry's site names this capacity: the full site, or a `::`-suffix of it with at

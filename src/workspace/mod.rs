@@ -170,13 +170,7 @@ fn package_files(ws_root: &Path, pkg: &Package) -> anyhow::Result<Vec<FileEntry>
         {
             continue;
         }
-        let rel = path
-            .strip_prefix(ws_root)
-            .unwrap_or(path)
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect::<Vec<_>>()
-            .join("/");
+        let rel = rel(ws_root, path);
         let (crate_name, module, role) = place(path, &pkg_root, pkg, &targets);
         out.push(FileEntry {
             abs: path.to_path_buf(),
@@ -250,4 +244,19 @@ fn place(
         parts
     };
     (target.name.replace('-', "_"), module, role)
+}
+
+/// A path as every report shows it: relative to the workspace root, '/'-separated; a path
+/// outside the root stays as given.
+pub fn rel(root: &Path, path: &Path) -> String {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+    match abs.strip_prefix(&root) {
+        Ok(r) => r
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/"),
+        Err(_) => path.display().to_string(),
+    }
 }
