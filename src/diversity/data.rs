@@ -54,19 +54,7 @@ fn package_roots(ws: &Workspace) -> BTreeSet<PathBuf> {
 }
 
 fn data_files(dir: &Path) -> Vec<PathBuf> {
-    let start = dir.to_path_buf();
-    let walker = ignore::WalkBuilder::new(dir)
-        .hidden(true)
-        .git_ignore(true)
-        .require_git(false)
-        .follow_links(false)
-        .filter_entry(move |e| {
-            let p = e.path();
-            !e.file_type().is_some_and(|t| t.is_dir())
-                || p == start
-                || (e.file_name() != "target" && !p.join("Cargo.toml").exists())
-        })
-        .build();
+    let walker = crate::workspace::package_walker(dir);
     let mut out: Vec<PathBuf> = walker
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_some_and(|t| t.is_file()))

@@ -144,23 +144,7 @@ fn package_files(ws_root: &Path, pkg: &Package) -> anyhow::Result<Vec<FileEntry>
         .iter()
         .map(|t| (t.src_path.clone().into_std_path_buf(), t))
         .collect();
-    let root_for_filter = pkg_root.clone();
-    let walker = ignore::WalkBuilder::new(&pkg_root)
-        .hidden(true)
-        .git_ignore(true)
-        .git_exclude(true)
-        .require_git(false)
-        .follow_links(false)
-        .filter_entry(move |e| {
-            let p = e.path();
-            if !e.file_type().is_some_and(|t| t.is_dir()) || p == root_for_filter {
-                return true;
-            }
-            // `target/` and any folder holding another package (a nested crate or a fixture)
-            // belong to someone else.
-            e.file_name() != "target" && !p.join("Cargo.toml").exists()
-        })
-        .build();
+    let walker = package_walker(&pkg_root);
     let mut out = Vec::new();
     for entry in walker {
         let entry = entry.with_context(|| format!("walking {}", pkg_root.display()))?;
@@ -259,4 +243,24 @@ pub fn rel(root: &Path, path: &Path) -> String {
             .join("/"),
         Err(_) => path.display().to_string(),
     }
+}
+
+/// The files of one package's folder as every job sees them: gitignore-aware, hidden files
+/// skipped, symlinks never followed, and neither `target/` nor a folder holding another package
+/// (a nested crate or a fixture) entered.
+pub fn package_walker(dir: &Path) -> ignore::Walk {
+    let start = dir.to_path_buf();
+    ignore::WalkBuilder::new(dir)
+        .hidden(true)
+        .git_ignore(true)
+        .git_exclude(true)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(move |e| {
+            let p = e.path();
+            !e.file_type().is_some_and(|t| t.is_dir())
+                || p == start
+                || (e.file_name() != "target" && !p.join("Cargo.toml").exists())
+        })
+        .build()
 }
