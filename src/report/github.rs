@@ -25,19 +25,9 @@ fn property(s: &str) -> String {
 
 /// `file` (workspace-relative) as the checkout sees it.
 fn repo_path(root: &Path, file: &str) -> String {
-    let Some(checkout) = std::env::var_os("GITHUB_WORKSPACE") else {
-        return file.to_string();
-    };
-    let abs = std::path::absolute(root.join(file)).unwrap_or_else(|_| root.join(file));
-    let checkout = std::path::absolute(&checkout).unwrap_or_else(|_| checkout.into());
-    match abs.strip_prefix(&checkout) {
-        Ok(rel) => rel
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/"),
-        Err(_) => file.to_string(),
-    }
+    std::env::var_os("GITHUB_WORKSPACE")
+        .and_then(|checkout| crate::workspace::rel_within(Path::new(&checkout), &root.join(file)))
+        .unwrap_or_else(|| file.to_string())
 }
 
 fn annotation(level: &str, file: &str, line: usize, col: usize, title: &str, text: &str) -> String {

@@ -233,16 +233,20 @@ fn place(
 /// A path as every report shows it: relative to the workspace root, '/'-separated; a path
 /// outside the root stays as given.
 pub fn rel(root: &Path, path: &Path) -> String {
+    rel_within(root, path).unwrap_or_else(|| path.display().to_string())
+}
+
+/// `path` relative to `root`, '/'-separated, when it lies inside `root`.
+pub fn rel_within(root: &Path, path: &Path) -> Option<String> {
     let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
-    match abs.strip_prefix(&root) {
-        Ok(r) => r
-            .components()
+    let r = abs.strip_prefix(&root).ok()?;
+    Some(
+        r.components()
             .map(|c| c.as_os_str().to_string_lossy())
             .collect::<Vec<_>>()
             .join("/"),
-        Err(_) => path.display().to_string(),
-    }
+    )
 }
 
 /// The files of one package's folder as every job sees them: gitignore-aware, hidden files
