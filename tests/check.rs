@@ -216,25 +216,14 @@ fn gitignored_files_target_and_nested_crates_are_skipped_and_bad_files_do_not_st
     .unwrap();
     let out = capcheck_in(ws.path(), &["--format", "json"]);
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let got: Vec<(String, String, u64)> = r["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["file"].as_str().unwrap().into(),
-                f["rule"].as_str().unwrap().into(),
-                f["line"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let got = rules_and_lines(&r);
     assert_eq!(
         got,
         [
-            ("src/latin1.rs".to_string(), "parse-error".to_string(), 1),
+            ("parse-error".to_string(), "src/latin1.rs".to_string(), 1),
             (
-                "src/lib.rs".to_string(),
                 "unmeasured-capacity".to_string(),
+                "src/lib.rs".to_string(),
                 1
             ),
         ]

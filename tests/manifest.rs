@@ -2,21 +2,6 @@
 
 use crate::support::*;
 
-fn rules_and_lines(report: &serde_json::Value) -> Vec<(String, String, u64)> {
-    report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["rule"].as_str().unwrap().to_string(),
-                f["file"].as_str().unwrap().to_string(),
-                f["line"].as_u64().unwrap(),
-            )
-        })
-        .collect()
-}
-
 #[test]
 fn stage_2_with_its_measured_manifest_passes_and_is_told_it_still_makes_two_waves() {
     let (code, report) = check_json("seed-2-measured", &[]);

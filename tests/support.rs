@@ -40,6 +40,22 @@ pub fn json_of(out: &Output) -> (i32, serde_json::Value) {
     (out.status.code().unwrap_or(-1), json)
 }
 
+/// `(rule, file, line)` of every finding in a `check --format json` report, in report order.
+pub fn rules_and_lines(report: &serde_json::Value) -> Vec<(String, String, u64)> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["file"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
 /// `check --format json` on a fixture; returns the exit code and the parsed report.
 pub fn check_json(fixture_name: &str, extra: &[&str]) -> (i32, serde_json::Value) {
     let manifest = fixture(fixture_name).join("Cargo.toml");
