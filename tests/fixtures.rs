@@ -158,3 +158,22 @@ fn explain_prints_the_identical_fixture_docs() {
     );
     assert!(docs.contains("## Why is this bad?"), "{docs}");
 }
+
+#[test]
+fn github_format_gives_one_notice_per_report() {
+    let manifest = fixture("seed-2-measured").join("Cargo.toml");
+    let out = capcheck(&[
+        "fixtures",
+        "--format",
+        "github",
+        "--manifest-path",
+        manifest.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        stdout(&out),
+        "::notice file=tests/controller.rs,line=3,col=1,title=identical-fixture::the 2 `BoxSpec` \
+         values of `two_boxes` are identical along kv_cache_tokens, max_num_seqs, \
+         p90_prompt_tokens\n"
+    );
+}
