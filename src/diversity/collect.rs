@@ -11,7 +11,7 @@ use syn::visit::{self, Visit};
 use crate::diversity::literal::normalize;
 use crate::diversity::reads;
 use crate::diversity::{CollectionKind, FieldValue, FixtureCollection, Instance, LooseInstance};
-use crate::syntax::scope::{Scope, impl_name};
+use crate::syntax::scope::Scope;
 use crate::syntax::{Loc, loc_of, macro_args};
 use crate::syntax::{is_cfg_test, is_test_fn};
 
@@ -412,21 +412,15 @@ pub fn chain(mut e: &Expr) -> (&Expr, Vec<&syn::ExprMethodCall>) {
 
 impl<'ast> Visit<'ast> for Collector<'_> {
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
-        let test = is_cfg_test(&m.attrs);
-        self.scope.push_mod(&m.ident.to_string());
-        self.scope.push_test(test);
+        let entered = self.scope.enter_mod(m);
         visit::visit_item_mod(self, m);
-        self.scope.pop_test(test);
-        self.scope.pop_mod();
+        self.scope.leave(entered);
     }
 
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
-        let test = is_cfg_test(&i.attrs);
-        self.scope.push_type(impl_name(&i.self_ty));
-        self.scope.push_test(test);
+        let entered = self.scope.enter_impl(i);
         visit::visit_item_impl(self, i);
-        self.scope.pop_test(test);
-        self.scope.pop_type();
+        self.scope.leave(entered);
     }
 
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {

@@ -13,7 +13,7 @@ use crate::diversity::collect::chain;
 use crate::diversity::literal::normalize;
 use crate::diversity::{FieldValue, Instance};
 use crate::syntax::macro_args;
-use crate::syntax::scope::{Scope, impl_name};
+use crate::syntax::scope::Scope;
 use crate::syntax::{is_cfg_test, is_test_fn};
 
 /// A struct (with its fields and the type names in each field's type) or an enum.
@@ -211,21 +211,15 @@ fn template(
 
 impl<'ast> Visit<'ast> for CodeVisitor<'_> {
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
-        let test = is_cfg_test(&m.attrs);
-        self.scope.push_mod(&m.ident.to_string());
-        self.scope.push_test(test);
+        let entered = self.scope.enter_mod(m);
         visit::visit_item_mod(self, m);
-        self.scope.pop_test(test);
-        self.scope.pop_mod();
+        self.scope.leave(entered);
     }
 
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
-        self.scope.push_type(impl_name(&i.self_ty));
-        let test = is_cfg_test(&i.attrs);
-        self.scope.push_test(test);
+        let entered = self.scope.enter_impl(i);
         visit::visit_item_impl(self, i);
-        self.scope.pop_test(test);
-        self.scope.pop_type();
+        self.scope.leave(entered);
     }
 
     fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {

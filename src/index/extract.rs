@@ -9,7 +9,7 @@ use syn::{Expr, ItemFn};
 use crate::index::facts::*;
 use crate::index::tables::Tables;
 use crate::index::value::{Operand, Val, is_const_name};
-use crate::syntax::scope::{Scope, impl_name};
+use crate::syntax::scope::Scope;
 use crate::syntax::{
     FileRole, Loc, is_cfg_test, is_test_fn, loc_of, macro_args, path_ends_with, snippet,
 };
@@ -338,16 +338,15 @@ impl<'ast> Visit<'ast> for Extractor<'_> {
                 .test_modules
                 .push(format!("{}::{}", self.scope.module(), m.ident));
         }
-        self.scope.push_mod(&m.ident.to_string());
-        self.with_test(test, |x| visit::visit_item_mod(x, m));
-        self.scope.pop_mod();
+        let entered = self.scope.enter_mod(m);
+        visit::visit_item_mod(self, m);
+        self.scope.leave(entered);
     }
 
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
-        let test = is_cfg_test(&i.attrs);
-        self.scope.push_type(impl_name(&i.self_ty));
-        self.with_test(test, |x| visit::visit_item_impl(x, i));
-        self.scope.pop_type();
+        let entered = self.scope.enter_impl(i);
+        visit::visit_item_impl(self, i);
+        self.scope.leave(entered);
     }
 
     fn visit_item_fn(&mut self, f: &'ast ItemFn) {

@@ -63,12 +63,36 @@ impl Scope {
         parts.join("::")
     }
 
-    pub fn push_mod(&mut self, name: &str) {
-        self.path.push(name.to_string());
+    /// Enter an inline module (test code under `#[cfg(test)]`); pair with [`Scope::leave`].
+    pub fn enter_mod(&mut self, m: &syn::ItemMod) -> Entered {
+        self.path.push(m.ident.to_string());
+        self.enter(&m.attrs, Entered::Mod)
     }
 
-    pub fn pop_mod(&mut self) {
-        self.path.pop();
+    /// Enter an impl block, named as [`impl_name`] names it; pair with [`Scope::leave`].
+    pub fn enter_impl(&mut self, i: &syn::ItemImpl) -> Entered {
+        self.self_ty.push(impl_name(&i.self_ty));
+        self.enter(&i.attrs, Entered::Type)
+    }
+
+    fn enter(&mut self, attrs: &[syn::Attribute], kind: fn(bool) -> Entered) -> Entered {
+        let test = super::is_cfg_test(attrs);
+        self.push_test(test);
+        kind(test)
+    }
+
+    /// Leave what [`Scope::enter_mod`] or [`Scope::enter_impl`] entered.
+    pub fn leave(&mut self, entered: Entered) {
+        match entered {
+            Entered::Mod(test) => {
+                self.pop_test(test);
+                self.path.pop();
+            }
+            Entered::Type(test) => {
+                self.pop_test(test);
+                self.self_ty.pop();
+            }
+        }
     }
 
     pub fn push_type(&mut self, name: String) {
@@ -87,6 +111,14 @@ impl Scope {
     pub fn pop_test(&mut self, test: bool) {
         self.test_depth -= usize::from(test);
     }
+}
+
+/// What `enter_*` entered, and whether it made the code test code.
+#[derive(Debug, Clone, Copy)]
+#[must_use = "pass it to Scope::leave"]
+pub enum Entered {
+    Mod(bool),
+    Type(bool),
 }
 
 /// The name an impl block goes by: its self type's last segment, through references and

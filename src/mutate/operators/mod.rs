@@ -24,7 +24,7 @@ use crate::index::facts::FileFacts;
 use crate::index::names::words;
 use crate::index::{Index, Tables};
 use crate::mutate::{Mutant, MutationContext};
-use crate::syntax::scope::{Scope, impl_name};
+use crate::syntax::scope::Scope;
 use crate::syntax::{FileRole, parse_file};
 use crate::syntax::{is_cfg_test, is_test_fn};
 use crate::workspace::Workspace;
@@ -268,9 +268,9 @@ impl<'a> Visit<'a> for Walker<'a> {
         if is_cfg_test(&m.attrs) {
             return;
         }
-        self.scope.push_mod(&m.ident.to_string());
+        let entered = self.scope.enter_mod(m);
         visit::visit_item_mod(self, m);
-        self.scope.pop_mod();
+        self.scope.leave(entered);
     }
 
     fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
@@ -278,9 +278,9 @@ impl<'a> Visit<'a> for Walker<'a> {
             return;
         }
         // As the index names it: the self type's last segment, for trait impls too.
-        self.scope.push_type(impl_name(&i.self_ty));
+        let entered = self.scope.enter_impl(i);
         visit::visit_item_impl(self, i);
-        self.scope.pop_type();
+        self.scope.leave(entered);
     }
 
     fn visit_item_trait(&mut self, t: &'a syn::ItemTrait) {
