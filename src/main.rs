@@ -6,5 +6,10 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
+    // syn parses expressions recursively; a deeply nested file (syn's own test corpus) overflows
+    // a worker thread's default 2 MiB stack in a debug build. Stacks are reserved, not touched.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .stack_size(32 << 20)
+        .build_global();
     capcheck::cli::main()
 }
