@@ -5,9 +5,10 @@
 # The corpus is the published sources of well-known concurrency crates (tokio, tower, hyper,
 # bb8, deadpool, ...), fetched with `cargo vendor` (crates.io) into $BENCH_DIR (default
 # /tmp/capcheck-bench) and made into one Cargo workspace so `check --workspace` sees them all.
-# ast-grep (npm i @ast-grep/cli) scans the same folder with one pattern. Both run RUNS times
-# (default 5), alternating, and the median wall time and peak RSS of each are reported, with
-# the ratio capcheck / ast-grep from the same run.
+# ast-grep (npm i @ast-grep/cli) scans the same folder with one pattern. capcheck runs twice
+# per round, as users run it (sparse parse) and with --full-parse (every item parsed); all three
+# run RUNS times (default 5), alternating, and the median wall time, CPU time and peak RSS of
+# each are reported, with the ratios to ast-grep from the same run.
 set -euo pipefail
 runs=${1:-5}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -69,17 +70,21 @@ measure() { # prints "wall_s peak_kb cpu_s"
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-: > "$bench/cap.txt"; : > "$bench/ast.txt"
+: > "$bench/cap.txt"; : > "$bench/full.txt"; : > "$bench/ast.txt"
 for _ in $(seq "$runs"); do
   measure "$capcheck" check --workspace --format json --manifest-path "$bench/ws/Cargo.toml" >> "$bench/cap.txt"
   measure "$astgrep" run --lang rust --pattern 'const $N: $T = $V;' --json=compact "$bench/ws/crates" >> "$bench/ast.txt"
+  measure "$capcheck" check --workspace --format json --full-parse --manifest-path "$bench/ws/Cargo.toml" >> "$bench/full.txt"
 done
-cap_wall=$(cut -d' ' -f1 "$bench/cap.txt" | median); cap_mem=$(cut -d' ' -f2 "$bench/cap.txt" | median)
-ast_wall=$(cut -d' ' -f1 "$bench/ast.txt" | median); ast_mem=$(cut -d' ' -f2 "$bench/ast.txt" | median)
-cap_cpu=$(cut -d' ' -f3 "$bench/cap.txt" | median); ast_cpu=$(cut -d' ' -f3 "$bench/ast.txt" | median)
+col() { cut -d' ' -f"$2" "$bench/$1.txt" | median; }
+cap_wall=$(col cap 1); cap_mem=$(col cap 2); cap_cpu=$(col cap 3)
+full_wall=$(col full 1); full_mem=$(col full 2); full_cpu=$(col full 3)
+ast_wall=$(col ast 1); ast_mem=$(col ast 2); ast_cpu=$(col ast 3)
 # check exits 1 when it finds errors; the count is what matters here.
 "$capcheck" check --workspace --format json --manifest-path "$bench/ws/Cargo.toml" > "$bench/report.json" || true
+"$capcheck" check --workspace --format json --full-parse --manifest-path "$bench/ws/Cargo.toml" > "$bench/report-full.json" || true
 findings=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["findings"]))' "$bench/report.json")
+same=$(python3 -c 'import json,sys; a,b=(json.load(open(p))["findings"] for p in sys.argv[1:]); print("identical" if a==b else "DIFFERENT")' "$bench/report.json" "$bench/report-full.json")
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "corpus: ${#crates[@]} crates, $files files, $lines lines ($bench/ws)"
@@ -87,6 +92,8 @@ echo "runs: $runs each, alternating; medians"
 printf '%-28s %8s %8s %12s\n' tool wall_s cpu_s peak_MB
 div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 printf '%-28s %8s %8s %12s\n' "cargo-capcheck check" "$cap_wall" "$cap_cpu" "$(div "$cap_mem" 1024)"
+printf '%-28s %8s %8s %12s\n' "  ... --full-parse" "$full_wall" "$full_cpu" "$(div "$full_mem" 1024)"
 printf '%-28s %8s %8s %12s\n' "ast-grep $("$astgrep" --version | cut -d' ' -f2) (1 pattern)" "$ast_wall" "$ast_cpu" "$(div "$ast_mem" 1024)"
 echo "ratio capcheck/ast-grep: wall $(div "$cap_wall" "$ast_wall"), cpu $(div "$cap_cpu" "$ast_cpu")"
-echo "capcheck findings: $findings"
+echo "ratio capcheck --full-parse/ast-grep: wall $(div "$full_wall" "$ast_wall"), cpu $(div "$full_cpu" "$ast_cpu")"
+echo "capcheck findings: $findings ($same to --full-parse)"

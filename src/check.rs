@@ -41,7 +41,10 @@ pub fn index(
     let config = Config::from_metadata(&ws.config)?;
     let manifest_path = manifest::locate(&ws.root, capacity_flag, config.manifest.as_deref());
     let manifest = manifest::load(&ws.root, &manifest_path, capacity_flag.is_some())?;
-    let index = Index::build(&ws, Tables::new(&config.tables()));
+    let focus = manifest
+        .iter()
+        .flat_map(|m| m.entries.iter().filter_map(|e| site_ident(&e.site)));
+    let index = Index::build(&ws, Tables::new(&config.tables()), focus, args.full_parse);
     // Files that turned out to be test modules are test code for every job.
     let tests = index.test_files();
     for f in &mut ws.files {
@@ -56,6 +59,14 @@ pub fn index(
         manifest,
         index,
     })
+}
+
+/// The identifier a manifest site names last (`crate::m::Type::field` -> `field`), so the sparse
+/// parse keeps the item that sets it.
+fn site_ident(site: &str) -> Option<String> {
+    let site = site.split('#').next().unwrap_or(site);
+    let mut segs = site.rsplit("::").filter(|s| *s != "new");
+    segs.next().map(str::to_string)
 }
 
 pub fn run(args: &CheckArgs) -> anyhow::Result<CheckRun> {

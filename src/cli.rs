@@ -61,6 +61,11 @@ pub struct WorkspaceArgs {
     /// Exclude package(s) (with --workspace).
     #[arg(long, value_name = "SPEC", global = true)]
     pub exclude: Vec<String>,
+    /// Parse every item of every file. By default items that cannot hold a capacity (no
+    /// capacity name, API, count or assertion literal) are skipped unparsed, which is about
+    /// three times faster; this also reports syntax errors inside such items.
+    #[arg(long, global = true)]
+    pub full_parse: bool,
 }
 
 #[derive(Debug, Args, Clone, Default)]

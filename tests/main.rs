@@ -6,4 +6,5 @@ mod fixtures;
 mod manifest;
 mod measure;
 mod mutants;
+mod sparse;
 mod support;

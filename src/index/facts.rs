@@ -131,4 +131,7 @@ pub struct FileFacts {
     /// Out-of-line modules declared in test code (`#[cfg(test)] mod tests;`), as
     /// `crate::module::name`: their files are test code.
     pub test_modules: Vec<String>,
+    /// Constant-like names that only items the sparse parse skipped mention.
+    #[serde(skip)]
+    pub hidden: Vec<String>,
 }

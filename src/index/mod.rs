@@ -5,6 +5,7 @@ pub mod extract;
 pub mod facts;
 pub mod names;
 pub mod tables;
+pub mod triggers;
 pub mod value;
 
 use std::collections::HashMap;
@@ -12,10 +13,11 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::syntax::{FileRole, Loc, parse_file};
+use crate::syntax::{FileRole, Loc, parse_file_with, sparse};
 use crate::workspace::{FileEntry, Workspace};
 pub use facts::FileFacts;
 pub use tables::Tables;
+pub use triggers::Triggers;
 
 /// How a capacity is written in the code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -113,11 +115,20 @@ pub struct Index {
 impl Index {
     /// Parse every file of the workspace in parallel and resolve constants across them. A file
     /// declared as a test module elsewhere (`#[cfg(test)] mod tests;`) is read again as test code.
-    pub fn build(ws: &Workspace, tables: Tables) -> Index {
+    /// Files are parsed sparsely (`syntax::sparse`): only items that can hold a fact reach syn,
+    /// unless `full` (`--full-parse`). `focus` names identifiers to keep besides the tables'
+    /// (a manifest's items).
+    pub fn build(
+        ws: &Workspace,
+        tables: Tables,
+        focus: impl IntoIterator<Item = String>,
+        full: bool,
+    ) -> Index {
+        let triggers = (!full).then(|| Triggers::new(&tables, focus));
         let mut files: Vec<FileFacts> = ws
             .files
             .par_iter()
-            .map(|f| extract_file(&tables, f, f.role))
+            .map(|f| extract_file(&tables, triggers.as_ref(), f, f.role))
             .collect();
         let mut test_modules: Vec<String> = Vec::new();
         loop {
@@ -134,14 +145,41 @@ impl Index {
                 .filter(|&i| files[i].role != FileRole::Test)
                 .filter(|&i| under_any(&ws.files[i], &test_modules))
                 .collect();
-            let again: Vec<(usize, FileFacts)> = redo
-                .par_iter()
-                .map(|&i| (i, extract_file(&tables, &ws.files[i], FileRole::Test)))
-                .collect();
-            for (i, facts) in again {
-                files[i] = facts;
-            }
+            reextract(ws, &tables, triggers.as_ref(), &mut files, &redo, |_| {
+                FileRole::Test
+            });
         }
+        let index = Index::from_facts(files, tables);
+        // A constant that reaches a capacity API without a capacity name (`MAX_READS` in
+        // `Semaphore::new(MAX_READS)`) is only known now; its other uses may sit in items the
+        // sparse pass blanked, so the files that name it are read again with it kept.
+        let Some(triggers) = triggers else {
+            return index;
+        };
+        let late: Vec<String> = index
+            .capacities
+            .iter()
+            .filter(|c| matches!(c.kind, CapacityKind::Const | CapacityKind::Static))
+            .filter(|c| !triggers.keeps(&c.item))
+            .map(|c| c.item.clone())
+            .collect();
+        if late.is_empty() {
+            return index;
+        }
+        let Index {
+            mut files, tables, ..
+        } = index;
+        let redo: Vec<usize> = (0..ws.files.len())
+            .filter(|&i| {
+                late.iter()
+                    .any(|n| files[i].hidden.binary_search(n).is_ok())
+            })
+            .collect();
+        let triggers = triggers.with(late);
+        let roles: Vec<FileRole> = files.iter().map(|f| f.role).collect();
+        reextract(ws, &tables, Some(&triggers), &mut files, &redo, |i| {
+            roles[i]
+        });
         Index::from_facts(files, tables)
     }
 
@@ -201,11 +239,46 @@ impl Index {
     }
 }
 
-fn extract_file(tables: &Tables, f: &FileEntry, role: FileRole) -> FileFacts {
-    let facts = match parse_file(&f.abs, &f.rel) {
-        Ok((text, ast)) => {
-            extract::extract(tables, &f.rel, &text, &ast, role, &f.crate_name, &f.module)
-        }
+/// Extract the files `redo` again, in parallel, with the role `role(i)`.
+fn reextract(
+    ws: &Workspace,
+    tables: &Tables,
+    triggers: Option<&Triggers>,
+    files: &mut [FileFacts],
+    redo: &[usize],
+    role: impl Fn(usize) -> FileRole + Sync,
+) {
+    let again: Vec<(usize, FileFacts)> = redo
+        .par_iter()
+        .map(|&i| (i, extract_file(tables, triggers, &ws.files[i], role(i))))
+        .collect();
+    for (i, facts) in again {
+        files[i] = facts;
+    }
+}
+
+fn extract_file(
+    tables: &Tables,
+    triggers: Option<&Triggers>,
+    f: &FileEntry,
+    role: FileRole,
+) -> FileFacts {
+    let prepare =
+        |text: &str| sparse::sparse(text, role == FileRole::Test, &mut triggers?.classifier());
+    let facts = match parse_file_with(&f.abs, &f.rel, prepare) {
+        Ok(p) => FileFacts {
+            hidden: p.hidden,
+            lines: p.lines,
+            ..extract::extract(
+                tables,
+                &f.rel,
+                &p.text,
+                &p.ast,
+                role,
+                &f.crate_name,
+                &f.module,
+            )
+        },
         Err(failure) => FileFacts {
             rel: f.rel.clone(),
             role,

@@ -56,6 +56,15 @@ impl NameTable {
         self.matches_words(&w)
     }
 
+    /// The last word of every pattern: any expression a pattern matches has one of them as a
+    /// word of one of its identifiers (words never span identifiers).
+    pub fn last_words(&self) -> impl Iterator<Item = &str> {
+        self.patterns
+            .iter()
+            .chain(&self.exact)
+            .filter_map(|p| p.last().map(String::as_str))
+    }
+
     pub fn matches_words(&self, w: &[String]) -> bool {
         if w.iter().any(|x| self.exclude.contains(x)) {
             return false;

@@ -8,6 +8,7 @@ use serde::Serialize;
 use syn::punctuated::Punctuated;
 
 pub mod scope;
+pub mod sparse;
 
 /// What a file is for; test code is held to other rules than production code.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -83,6 +84,52 @@ pub fn parse_file(abs: &Path, rel: &str) -> Result<(String, syn::File), ParseFai
     let text = read_text(abs, rel)?;
     match syn::parse_file(&text) {
         Ok(ast) => Ok((text, ast)),
+        Err(e) => Err(syn_failure(rel, &e)),
+    }
+}
+
+/// A file parsed through `parse_file_with`.
+pub struct Parsed {
+    /// The text syn parsed (the file as written, or its sparse text): byte ranges of the
+    /// tree's spans index it; lines and columns are the file's either way.
+    pub text: String,
+    /// The file's line count.
+    pub lines: usize,
+    pub ast: syn::File,
+    /// What the sparse text left out (`sparse::Sparse::hidden`); empty for a full parse.
+    pub hidden: Vec<String>,
+}
+
+/// Parse a file through `prepare` (which returns a cheaper text with the same lines and columns,
+/// or `None`):
+/// the syntax tree comes from the prepared text when syn accepts it, else from the file as
+/// written, so a parse error is always the real file's.
+pub fn parse_file_with(
+    abs: &Path,
+    rel: &str,
+    prepare: impl FnOnce(&str) -> Option<sparse::Sparse>,
+) -> Result<Parsed, ParseFailure> {
+    let text = read_text(abs, rel)?;
+    let lines = text.lines().count();
+    if let Some(s) = prepare(&text) {
+        if let Ok(ast) = syn::parse_file(&s.text) {
+            return Ok(Parsed {
+                text: s.text,
+                lines,
+                ast,
+                hidden: s.hidden,
+            });
+        }
+        // The spans of the failed parse point into the sparse text; forget them.
+        proc_macro2::extra::invalidate_current_thread_spans();
+    }
+    match syn::parse_file(&text) {
+        Ok(ast) => Ok(Parsed {
+            text,
+            lines,
+            ast,
+            hidden: Vec::new(),
+        }),
         Err(e) => Err(syn_failure(rel, &e)),
     }
 }

@@ -3,6 +3,7 @@
 //! virtual workspaces) and the `ignore` walker (respects .gitignore, skips `target/`, never
 //! follows symlinks).
 
+use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
@@ -57,10 +58,12 @@ pub fn discover(args: &WorkspaceArgs) -> anyhow::Result<Workspace> {
     let meta = metadata(args)?;
     let root = meta.workspace_root.clone().into_std_path_buf();
     let packages = select(&meta, args)?;
-    let mut files = Vec::new();
-    for pkg in &packages {
-        files.extend(package_files(&root, pkg)?);
-    }
+    // Packages are walked in parallel: on a large workspace the walk is a fifth of `check`.
+    let walked: Vec<Vec<FileEntry>> = packages
+        .par_iter()
+        .map(|pkg| package_files(&root, pkg))
+        .collect::<anyhow::Result<_>>()?;
+    let mut files: Vec<FileEntry> = walked.into_iter().flatten().collect();
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     files.dedup_by(|a, b| a.abs == b.abs);
     Ok(Workspace {

@@ -1,0 +1,127 @@
+//! What makes an item worth parsing (see `syntax::sparse`): an identifier the index can turn into
+//! a fact. A superset of what the extractor and the rules match, never a subset:
+//! - the last word of a count pattern (a product `healthy * x` needs no literal, a field will
+//!   do; a ceiling function needs a count parameter, so counts cover it too);
+//! - a capacity name (exactly as the rules match it) or a capacity API's first segment, next to
+//!   a value: every fact they yield holds an integer literal or a constant;
+//! - a capacity-named constant (a use of it, in production or test code);
+//! - the last word of a pin's subject pattern, next to a literal of 2 or more;
+//! - the items a manifest or an earlier pass named (`focus`).
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rustc_hash::FxHashMap;
+
+use crate::index::names::words;
+use crate::index::tables::Tables;
+use crate::lint::registry::Api;
+use crate::syntax::sparse::Class;
+
+thread_local! {
+    static MEMO: RefCell<(u64, FxHashMap<Box<str>, Class>)> = RefCell::default();
+}
+
+/// Each `Triggers` (and each extension of one) gets its own memo generation.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+#[derive(Debug)]
+pub struct Triggers {
+    id: u64,
+    tables: Tables,
+    apis: HashSet<String>,
+    focus: HashSet<String>,
+    count_words: HashSet<String>,
+    subject_words: HashSet<String>,
+}
+
+impl Triggers {
+    /// Triggers for `tables`, plus identifiers named elsewhere (`focus`: manifest items,
+    /// constants that reach an API).
+    pub fn new(tables: &Tables, focus: impl IntoIterator<Item = String>) -> Triggers {
+        Triggers {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            tables: tables.clone(),
+            apis: tables.apis.iter().map(api_ident).collect(),
+            focus: focus.into_iter().collect(),
+            count_words: tables
+                .count_words
+                .last_words()
+                .map(str::to_string)
+                .collect(),
+            subject_words: tables
+                .subject_words
+                .last_words()
+                .map(str::to_string)
+                .collect(),
+        }
+    }
+
+    /// Add identifiers to keep.
+    pub fn with(mut self, more: impl IntoIterator<Item = String>) -> Triggers {
+        self.focus.extend(more);
+        self.id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        self
+    }
+
+    /// Production code keeps what any rule reads; test code only what a test can use or pin
+    /// (the rules ignore capacities, APIs and products in test code): a capacity constant, a
+    /// named item, a subject word (kept with a literal).
+    pub fn classify(&self, ident: &str) -> Class {
+        let value = crate::index::value::is_const_name(ident);
+        if self.focus.contains(ident) {
+            return Class {
+                prod: true,
+                test: true,
+                value,
+                ..Class::default()
+            };
+        }
+        let w = words(ident);
+        let name = self.tables.capacity_names.matches_words(&w);
+        Class {
+            prod: w.iter().any(|x| self.count_words.contains(x)) || (name && value),
+            prod_with_value: name || self.apis.contains(ident),
+            value,
+            test: name && value,
+            subject: w.iter().any(|x| self.subject_words.contains(x)),
+        }
+    }
+
+    /// Whether an identifier alone keeps an item of production code.
+    pub fn keeps(&self, ident: &str) -> bool {
+        self.classify(ident).prod
+    }
+
+    /// A memoised classifier for `syntax::sparse`: one memo per thread, kept across files (the
+    /// same identifiers recur in every file) and cleared when another `Triggers` asks.
+    pub fn classifier(&self) -> impl FnMut(&str) -> Class + '_ {
+        move |ident| {
+            MEMO.with_borrow_mut(|(id, memo)| {
+                if *id != self.id {
+                    *id = self.id;
+                    memo.clear();
+                }
+                if let Some(c) = memo.get(ident) {
+                    return *c;
+                }
+                let c = self.classify(ident);
+                memo.insert(ident.into(), c);
+                c
+            })
+        }
+    }
+}
+
+/// The identifier a capacity API call always names: the first segment of a call pattern (calls
+/// match by trailing segments, so `mpsc::channel` needs `mpsc`, and `Semaphore::new` needs
+/// `Semaphore`), the method of `.buffer_unordered`.
+fn api_ident(api: &Api) -> String {
+    let path = api
+        .call
+        .as_deref()
+        .or(api.method.as_deref())
+        .unwrap_or_default();
+    path.split("::").next().unwrap_or_default().to_string()
+}

@@ -1,0 +1,684 @@
+//! Sparse parsing: before syn sees a file, cut every comment and every item that cannot hold a
+//! fact, so syn builds syntax trees only for what the index reads.
+//!
+//! syn's parse is most of `check`'s time, and most of a real crate is code that holds no
+//! capacity: a function without a capacity name, a capacity API, a fleet count, or a literal next
+//! to a subject word cannot yield a finding. A fast lexer (rustc's own, `ra-ap-rustc_lexer`) finds
+//! the items; the caller's classifier (`index::triggers`) decides which to keep.
+//!
+//! Invariants:
+//! - Every kept token has its original line and column: a cut keeps its newlines, and what it
+//!   removes from a line that goes on with code becomes one space per character (proc-macro2
+//!   counts columns in characters). Byte offsets change, so snippets slice the sparse text.
+//! - Containers (`mod x { .. }`, `impl`, `trait`, item-like macro bodies) are entered, and keep
+//!   their header when anything inside is kept; `mod x;` (test modules are declared so) and
+//!   constants whose value holds no group are always kept; `use`, `type` and `extern crate`
+//!   never are (constants resolve by name).
+//! - Anything the lexer or the item splitter does not understand makes the whole file parse as
+//!   written (`None`), and so does a sparse text syn rejects (the caller falls back).
+
+use ra_ap_rustc_lexer::{FrontmatterAllowed, LiteralKind, TokenKind, tokenize};
+
+/// What an identifier means for the keep decision.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Class {
+    /// Production code that names it can hold a fact (a count, an item named elsewhere).
+    pub prod: bool,
+    /// Production code that names it can hold a fact if it also holds a value (an integer
+    /// literal or a constant): a capacity name, a capacity API.
+    pub prod_with_value: bool,
+    /// A constant-like name (`MAX_READS`): a value for `prod_with_value`.
+    pub value: bool,
+    /// Test code that names it can hold a fact (a capacity constant it uses).
+    pub test: bool,
+    /// A word a pinned assertion's subject can have (`max`, `limit`): kept with a literal >= 2.
+    pub subject: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Tok {
+    kind: TokenKind,
+    start: usize,
+    end: usize,
+}
+
+/// A file with comments and fact-free items cut out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sparse {
+    /// The text syn parses. Every kept token has the line and column it has in the original
+    /// (cut lines leave their newline; a cut that ends before code on its last line leaves one
+    /// space per character there), but byte offsets differ: slice this text, not the original.
+    pub text: String,
+    /// Constant-like identifiers (`MAX_READS`) that only cut items mention, sorted: a later pass
+    /// that learns one is a capacity reads the file again to find its uses.
+    pub hidden: Vec<String>,
+}
+
+/// The file with comments and fact-free items cut, or `None` when it should be parsed as
+/// written (nothing to cut, or a structure this pass does not understand). `test`: the whole
+/// file is test code (under `tests/`, or declared as a test module).
+pub fn sparse<'a>(
+    src: &'a str,
+    test: bool,
+    classify: &mut dyn FnMut(&'a str) -> Class,
+) -> Option<Sparse> {
+    let mut toks = Vec::new();
+    let mut cuts: Vec<(usize, usize)> = Vec::new();
+    let mut pos = 0;
+    for t in tokenize(src, FrontmatterAllowed::No) {
+        let end = pos + t.len as usize;
+        match t.kind {
+            TokenKind::Whitespace => {}
+            TokenKind::LineComment { .. } => cuts.push((pos, end)),
+            TokenKind::BlockComment { terminated, .. } => {
+                if !terminated {
+                    return None;
+                }
+                cuts.push((pos, end));
+            }
+            TokenKind::Unknown
+            | TokenKind::InvalidIdent
+            | TokenKind::UnknownPrefix
+            | TokenKind::UnknownPrefixLifetime
+            | TokenKind::GuardedStrPrefix
+            | TokenKind::Frontmatter { .. }
+            | TokenKind::Eof => return None,
+            TokenKind::Literal { kind, .. } if !terminated(kind) => return None,
+            kind => toks.push(Tok {
+                kind,
+                start: pos,
+                end,
+            }),
+        }
+        pos = end;
+    }
+    let close = matching(&toks)?;
+    let mut s = Splitter {
+        src,
+        toks: &toks,
+        close: &close,
+        classify,
+        drop: Vec::new(),
+        names: Vec::new(),
+        kept: 0,
+    };
+    s.items(0, toks.len(), test).ok()?;
+    let mut hidden: Vec<String> = s.names.iter().map(|n| n.to_string()).collect();
+    cuts.extend(s.drop.iter().copied());
+    if cuts.is_empty() {
+        return None;
+    }
+    hidden.sort();
+    hidden.dedup();
+    Some(Sparse {
+        text: cut(src, cuts),
+        hidden,
+    })
+}
+
+/// `src` without the `cuts`: a cut keeps its newlines, and the part of its last line that comes
+/// before more code on that line becomes one space per character, so every kept token keeps its
+/// line and column.
+fn cut(src: &str, mut cuts: Vec<(usize, usize)>) -> String {
+    cuts.sort_unstable();
+    let mut out = String::with_capacity(src.len() / 2);
+    let mut pos = 0;
+    for (a, b) in cuts {
+        let a = a.max(pos);
+        if b <= a {
+            continue; // inside a cut already made
+        }
+        out.push_str(&src[pos..a]);
+        let last_line = match memchr::memrchr(b'\n', &src.as_bytes()[a..b]) {
+            Some(i) => {
+                let newlines = memchr::memchr_iter(b'\n', &src.as_bytes()[a..a + i + 1]).count();
+                out.extend(std::iter::repeat_n('\n', newlines));
+                a + i + 1
+            }
+            None => a,
+        };
+        let rest = src[b..].split('\n').next().unwrap_or_default();
+        if !rest.trim().is_empty() {
+            out.extend(std::iter::repeat_n(' ', src[last_line..b].chars().count()));
+        }
+        pos = b;
+    }
+    out.push_str(&src[pos..]);
+    out
+}
+
+fn terminated(kind: LiteralKind) -> bool {
+    match kind {
+        LiteralKind::Char { terminated }
+        | LiteralKind::Byte { terminated }
+        | LiteralKind::Str { terminated }
+        | LiteralKind::ByteStr { terminated }
+        | LiteralKind::CStr { terminated } => terminated,
+        LiteralKind::RawStr { n_hashes }
+        | LiteralKind::RawByteStr { n_hashes }
+        | LiteralKind::RawCStr { n_hashes } => n_hashes.is_some(),
+        LiteralKind::Int { empty_int, .. } => !empty_int,
+        LiteralKind::Float { empty_exponent, .. } => !empty_exponent,
+    }
+}
+
+/// For each opening delimiter, the index of its closing one; `None` when they do not balance.
+fn matching(toks: &[Tok]) -> Option<Vec<usize>> {
+    let mut close = vec![usize::MAX; toks.len()];
+    let mut stack: Vec<(usize, TokenKind)> = Vec::new();
+    for (i, t) in toks.iter().enumerate() {
+        match t.kind {
+            TokenKind::OpenParen | TokenKind::OpenBracket | TokenKind::OpenBrace => {
+                stack.push((i, t.kind))
+            }
+            TokenKind::CloseParen | TokenKind::CloseBracket | TokenKind::CloseBrace => {
+                let (open, kind) = stack.pop()?;
+                let pair = matches!(
+                    (kind, t.kind),
+                    (TokenKind::OpenParen, TokenKind::CloseParen)
+                        | (TokenKind::OpenBracket, TokenKind::CloseBracket)
+                        | (TokenKind::OpenBrace, TokenKind::CloseBrace)
+                );
+                if !pair {
+                    return None;
+                }
+                close[open] = i;
+            }
+            _ => {}
+        }
+    }
+    stack.is_empty().then_some(close)
+}
+
+/// The item splitter did not understand a token sequence.
+struct Unknown;
+
+struct Splitter<'s, 't, 'c> {
+    src: &'s str,
+    toks: &'t [Tok],
+    close: &'t [usize],
+    classify: &'c mut dyn FnMut(&'s str) -> Class,
+    /// Byte ranges to cut.
+    drop: Vec<(usize, usize)>,
+    /// The constant-like identifiers of the cut items.
+    names: Vec<&'s str>,
+    /// How many items were kept so far.
+    kept: usize,
+}
+
+impl<'s> Splitter<'s, '_, '_> {
+    fn text(&self, i: usize) -> &'s str {
+        let t = self.toks[i];
+        &self.src[t.start..t.end]
+    }
+
+    fn kind(&self, i: usize) -> Option<TokenKind> {
+        self.toks.get(i).map(|t| t.kind)
+    }
+
+    fn is_ident(&self, i: usize, word: &str) -> bool {
+        self.kind(i) == Some(TokenKind::Ident) && self.text(i) == word
+    }
+
+    fn is_open(&self, i: usize) -> bool {
+        matches!(
+            self.kind(i),
+            Some(TokenKind::OpenParen | TokenKind::OpenBracket | TokenKind::OpenBrace)
+        )
+    }
+
+    /// The items of a module-like body `toks[lo..hi]`: keep, enter or cut each. Returns whether
+    /// any was kept.
+    fn items(&mut self, lo: usize, hi: usize, mut test: bool) -> Result<bool, Unknown> {
+        let kept = self.kept;
+        let mut i = lo;
+        // Inner attributes (`#![cfg(test)]`) stay.
+        while self.kind(i) == Some(TokenKind::Pound)
+            && self.kind(i + 1) == Some(TokenKind::Bang)
+            && self.kind(i + 2) == Some(TokenKind::OpenBracket)
+        {
+            test |= self.cfg_test(i + 2);
+            i = self.close[i + 2] + 1;
+        }
+        while i < hi {
+            i = self.item(i, hi, test)?;
+        }
+        if i == hi {
+            Ok(self.kept > kept)
+        } else {
+            Err(Unknown)
+        }
+    }
+
+    /// `[cfg(test)]` at `open`: exactly that, a subset of what the extractor calls test code.
+    fn cfg_test(&self, open: usize) -> bool {
+        self.close[open] == open + 5
+            && self.is_ident(open + 1, "cfg")
+            && self.kind(open + 2) == Some(TokenKind::OpenParen)
+            && self.is_ident(open + 3, "test")
+    }
+
+    /// `[test]`, `[tokio::test]`, `[tokio::test(..)]` at `open`: a test function's attribute.
+    fn test_fn(&self, open: usize) -> bool {
+        let end = self.close[open];
+        let mut i = open + 1;
+        let mut last = "";
+        while i < end && self.kind(i) == Some(TokenKind::Ident) {
+            last = self.text(i);
+            i += 1;
+            if self.kind(i) == Some(TokenKind::Colon) && self.kind(i + 1) == Some(TokenKind::Colon)
+            {
+                i += 2;
+            } else {
+                break;
+            }
+        }
+        let args_end = if self.kind(i) == Some(TokenKind::OpenParen) {
+            self.close[i] + 1
+        } else {
+            i
+        };
+        last == "test" && args_end == end
+    }
+
+    /// One item starting at `start`; returns the index after it.
+    fn item(&mut self, start: usize, hi: usize, in_test: bool) -> Result<usize, Unknown> {
+        let mut i = start;
+        if self.kind(i) == Some(TokenKind::Semi) {
+            return Ok(i + 1);
+        }
+        let mut test = in_test;
+        while self.kind(i) == Some(TokenKind::Pound)
+            && self.kind(i + 1) == Some(TokenKind::OpenBracket)
+        {
+            test |= self.cfg_test(i + 1) || self.test_fn(i + 1);
+            i = self.close[i + 1] + 1;
+        }
+        if self.is_ident(i, "pub") {
+            i += 1;
+            if self.kind(i) == Some(TokenKind::OpenParen) {
+                i = self.close[i] + 1;
+            }
+        }
+        if i >= hi || self.kind(i) != Some(TokenKind::Ident) {
+            return Err(Unknown);
+        }
+        // Qualifiers before the keyword.
+        loop {
+            match self.text(i) {
+                "unsafe" | "async" | "default" | "auto" | "safe" => i += 1,
+                "const" if self.next_is_fn_qualifier(i + 1) => i += 1,
+                "extern" if !self.is_ident(i + 1, "crate") => {
+                    i += 1;
+                    if matches!(self.kind(i), Some(TokenKind::Literal { .. })) {
+                        i += 1;
+                    }
+                    if self.kind(i) == Some(TokenKind::OpenBrace) {
+                        // `extern "C" { .. }`: foreign items hold no facts.
+                        let end = self.close[i] + 1;
+                        self.leaf(start, end, test, None);
+                        return Ok(end);
+                    }
+                }
+                _ => break,
+            }
+            if i >= hi || self.kind(i) != Some(TokenKind::Ident) {
+                return Err(Unknown);
+            }
+        }
+        let end = match self.text(i) {
+            "use" | "type" | "extern" => {
+                // Imports, aliases and `extern crate` hold no facts: constants resolve by name.
+                let end = self.to_semi(i, hi)?;
+                self.drop
+                    .push((self.toks[start].start, self.toks[end - 1].end));
+                end
+            }
+            "const" | "static" => {
+                // A value with a group in it (`[..]`, `{..}`, a closure's body) is no integer the
+                // index can fold; it is a leaf like any other (a lazy static can hold an API).
+                let end = self.to_semi(i, hi)?;
+                let eq = (i..end).find(|&j| self.kind(j) == Some(TokenKind::Eq));
+                let grouped = eq.is_some_and(|eq| {
+                    (eq..end).any(|j| {
+                        matches!(
+                            self.kind(j),
+                            Some(TokenKind::OpenBracket | TokenKind::OpenBrace)
+                        )
+                    })
+                });
+                if grouped {
+                    self.leaf(start, end, test, Some(i));
+                } else {
+                    self.kept += 1;
+                }
+                end
+            }
+            "mod" if self.kind(i + 2) == Some(TokenKind::Semi) => {
+                self.kept += 1;
+                i + 3
+            }
+            "mod" | "impl" | "trait" => {
+                let body = self.first_brace(i, hi)?;
+                let end = self.close[body] + 1;
+                if self.items(body + 1, self.close[body], test)? {
+                    self.kept += 1;
+                } else {
+                    // Nothing inside holds a fact: the header goes too.
+                    self.drop
+                        .push((self.toks[start].start, self.toks[end - 1].end));
+                }
+                end
+            }
+            "fn" | "struct" | "enum" | "union" => {
+                let end = self.to_end(i, hi)?;
+                self.leaf(start, end, test, None);
+                end
+            }
+            _ => self.macro_item(start, i, hi, test)?,
+        };
+        Ok(end)
+    }
+
+    fn next_is_fn_qualifier(&self, i: usize) -> bool {
+        ["fn", "unsafe", "async", "extern"]
+            .iter()
+            .any(|w| self.is_ident(i, w))
+    }
+
+    /// A macro invocation or `macro_rules!` at item position: `path! (..);`, `path! { .. }`,
+    /// `macro_rules! name { .. }`. A brace body made of items is entered; anything else is a leaf.
+    fn macro_item(
+        &mut self,
+        start: usize,
+        mut i: usize,
+        hi: usize,
+        test: bool,
+    ) -> Result<usize, Unknown> {
+        let rules = self.text(i) == "macro_rules";
+        i += 1;
+        while self.kind(i) == Some(TokenKind::Colon) && self.kind(i + 1) == Some(TokenKind::Colon) {
+            if self.kind(i + 2) != Some(TokenKind::Ident) {
+                return Err(Unknown);
+            }
+            i += 3;
+        }
+        if self.kind(i) != Some(TokenKind::Bang) {
+            return Err(Unknown);
+        }
+        i += 1;
+        if self.kind(i) == Some(TokenKind::Ident) {
+            i += 1;
+        }
+        if !self.is_open(i) || i >= hi {
+            return Err(Unknown);
+        }
+        let group_end = self.close[i];
+        if self.kind(i) != Some(TokenKind::OpenBrace) {
+            if self.kind(group_end + 1) != Some(TokenKind::Semi) {
+                return Err(Unknown);
+            }
+            self.leaf(start, group_end + 2, test, None);
+            return Ok(group_end + 2);
+        }
+        if !rules {
+            // Try the body as items (`cfg_rt! { pub struct Builder { .. } }`), undoing on failure.
+            let (mark, names, kept) = (self.drop.len(), self.names.len(), self.kept);
+            match self.items(i + 1, group_end, test) {
+                Ok(true) => {
+                    self.kept += 1;
+                    return Ok(group_end + 1);
+                }
+                Ok(false) => {
+                    self.drop
+                        .push((self.toks[start].start, self.toks[group_end].end));
+                    return Ok(group_end + 1);
+                }
+                Err(Unknown) => {
+                    self.drop.truncate(mark);
+                    self.names.truncate(names);
+                    self.kept = kept;
+                }
+            }
+        }
+        self.leaf(start, group_end + 1, test, None);
+        Ok(group_end + 1)
+    }
+
+    /// The index after the `;` that ends an item, groups skipped.
+    fn to_semi(&self, mut i: usize, hi: usize) -> Result<usize, Unknown> {
+        while i < hi {
+            if self.kind(i) == Some(TokenKind::Semi) {
+                return Ok(i + 1);
+            }
+            i = if self.is_open(i) {
+                self.close[i] + 1
+            } else {
+                i + 1
+            };
+        }
+        Err(Unknown)
+    }
+
+    /// The end of an item that stops at its first `;` or after its first brace group.
+    fn to_end(&self, mut i: usize, hi: usize) -> Result<usize, Unknown> {
+        while i < hi {
+            match self.kind(i) {
+                Some(TokenKind::Semi) => return Ok(i + 1),
+                Some(TokenKind::OpenBrace) => return Ok(self.close[i] + 1),
+                _ if self.is_open(i) => i = self.close[i] + 1,
+                _ => i += 1,
+            }
+        }
+        Err(Unknown)
+    }
+
+    fn first_brace(&self, mut i: usize, hi: usize) -> Result<usize, Unknown> {
+        while i < hi {
+            match self.kind(i) {
+                Some(TokenKind::OpenBrace) => return Ok(i),
+                Some(TokenKind::Semi) => return Err(Unknown),
+                _ if self.is_open(i) => i = self.close[i] + 1,
+                _ => i += 1,
+            }
+        }
+        Err(Unknown)
+    }
+
+    /// Keep the item `toks[start..end]` when it can hold a fact, else mark it for cutting. `own`:
+    /// the item's own `const`/`static` keyword, which does not count as a nested constant.
+    fn leaf(&mut self, start: usize, end: usize, test: bool, own: Option<usize>) {
+        // A capacity name or API only yields a fact next to a value; a subject word only next to
+        // a literal of 2 or more (what a pin compares against).
+        let (mut subject, mut literal, mut value, mut named) = (false, false, false, false);
+        let first_name = self.names.len();
+        for (at, t) in self.toks.iter().enumerate().take(end).skip(start) {
+            match t.kind {
+                TokenKind::Ident | TokenKind::RawIdent => {
+                    let text = &self.src[t.start..t.end];
+                    let text = text.strip_prefix("r#").unwrap_or(text);
+                    if matches!(text, "const" | "static") && own != Some(at) {
+                        self.names.truncate(first_name);
+                        self.kept += 1;
+                        return; // a nested constant: the index folds every constant
+                    }
+                    let c = (self.classify)(text);
+                    if (c.prod && !test) || (c.test && test) {
+                        self.names.truncate(first_name);
+                        self.kept += 1;
+                        return;
+                    }
+                    subject |= c.subject;
+                    named |= c.prod_with_value && !test;
+                    value |= c.value;
+                    if is_const_like(text) {
+                        self.names.push(text);
+                    }
+                }
+                TokenKind::Literal {
+                    kind: LiteralKind::Int { .. },
+                    suffix_start,
+                } => {
+                    value = true;
+                    literal |= int_at_least_2(&self.src[t.start..t.start + suffix_start as usize]);
+                }
+                _ => {}
+            }
+            if (subject && literal) || (named && value) {
+                self.names.truncate(first_name);
+                self.kept += 1;
+                return;
+            }
+        }
+        self.drop
+            .push((self.toks[start].start, self.toks[end - 1].end));
+    }
+}
+
+/// `MAX_READS`, `N`: how constants are named.
+fn is_const_like(ident: &str) -> bool {
+    ident.starts_with(|c: char| c.is_ascii_uppercase())
+        && !ident.contains(|c: char| c.is_ascii_lowercase())
+}
+
+/// Whether an integer literal's digits (no suffix) are 2 or more.
+fn int_at_least_2(digits: &str) -> bool {
+    let d = digits.replace('_', "");
+    let (radix, body) = match d.get(..2) {
+        Some("0x") => (16, &d[2..]),
+        Some("0o") => (8, &d[2..]),
+        Some("0b") => (2, &d[2..]),
+        _ => (10, d.as_str()),
+    };
+    u128::from_str_radix(body, radix).map_or(true, |v| v >= 2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn classify(w: &str) -> Class {
+        Class {
+            prod: w == "PER_BACKEND",
+            prod_with_value: w == "Semaphore",
+            value: w == "PER_BACKEND",
+            test: w == "PER_BACKEND",
+            subject: w == "max",
+        }
+    }
+
+    fn run(src: &str) -> Option<String> {
+        sparse(src, false, &mut classify).map(|s| s.text)
+    }
+
+    /// (line, column) of the first occurrence of `needle`, columns in characters.
+    fn line_col(text: &str, needle: &str) -> (usize, usize) {
+        let at = text.find(needle).unwrap();
+        let line = text[..at].matches('\n').count();
+        let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        (line, text[start..at].chars().count())
+    }
+
+    #[test]
+    fn cuts_fact_free_items_and_keeps_lines_and_columns() {
+        let src = "use std::x;\n/// doc\nfn a() {\n    let x = 3;\n}\n  fn b() { Semaphore::new(4); }\nconst N: usize = 2;\n";
+        let out = run(src).unwrap();
+        assert!(out.len() < src.len());
+        assert_eq!(out.matches('\n').count(), src.matches('\n').count());
+        for needle in ["fn b", "Semaphore", "const N"] {
+            assert_eq!(line_col(&out, needle), line_col(src, needle), "{needle}");
+        }
+        assert!(!out.contains("use std::x;"), "imports hold no facts");
+        assert!(!out.contains("fn a"), "{out}");
+        assert!(out.contains("fn b() { Semaphore::new(4); }"));
+        assert!(out.contains("const N: usize = 2;"));
+        assert!(!out.contains("doc"));
+    }
+
+    #[test]
+    fn enters_modules_impls_and_item_macros() {
+        let src = "#![cfg(test)]\nmod m {\n  impl X {\n    fn quiet(&self) {}\n    fn loud(&self) -> u8 { PER_BACKEND }\n  }\n  impl Y { fn quiet(&self) {} }\n}\ncfg_rt! { fn hidden() {} }\ncfg_net! { fn shown() -> u8 { PER_BACKEND } }\n";
+        let out = run(src).unwrap();
+        assert!(out.starts_with("#![cfg(test)]\nmod m {\n  impl X {\n"));
+        assert!(!out.contains("quiet"));
+        assert!(out.contains("fn loud(&self) -> u8 { PER_BACKEND }"));
+        assert!(
+            !out.contains("impl Y"),
+            "a container with nothing kept goes whole: {out}"
+        );
+        assert!(!out.contains("cfg_rt"));
+        assert!(out.contains("cfg_net! { fn shown() -> u8 { PER_BACKEND } }"));
+    }
+
+    #[test]
+    fn keeps_literals_next_to_subject_words_and_nested_constants() {
+        let src = "#[test]\nfn t() { assert!(max(seq) <= 16); }\nfn u() { assert!(x <= 16); }\nfn v() { const K: u8 = 1; }\n";
+        let out = run(src).unwrap();
+        assert!(out.contains("max(seq) <= 16"));
+        assert!(!out.contains("fn u"));
+        assert!(out.contains("const K"));
+    }
+
+    #[test]
+    fn lists_the_constants_only_blanked_items_mention() {
+        let src = "fn a() -> u32 { MAX_READS + N }\nfn b() { Semaphore::new(MAX_READS) }\nfn c(n: u8) { Semaphore::new(n) }\n";
+        let s = sparse(src, false, &mut |w| Class {
+            prod_with_value: w == "Semaphore",
+            value: w == "MAX_READS",
+            ..Class::default()
+        })
+        .unwrap();
+        assert_eq!(s.hidden, ["MAX_READS", "N"]);
+        assert!(s.text.contains("Semaphore::new(MAX_READS)"));
+        assert!(
+            !s.text.contains("fn c"),
+            "an API without a value holds no fact"
+        );
+    }
+
+    #[test]
+    fn test_code_keeps_only_what_tests_can_pin_or_use() {
+        let src = "#[cfg(test)]\nmod t {\n  fn api() { Semaphore::new(4); }\n  fn uses() -> usize { PER_BACKEND }\n}\n#[tokio::test(flavor = \"x\")]\nasync fn api2() { Semaphore::new(4); }\nfn prod() { Semaphore::new(4); }\n";
+        let out = run(src).unwrap();
+        assert!(!out.contains("fn api()"), "{out}");
+        assert!(!out.contains("api2"), "{out}");
+        assert!(out.contains("fn uses() -> usize { PER_BACKEND }"));
+        assert!(out.contains("fn prod() { Semaphore::new(4); }"));
+        let file = sparse(
+            "fn api() { Semaphore::new(4); }\nfn x() {}\n",
+            true,
+            &mut classify,
+        );
+        assert!(!file.unwrap().text.contains("api"));
+        let inner = run("#![cfg(test)]\nfn api() { Semaphore::new(4); }\n").unwrap();
+        assert!(!inner.contains("api"));
+    }
+
+    #[test]
+    fn leaves_unknown_structure_to_syn() {
+        assert_eq!(run("fn a() { ( }"), None);
+        assert_eq!(run("let x = 1;"), None);
+        assert_eq!(
+            run("fn a() { Semaphore::new(2) }"),
+            None,
+            "nothing to blank"
+        );
+    }
+
+    #[test]
+    fn a_cut_before_code_on_its_line_keeps_columns_in_characters() {
+        let src = "fn a() { \"é→\" } /* ü */ fn b() { Semaphore::new(4) }\n";
+        let out = run(src).unwrap();
+        assert!(!out.contains('é') && !out.contains('ü'), "{out}");
+        assert_eq!(line_col(&out, "fn b"), line_col(src, "fn b"));
+    }
+
+    #[test]
+    fn constants_with_groups_are_leaves() {
+        let src = "static T: [u8; 3] = [1, 2, 3];\nstatic P: Lazy<S> = Lazy::new(|| { Semaphore::new(4) });\nconst N: usize = 2 * (3);\n";
+        let out = run(src).unwrap();
+        assert!(!out.contains("static T"), "{out}");
+        assert!(out.contains("static P"));
+        assert!(out.contains("const N: usize = 2 * (3);"));
+    }
+}
