@@ -102,7 +102,7 @@ pub fn sparse<'a>(
         names: Vec::new(),
         kept: 0,
     };
-    s.items(0, toks.len(), test).ok()?;
+    s.items(0, toks.len(), test, true).ok()?;
     let mut hidden: Vec<String> = s.names.iter().map(|n| n.to_string()).collect();
     cuts.extend(s.drop.iter().copied());
     if cuts.is_empty() {
@@ -228,8 +228,15 @@ impl<'s> Splitter<'s, '_, '_> {
     }
 
     /// The items of a module-like body `toks[lo..hi]`: keep, enter or cut each. Returns whether
-    /// any was kept.
-    fn items(&mut self, lo: usize, hi: usize, mut test: bool) -> Result<bool, Unknown> {
+    /// any was kept. `inner`: an inner `#![cfg(test)]` makes the body test code (as it does for a
+    /// file, module, impl or trait, and not for a macro's body).
+    fn items(
+        &mut self,
+        lo: usize,
+        hi: usize,
+        mut test: bool,
+        inner: bool,
+    ) -> Result<bool, Unknown> {
         let kept = self.kept;
         let mut i = lo;
         // Inner attributes (`#![cfg(test)]`) stay.
@@ -237,7 +244,7 @@ impl<'s> Splitter<'s, '_, '_> {
             && self.kind(i + 1) == Some(TokenKind::Bang)
             && self.kind(i + 2) == Some(TokenKind::OpenBracket)
         {
-            test |= self.cfg_test(i + 2);
+            test |= inner && self.cfg_test(i + 2);
             i = self.close[i + 2] + 1;
         }
         while i < hi {
@@ -281,19 +288,23 @@ impl<'s> Splitter<'s, '_, '_> {
         last == "test" && args_end == end
     }
 
-    /// One item starting at `start`; returns the index after it.
+    /// One item starting at `start`; returns the index after it. Its attributes make it test
+    /// code exactly where the extractor looks at them: `#[cfg(test)]` on a function, module,
+    /// impl, trait, constant or static, and `#[test]`-like attributes on a function.
     fn item(&mut self, start: usize, hi: usize, in_test: bool) -> Result<usize, Unknown> {
         let mut i = start;
         if self.kind(i) == Some(TokenKind::Semi) {
             return Ok(i + 1);
         }
-        let mut test = in_test;
+        let (mut cfg_test, mut test_fn) = (false, false);
         while self.kind(i) == Some(TokenKind::Pound)
             && self.kind(i + 1) == Some(TokenKind::OpenBracket)
         {
-            test |= self.cfg_test(i + 1) || self.test_fn(i + 1);
+            cfg_test |= self.cfg_test(i + 1);
+            test_fn |= self.test_fn(i + 1);
             i = self.close[i + 1] + 1;
         }
+        let test = in_test || cfg_test;
         if self.is_ident(i, "pub") {
             i += 1;
             if self.kind(i) == Some(TokenKind::OpenParen) {
@@ -316,7 +327,7 @@ impl<'s> Splitter<'s, '_, '_> {
                     if self.kind(i) == Some(TokenKind::OpenBrace) {
                         // `extern "C" { .. }`: foreign items hold no facts.
                         let end = self.close[i] + 1;
-                        self.leaf(start, end, test, None);
+                        self.leaf(start, end, in_test, None);
                         return Ok(end);
                     }
                 }
@@ -361,7 +372,7 @@ impl<'s> Splitter<'s, '_, '_> {
             "mod" | "impl" | "trait" => {
                 let body = self.first_brace(i, hi)?;
                 let end = self.close[body] + 1;
-                if self.items(body + 1, self.close[body], test)? {
+                if self.items(body + 1, self.close[body], test, true)? {
                     self.kept += 1;
                 } else {
                     // Nothing inside holds a fact: the header goes too.
@@ -370,12 +381,17 @@ impl<'s> Splitter<'s, '_, '_> {
                 }
                 end
             }
-            "fn" | "struct" | "enum" | "union" => {
+            "fn" => {
                 let end = self.to_end(i, hi)?;
-                self.leaf(start, end, test, None);
+                self.leaf(start, end, test || test_fn, None);
                 end
             }
-            _ => self.macro_item(start, i, hi, test)?,
+            "struct" | "enum" | "union" => {
+                let end = self.to_end(i, hi)?;
+                self.leaf(start, end, in_test, None);
+                end
+            }
+            _ => self.macro_item(start, i, hi, in_test)?,
         };
         Ok(end)
     }
@@ -424,7 +440,7 @@ impl<'s> Splitter<'s, '_, '_> {
         if !rules {
             // Try the body as items (`cfg_rt! { pub struct Builder { .. } }`), undoing on failure.
             let (mark, names, kept) = (self.drop.len(), self.names.len(), self.kept);
-            match self.items(i + 1, group_end, test) {
+            match self.items(i + 1, group_end, test, false) {
                 Ok(true) => {
                     self.kept += 1;
                     return Ok(group_end + 1);
@@ -652,6 +668,17 @@ mod tests {
         assert!(!file.unwrap().text.contains("api"));
         let inner = run("#![cfg(test)]\nfn api() { Semaphore::new(4); }\n").unwrap();
         assert!(!inner.contains("api"));
+    }
+
+    #[test]
+    fn attributes_make_test_code_only_where_the_extractor_reads_them() {
+        // The extractor ignores `#[cfg(test)]` on a macro call and `#[test]` on a module: what is
+        // inside stays production code, and so it stays here.
+        let src = "#[cfg(test)]\ncfg_rt! { fn a() { Semaphore::new(4); } }\n#[test]\nmod m { fn b() { Semaphore::new(4); } }\n#[cfg(test)]\nimpl X { fn c() { Semaphore::new(4); } }\n";
+        let out = run(src).unwrap();
+        assert!(out.contains("fn a()"), "{out}");
+        assert!(out.contains("fn b()"), "{out}");
+        assert!(!out.contains("fn c()"), "{out}");
     }
 
     #[test]
