@@ -75,9 +75,13 @@ impl Copy {
     }
 
     fn run(&self, extra: &[&str]) -> Output {
+        self.run_in(self.root(), extra)
+    }
+
+    fn run_in(&self, dir: &Path, extra: &[&str]) -> Output {
         let args = self.args(extra);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        capcheck_in(self.root(), &args)
+        capcheck_in(dir, &args)
     }
 
     /// `mutants --format json ..`: exit code and report.
@@ -642,4 +646,25 @@ fn mutants_that_no_test_reaches_are_holes_and_exit_1() {
         "{report}"
     );
     assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn a_path_dependency_outside_the_workspace_still_builds_in_the_scratch_copy() {
+    // `app` depends on `../shared`, which the scratch copy (elsewhere) does not contain.
+    let copy = copy("mutants-path-dep");
+    let before = tree(copy.root());
+    let out = copy.run_in(&copy.root().join("app"), &["--format", "json"]);
+    let (code, report) = json_of(&out);
+    assert_ne!(
+        code,
+        3,
+        "the baseline must build and pass: {}",
+        stderr(&out)
+    );
+    let killed = outcomes(&report)
+        .values()
+        .filter(|(outcome, _)| outcome == "killed")
+        .count();
+    assert!(killed >= 1, "{report:#}");
+    assert_eq!(tree(copy.root()), before, "neither crate was written");
 }

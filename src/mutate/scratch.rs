@@ -70,7 +70,14 @@ fn copy_tree(root: &Path, target_dir: &Path, dest: &Path) -> anyhow::Result<()> 
         if kind.is_dir() {
             std::fs::create_dir_all(&to)?;
         } else if kind.is_symlink() {
+            // A relative link that leaves the workspace would dangle in the copy: make it absolute.
             let link = std::fs::read_link(entry.path())?;
+            let real = normalize(&entry.path().parent().unwrap_or(root).join(&link));
+            let link = if link.is_relative() && !real.starts_with(normalize(root)) {
+                real
+            } else {
+                link
+            };
             std::os::unix::fs::symlink(link, &to)?;
         } else {
             std::fs::copy(entry.path(), &to)
@@ -83,7 +90,95 @@ fn copy_tree(root: &Path, target_dir: &Path, dest: &Path) -> anyhow::Result<()> 
     if lock.exists() && !dest.join("Cargo.lock").exists() {
         std::fs::copy(&lock, dest.join("Cargo.lock"))?;
     }
+    for manifest in walkdir::WalkDir::new(dest)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && e.file_name() == "Cargo.toml")
+    {
+        let rel = manifest
+            .path()
+            .strip_prefix(dest)
+            .unwrap_or(manifest.path());
+        anchor_outside_paths(root, &root.join(rel), manifest.path())?;
+    }
     Ok(())
+}
+
+/// Point the path dependencies of the copied manifest `copy` (a copy of `original`) that lead
+/// outside the workspace `root` (`shared = { path = "../shared" }`) at their real place, with an
+/// absolute path: the copy lives elsewhere, where `../shared` does not exist. Paths inside the
+/// workspace stay relative, so they resolve inside the copy.
+fn anchor_outside_paths(root: &Path, original: &Path, copy: &Path) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(copy)?;
+    let Ok(mut doc) = text.parse::<toml_edit::DocumentMut>() else {
+        return Ok(()); // cargo reports a broken manifest itself, with its location
+    };
+    let dir = original.parent().unwrap_or(root);
+    let mut changed = false;
+    let mut fix = |deps: &mut toml_edit::Item| {
+        let Some(deps) = deps.as_table_like_mut() else {
+            return;
+        };
+        for (_, dep) in deps.iter_mut() {
+            let Some(dep) = dep.as_table_like_mut() else {
+                continue;
+            };
+            let Some(path) = dep.get("path").and_then(|p| p.as_str()) else {
+                continue;
+            };
+            let real = normalize(&dir.join(path));
+            if !real.starts_with(normalize(root)) {
+                dep.insert("path", toml_edit::value(real.display().to_string()));
+                changed = true;
+            }
+        }
+    };
+    const DEPS: [&str; 3] = ["dependencies", "dev-dependencies", "build-dependencies"];
+    for key in DEPS {
+        if let Some(deps) = doc.get_mut(key) {
+            fix(deps);
+        }
+    }
+    if let Some(deps) = doc
+        .get_mut("workspace")
+        .and_then(|w| w.get_mut("dependencies"))
+    {
+        fix(deps);
+    }
+    if let Some(targets) = doc.get_mut("target").and_then(|t| t.as_table_like_mut()) {
+        for (_, target) in targets.iter_mut() {
+            for key in DEPS {
+                if let Some(deps) = target.get_mut(key) {
+                    fix(deps);
+                }
+            }
+        }
+    }
+    if let Some(patches) = doc.get_mut("patch").and_then(|p| p.as_table_like_mut()) {
+        for (_, source) in patches.iter_mut() {
+            fix(source);
+        }
+    }
+    if changed {
+        std::fs::write(copy, doc.to_string())
+            .with_context(|| format!("cannot write {}", copy.display()))?;
+    }
+    Ok(())
+}
+
+/// `a/b/../c` as `a/c`, without touching the filesystem (the folder may not exist).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// Copy a folder recursively (a warm build folder for another job). Symlinks are recreated.
