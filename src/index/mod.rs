@@ -152,7 +152,7 @@ impl Index {
         let index = Index::from_facts(files, tables);
         // A constant that reaches a capacity API without a capacity name (`MAX_READS` in
         // `Semaphore::new(MAX_READS)`) is only known now; its other uses may sit in items the
-        // sparse pass blanked, so the files that name it are read again with it kept.
+        // sparse pass cut, so the files that name it only there are read again with it kept.
         let Some(triggers) = triggers else {
             return index;
         };

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustc_hash::FxHashMap;
 
-use crate::index::names::words;
+use crate::index::names::{NameTable, words};
 use crate::index::tables::Tables;
 use crate::lint::registry::Api;
 use crate::syntax::sparse::Class;
@@ -29,7 +29,7 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 #[derive(Debug)]
 pub struct Triggers {
     id: u64,
-    tables: Tables,
+    capacity_names: NameTable,
     apis: HashSet<String>,
     focus: HashSet<String>,
     count_words: HashSet<String>,
@@ -42,7 +42,7 @@ impl Triggers {
     pub fn new(tables: &Tables, focus: impl IntoIterator<Item = String>) -> Triggers {
         Triggers {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-            tables: tables.clone(),
+            capacity_names: tables.capacity_names.clone(),
             apis: tables.apis.iter().map(api_ident).collect(),
             focus: focus.into_iter().collect(),
             count_words: tables
@@ -79,7 +79,7 @@ impl Triggers {
             };
         }
         let w = words(ident);
-        let name = self.tables.capacity_names.matches_words(&w);
+        let name = self.capacity_names.matches_words(&w);
         Class {
             prod: w.iter().any(|x| self.count_words.contains(x)) || (name && value),
             prod_with_value: name || self.apis.contains(ident),
@@ -124,4 +124,36 @@ fn api_ident(api: &Api) -> String {
         .or(api.method.as_deref())
         .unwrap_or_default();
     path.split("::").next().unwrap_or_default().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_follow_the_rule_tables() {
+        let t = Triggers::new(&Tables::new(&Default::default()), ["SITE_ITEM".to_string()]);
+        let c = |w: &str| t.classify(w);
+        assert!(
+            c("healthy").prod && c("num_cpus").prod,
+            "counts keep an item alone"
+        );
+        assert!(
+            c("PER_BACKEND").prod && c("PER_BACKEND").test,
+            "a capacity constant"
+        );
+        let (name, api) = (c("per_backend"), c("mpsc"));
+        assert!(!name.prod && name.prod_with_value && !name.test);
+        assert!(
+            !api.prod && api.prod_with_value,
+            "`mpsc::channel` needs `mpsc`"
+        );
+        assert!(c("Semaphore").prod_with_value && c("buffer_unordered").prod_with_value);
+        assert!(c("max_seq").subject && !c("max_seq").prod);
+        assert!(c("SITE_ITEM").prod && c("SITE_ITEM").test, "manifest items");
+        assert_eq!(c("frame_len"), Class::default());
+        assert!(c("N").value && !c("n").value);
+        let later = t.with(["MAX_READS".to_string()]);
+        assert!(later.classify("MAX_READS").prod);
+    }
 }

@@ -81,11 +81,7 @@ pub struct ParseFailure {
 
 /// Read and parse one file. A failure is data (it becomes a `parse-error` finding), not an abort.
 pub fn parse_file(abs: &Path, rel: &str) -> Result<(String, syn::File), ParseFailure> {
-    let text = read_text(abs, rel)?;
-    match syn::parse_file(&text) {
-        Ok(ast) => Ok((text, ast)),
-        Err(e) => Err(syn_failure(rel, &e)),
-    }
+    parse_file_with(abs, rel, |_| None).map(|p| (p.text, p.ast))
 }
 
 /// A file parsed through `parse_file_with`.

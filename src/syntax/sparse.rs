@@ -636,7 +636,7 @@ mod tests {
     }
 
     #[test]
-    fn lists_the_constants_only_blanked_items_mention() {
+    fn lists_the_constants_only_cut_items_mention() {
         let src = "fn a() -> u32 { MAX_READS + N }\nfn b() { Semaphore::new(MAX_READS) }\nfn c(n: u8) { Semaphore::new(n) }\n";
         let s = sparse(src, false, &mut |w| Class {
             prod_with_value: w == "Semaphore",
@@ -685,11 +685,7 @@ mod tests {
     fn leaves_unknown_structure_to_syn() {
         assert_eq!(run("fn a() { ( }"), None);
         assert_eq!(run("let x = 1;"), None);
-        assert_eq!(
-            run("fn a() { Semaphore::new(2) }"),
-            None,
-            "nothing to blank"
-        );
+        assert_eq!(run("fn a() { Semaphore::new(2) }"), None, "nothing to cut");
     }
 
     #[test]
