@@ -86,6 +86,30 @@ fn every_rule_has_docs_and_a_should_flag_fixture() {
     }
 }
 
+#[test]
+fn a_constant_passed_through_a_cast_flows_into_the_api_once() {
+    let (_, report) = check_json("rules", &[]);
+    let slots = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["item"] == "SLOTS")
+        .expect("SLOTS is reported");
+    let related: Vec<(&str, u64)> = slots["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["note"].as_str().unwrap(), r["line"].as_u64().unwrap()))
+        .collect();
+    let api_line = std::fs::read_to_string(fixture("rules").join("src/apis.rs"))
+        .unwrap()
+        .lines()
+        .position(|l| l.contains("Semaphore::new(SLOTS as usize)"))
+        .unwrap() as u64
+        + 1;
+    assert_eq!(related, [("flows into Semaphore::new", api_line)]);
+}
+
 fn redacted_snapshot(name: &str, report: serde_json::Value) {
     insta::assert_json_snapshot!(name, report, { ".summary.elapsed_ms" => "[elapsed]" });
 }

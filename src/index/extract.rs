@@ -126,9 +126,15 @@ impl Extractor<'_> {
     fn api_arg(&mut self, api: String, arg: &Expr) {
         let operand = self.operand(arg);
         if let Val::Const(ident) = &operand.val {
+            // The constant's own location (not `N as usize`'s), so the plain reference recorded
+            // at the same place is recognised as this one.
+            let loc = match crate::index::value::carried(arg) {
+                Expr::Path(p) => crate::syntax::path_loc(self.rel, &p.path),
+                _ => operand.loc.clone(),
+            };
             self.facts.const_refs.push(ConstRef {
                 ident: ident.clone(),
-                loc: operand.loc.clone(),
+                loc,
                 in_test: self.in_test(),
                 api: Some(api.clone()),
             });

@@ -33,19 +33,14 @@ pub enum Val {
 }
 
 impl Val {
-    /// Reduce a syn expression; casts, parentheses, references and `Some(..)` are see-through.
+    /// Reduce a syn expression; wrappers are see-through (see [`carried`]).
     pub fn of(expr: &syn::Expr) -> Val {
         use syn::Expr;
-        match expr {
+        match carried(expr) {
             Expr::Lit(l) => match &l.lit {
                 syn::Lit::Int(i) => i.base10_parse::<u64>().map(Val::Lit).unwrap_or(Val::Other),
                 _ => Val::Other,
             },
-            Expr::Paren(p) => Val::of(&p.expr),
-            Expr::Group(g) => Val::of(&g.expr),
-            Expr::Cast(c) => Val::of(&c.expr),
-            Expr::Reference(r) => Val::of(&r.expr),
-            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => Val::of(&u.expr),
             Expr::Path(p) if p.qself.is_none() => {
                 let last = p
                     .path
@@ -73,10 +68,6 @@ impl Val {
                 };
                 Val::Bin(op, Box::new(Val::of(&b.left)), Box::new(Val::of(&b.right)))
             }
-            Expr::Call(c) if c.args.len() == 1 => match &*c.func {
-                Expr::Path(p) if p.path.is_ident("Some") => Val::of(&c.args[0]),
-                _ => Val::Other,
-            },
             Expr::Call(c) if c.args.len() == 2 => {
                 let (a, b) = (Box::new(Val::of(&c.args[0])), Box::new(Val::of(&c.args[1])));
                 match &*c.func {
@@ -139,6 +130,54 @@ impl Val {
     /// Whether the expression is a bare literal (possibly cast or wrapped).
     pub fn is_lit(&self) -> bool {
         matches!(self, Val::Lit(_))
+    }
+}
+
+/// The expression a wrapper carries, through any number of wrappers: parentheses, casts,
+/// references and derefs, `Some(..)`, `NonZeroUsize::new(..)` (and `new_unchecked`), `.unwrap()`,
+/// `.expect(..)` and `unsafe { .. }` around one expression. `NonZeroUsize::new(100).unwrap()` is
+/// how a capacity that must not be zero is often written.
+pub fn carried(expr: &syn::Expr) -> &syn::Expr {
+    use syn::Expr;
+    let mut e = expr;
+    loop {
+        e = match e {
+            Expr::Paren(p) => &p.expr,
+            Expr::Group(g) => &g.expr,
+            Expr::Cast(c) => &c.expr,
+            Expr::Reference(r) => &r.expr,
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => &u.expr,
+            Expr::Call(c) if c.args.len() == 1 && wraps(&c.func) => &c.args[0],
+            Expr::MethodCall(m)
+                if (m.method == "unwrap" && m.args.is_empty())
+                    || (m.method == "expect" && m.args.len() == 1) =>
+            {
+                &m.receiver
+            }
+            Expr::Unsafe(u) => match u.block.stmts.as_slice() {
+                [syn::Stmt::Expr(inner, None)] => inner,
+                _ => return e,
+            },
+            _ => return e,
+        };
+    }
+}
+
+/// `Some` or a `NonZero*` constructor.
+fn wraps(func: &syn::Expr) -> bool {
+    let syn::Expr::Path(p) = func else {
+        return false;
+    };
+    let segs: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    match segs.as_slice() {
+        [only] => only == "Some",
+        [.., ty, ctor] => ty.starts_with("NonZero") && (ctor == "new" || ctor == "new_unchecked"),
+        [] => false,
     }
 }
 
