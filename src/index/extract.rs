@@ -30,6 +30,7 @@ pub fn extract(
         text,
         scope: Scope::file(crate_name, module, role, ast),
         function: Vec::new(),
+        locals: Vec::new(),
         facts: FileFacts {
             rel: rel.to_string(),
             lines: text.lines().count(),
@@ -48,6 +49,16 @@ struct Extractor<'a> {
     scope: Scope,
     function: Vec<String>,
     facts: FileFacts,
+    /// `let` bindings to an integer literal in the current function, in order, with the index of
+    /// their `named_lits` entry once they are one.
+    locals: Vec<LocalLit>,
+}
+
+struct LocalLit {
+    name: String,
+    value: u64,
+    loc: Loc,
+    named_lit: Option<usize>,
 }
 
 impl Extractor<'_> {
@@ -123,8 +134,53 @@ impl Extractor<'_> {
         })
     }
 
+    fn named_let(&mut self, name: &str, value: u64, loc: Loc) {
+        self.facts.named_lits.push(NamedLit {
+            site: format!("{}::{name}", self.function_site()),
+            ident: name.to_string(),
+            value,
+            loc,
+            in_test: self.in_test(),
+            is_fn: false,
+            flows: Vec::new(),
+        });
+    }
+
+    /// A local binding to a literal that reaches a capacity API (`let io_bandwidth = 64;` ..
+    /// `.buffer_unordered(io_bandwidth)`) is a capacity whatever its name. One of 1 is not (see
+    /// `index::capacities`).
+    fn local_flow(&mut self, api: &str, arg: &Expr, at: Loc) {
+        let Expr::Path(p) = crate::index::value::carried(arg) else {
+            return;
+        };
+        let Some(ident) = p.path.get_ident().map(|i| i.to_string()) else {
+            return;
+        };
+        let Some(at_local) = self.locals.iter().rposition(|l| l.name == ident) else {
+            return;
+        };
+        let local = &self.locals[at_local];
+        if local.value <= 1 && local.named_lit.is_none() {
+            return;
+        }
+        let i = match local.named_lit {
+            Some(i) => i,
+            None => {
+                let (value, loc) = (local.value, local.loc.clone());
+                self.named_let(&ident, value, loc);
+                let i = self.facts.named_lits.len() - 1;
+                self.locals[at_local].named_lit = Some(i);
+                i
+            }
+        };
+        self.facts.named_lits[i].flows.push((api.to_string(), at));
+    }
+
     fn api_arg(&mut self, api: String, arg: &Expr) {
         let operand = self.operand(arg);
+        if operand.val == Val::Other {
+            self.local_flow(&api, arg, operand.loc.clone());
+        }
         if let Val::Const(ident) = &operand.val {
             // The constant's own location (not `N as usize`'s), so the plain reference recorded
             // at the same place is recognised as this one.
@@ -251,6 +307,7 @@ impl Extractor<'_> {
                     loc: crate::syntax::expr_loc(self.rel, e),
                     in_test: self.in_test(),
                     is_fn: true,
+                    flows: Vec::new(),
                 });
             }
         }
@@ -265,7 +322,9 @@ impl Extractor<'_> {
         let test = is_test_fn(attrs) || is_cfg_test(attrs);
         self.ceiling_fn(sig);
         self.function.push(sig.ident.to_string());
+        let outer = std::mem::take(&mut self.locals);
         self.with_test(test, body);
+        self.locals = outer;
         self.function.pop();
     }
 }
@@ -419,16 +478,18 @@ impl<'ast> Visit<'ast> for Extractor<'_> {
         if let (Some(ident), Some(init)) = (ident, &l.init) {
             let name = ident.to_string();
             if let Val::Lit(value) = Val::of(&init.expr) {
+                let loc = crate::syntax::expr_loc(self.rel, &init.expr);
+                let mut named_lit = None;
                 if self.tables.capacity_names.matches(&name) {
-                    self.facts.named_lits.push(NamedLit {
-                        site: format!("{}::{name}", self.function_site()),
-                        ident: name,
-                        value,
-                        loc: crate::syntax::expr_loc(self.rel, &init.expr),
-                        in_test: self.in_test(),
-                        is_fn: false,
-                    });
+                    named_lit = Some(self.facts.named_lits.len());
+                    self.named_let(&name, value, loc.clone());
                 }
+                self.locals.push(LocalLit {
+                    name,
+                    value,
+                    loc,
+                    named_lit,
+                });
             }
         }
         visit::visit_local(self, l);

@@ -53,6 +53,9 @@ pub struct NamedLit {
     pub loc: Loc,
     pub in_test: bool,
     pub is_fn: bool,
+    /// The capacity APIs a `let` binding flows into in its function (`Semaphore::new(permits)`),
+    /// with the argument's location: such a binding is a capacity whatever its name.
+    pub flows: Vec<(String, Loc)>,
 }
 
 /// An argument of a capacity API call (`Semaphore::new(8)`).

@@ -399,8 +399,15 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
                     CapacityKind::Let
                 },
                 loc: n.loc.clone(),
-                api: None,
-                uses: Vec::new(),
+                api: n.flows.first().map(|(api, _)| api.clone()),
+                uses: n
+                    .flows
+                    .iter()
+                    .map(|(api, loc)| Use {
+                        loc: loc.clone(),
+                        note: format!("flows into {api}"),
+                    })
+                    .collect(),
                 package: f.package.clone(),
                 visibility: facts::Visibility::Public,
             });
