@@ -154,12 +154,7 @@ impl Collector<'_> {
             Expr::Paren(p) => self.instance(&p.expr),
             Expr::Reference(r) => self.instance(&r.expr),
             Expr::Struct(s) => {
-                let segs: Vec<String> = s
-                    .path
-                    .segments
-                    .iter()
-                    .map(|s| s.ident.to_string())
-                    .collect();
+                let segs = crate::syntax::path_idents(&s.path);
                 let mut ty = segs.last()?.clone();
                 if ty == "Self" {
                     ty = self.scope.self_ty()?.to_string();
@@ -371,7 +366,7 @@ fn imports(items: &[syn::Item]) -> HashMap<String, String> {
 
 /// `T::f` (a constructor of `T`) or a lone lowercase `f` (a helper whose type is resolved later).
 fn callee(p: &syn::Path) -> Option<(String, String)> {
-    let segs: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
+    let segs = crate::syntax::path_idents(p);
     match segs.as_slice() {
         [.., t, f] if is_camel(t) && !is_camel(f) => Some((format!("{t}::{f}"), t.clone())),
         [f] if f.chars().next().is_some_and(|c| c.is_ascii_lowercase()) => {

@@ -94,9 +94,8 @@ fn path(p: &syn::Path) -> Option<String> {
 
 /// The path without `crate::`, `self::`, `super::` prefixes or generic arguments.
 fn path_text(p: &syn::Path) -> String {
-    p.segments
-        .iter()
-        .map(|s| s.ident.to_string())
+    crate::syntax::path_idents(p)
+        .into_iter()
         .skip_while(|s| s == "crate" || s == "self" || s == "super")
         .collect::<Vec<_>>()
         .join("::")

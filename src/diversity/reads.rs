@@ -328,12 +328,7 @@ impl<'ast> Visit<'ast> for BodyFacts {
     }
 
     fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
-        let segs: Vec<String> = p
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
+        let segs = crate::syntax::path_idents(&p.path);
         if let [.., t, f] = segs.as_slice() {
             if t.starts_with(|c: char| c.is_ascii_uppercase())
                 && f.starts_with(|c: char| c.is_ascii_lowercase())

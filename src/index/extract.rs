@@ -533,7 +533,7 @@ impl<'ast> Visit<'ast> for Extractor<'_> {
         }
         if self.in_test() {
             let via = match &*c.func {
-                Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+                Expr::Path(p) => crate::syntax::last_segment(&p.path),
                 _ => None,
             }
             .unwrap_or_else(|| "call".to_string());
@@ -603,12 +603,7 @@ impl<'ast> Visit<'ast> for Extractor<'_> {
     }
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-        let name = mac
-            .path
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default();
+        let name = crate::syntax::last_segment(&mac.path).unwrap_or_default();
         if FORMAT_MACROS.contains(&name.as_str()) {
             return;
         }

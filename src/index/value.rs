@@ -42,12 +42,7 @@ impl Val {
                 _ => Val::Other,
             },
             Expr::Path(p) if p.qself.is_none() => {
-                let last = p
-                    .path
-                    .segments
-                    .last()
-                    .map(|s| s.ident.to_string())
-                    .unwrap_or_default();
+                let last = crate::syntax::last_segment(&p.path).unwrap_or_default();
                 if is_const_name(&last) {
                     Val::Const(last)
                 } else {
@@ -168,13 +163,7 @@ fn wraps(func: &syn::Expr) -> bool {
     let syn::Expr::Path(p) = func else {
         return false;
     };
-    let segs: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    match segs.as_slice() {
+    match crate::syntax::path_idents(&p.path).as_slice() {
         [only] => only == "Some",
         [.., ty, ctor] => ty.starts_with("NonZero") && (ctor == "new" || ctor == "new_unchecked"),
         [] => false,

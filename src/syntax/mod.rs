@@ -178,10 +178,16 @@ pub fn last_segment(path: &syn::Path) -> Option<String> {
     path.segments.last().map(|s| s.ident.to_string())
 }
 
+/// Every segment of a path as a string, generic arguments left out
+/// (`tokio::sync::Semaphore::<T>::new` -> `[tokio, sync, Semaphore, new]`).
+pub fn path_idents(path: &syn::Path) -> Vec<String> {
+    path.segments.iter().map(|s| s.ident.to_string()).collect()
+}
+
 /// Whether `path` ends with the segments of `suffix` (`Semaphore::new`).
 pub fn path_ends_with(path: &syn::Path, suffix: &str) -> bool {
     let want: Vec<&str> = suffix.split("::").collect();
-    let have: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let have = path_idents(path);
     have.len() >= want.len()
         && have[have.len() - want.len()..]
             .iter()

@@ -125,7 +125,7 @@ pub enum Entered {
 /// parentheses (`impl<T> Fleet for &a::Controller<T>` -> `Controller`).
 pub fn type_name(ty: &syn::Type) -> Option<String> {
     match ty {
-        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        syn::Type::Path(p) => super::last_segment(&p.path),
         syn::Type::Reference(r) => type_name(&r.elem),
         syn::Type::Paren(p) => type_name(&p.elem),
         _ => None,

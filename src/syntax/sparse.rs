@@ -27,7 +27,8 @@ pub struct Class {
     /// Production code that names it can hold a fact if it also holds a value (an integer
     /// literal or a constant): a capacity name, a capacity API.
     pub prod_with_value: bool,
-    /// A constant-like name (`MAX_READS`): a value for `prod_with_value`.
+    /// A constant-like name (`MAX_READS`): a value for `prod_with_value`, and listed in
+    /// `Sparse::hidden` when its item is cut.
     pub value: bool,
     /// Test code that names it can hold a fact (a capacity constant it uses).
     pub test: bool,
@@ -501,33 +502,42 @@ impl<'s> Splitter<'s, '_, '_> {
         Err(Unknown)
     }
 
-    /// Keep the item `toks[start..end]` when it can hold a fact, else mark it for cutting. `own`:
-    /// the item's own `const`/`static` keyword, which does not count as a nested constant.
+    /// Keep the item `toks[start..end]` when it can hold a fact, else mark it for cutting and
+    /// remember the constant-like names it mentions. `own`: the item's own `const`/`static`
+    /// keyword, which does not count as a nested constant.
     fn leaf(&mut self, start: usize, end: usize, test: bool, own: Option<usize>) {
-        // A capacity name or API only yields a fact next to a value; a subject word only next to
-        // a literal of 2 or more (what a pin compares against).
-        let (mut subject, mut literal, mut value, mut named) = (false, false, false, false);
         let first_name = self.names.len();
+        if self.holds_fact(start, end, test, own) {
+            self.names.truncate(first_name);
+            self.kept += 1;
+        } else {
+            self.drop
+                .push((self.toks[start].start, self.toks[end - 1].end));
+        }
+    }
+
+    /// Whether `toks[start..end]` can yield a fact; pushes its constant-like names as it reads.
+    /// A capacity name or API only yields a fact next to a value; a subject word only next to a
+    /// literal of 2 or more (what a pin compares against); a nested constant always (the index
+    /// folds every constant).
+    fn holds_fact(&mut self, start: usize, end: usize, test: bool, own: Option<usize>) -> bool {
+        let (mut subject, mut literal, mut value, mut named) = (false, false, false, false);
         for (at, t) in self.toks.iter().enumerate().take(end).skip(start) {
             match t.kind {
                 TokenKind::Ident | TokenKind::RawIdent => {
                     let text = &self.src[t.start..t.end];
                     let text = text.strip_prefix("r#").unwrap_or(text);
                     if matches!(text, "const" | "static") && own != Some(at) {
-                        self.names.truncate(first_name);
-                        self.kept += 1;
-                        return; // a nested constant: the index folds every constant
+                        return true;
                     }
                     let c = (self.classify)(text);
                     if (c.prod && !test) || (c.test && test) {
-                        self.names.truncate(first_name);
-                        self.kept += 1;
-                        return;
+                        return true;
                     }
                     subject |= c.subject;
                     named |= c.prod_with_value && !test;
                     value |= c.value;
-                    if is_const_like(text) {
+                    if c.value {
                         self.names.push(text);
                     }
                 }
@@ -541,20 +551,11 @@ impl<'s> Splitter<'s, '_, '_> {
                 _ => {}
             }
             if (subject && literal) || (named && value) {
-                self.names.truncate(first_name);
-                self.kept += 1;
-                return;
+                return true;
             }
         }
-        self.drop
-            .push((self.toks[start].start, self.toks[end - 1].end));
+        false
     }
-}
-
-/// `MAX_READS`, `N`: how constants are named.
-fn is_const_like(ident: &str) -> bool {
-    ident.starts_with(|c: char| c.is_ascii_uppercase())
-        && !ident.contains(|c: char| c.is_ascii_lowercase())
 }
 
 /// Whether an integer literal's digits (no suffix) are 2 or more.
@@ -640,7 +641,7 @@ mod tests {
         let src = "fn a() -> u32 { MAX_READS + N }\nfn b() { Semaphore::new(MAX_READS) }\nfn c(n: u8) { Semaphore::new(n) }\n";
         let s = sparse(src, false, &mut |w| Class {
             prod_with_value: w == "Semaphore",
-            value: w == "MAX_READS",
+            value: w.chars().all(|c| c.is_ascii_uppercase() || c == '_'),
             ..Class::default()
         })
         .unwrap();
