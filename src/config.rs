@@ -59,8 +59,14 @@ impl Config {
         if value.is_null() {
             return Ok(Config::default());
         }
-        serde_json::from_value(value.clone())
-            .map_err(|e| anyhow::anyhow!("Cargo.toml [workspace.metadata.capcheck]: {e}"))
+        let config: Config = serde_json::from_value(value.clone())
+            .map_err(|e| anyhow::anyhow!("Cargo.toml [workspace.metadata.capcheck]: {e}"))?;
+        for g in &config.guards {
+            crate::site::Site::check_pattern(&g.function).map_err(|why| {
+                anyhow::anyhow!("Cargo.toml [workspace.metadata.capcheck] guards: function {why}")
+            })?;
+        }
+        Ok(config)
     }
 
     pub fn tables(&self) -> TableConfig {

@@ -94,16 +94,9 @@ impl fmt::Display for InputErrors {
 
 impl std::error::Error for InputErrors {}
 
-/// 1-based line and column (in chars) of a byte offset.
+/// 1-based line and column (in chars) of a byte offset (`syntax::lines::Lines`, for one lookup).
 pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
+    crate::syntax::lines::Lines::new(text).position(offset)
 }
 
 #[cfg(test)]

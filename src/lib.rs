@@ -3,18 +3,22 @@
 //!
 //! See ARCHITECTURE.md for the map.
 
+pub mod catalog;
 pub mod check;
 pub mod cli;
 pub mod config;
 pub mod diag;
-pub mod diversity;
 pub mod exit;
 pub mod finding;
+pub mod fixtures;
 pub mod index;
 pub mod lint;
 pub mod manifest;
 pub mod measure;
 pub mod mutate;
+pub mod project;
 pub mod report;
+pub mod site;
+pub mod source;
 pub mod syntax;
 pub mod workspace;

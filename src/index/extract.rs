@@ -1,57 +1,24 @@
-//! The extractor: one syn visitor per file that records capacity-relevant facts. It knows test
-//! code from production code (`#[cfg(test)]`, `#[test]`, files under `tests/`), and re-parses
-//! macro bodies, where assertions and fixture `vec![..]`s hide.
+//! The index's collector: records capacity-relevant facts of one file as the one syntax walk
+//! (`syntax::walk`) passes them. It knows test code from production code through the walk's
+//! scope, and leaves the contents of formatting and logging macros alone.
 
+use syn::Expr;
 use syn::spanned::Spanned;
-use syn::visit::{self, Visit};
-use syn::{Expr, ItemFn};
 
 use crate::index::facts::*;
 use crate::index::tables::Tables;
 use crate::index::value::{Operand, Val, is_const_name};
-use crate::syntax::scope::Scope;
-use crate::syntax::{
-    FileRole, Loc, is_cfg_test, is_test_fn, loc_of, macro_args, path_ends_with, snippet,
-};
+use crate::syntax::walk::{Collector, ConstItem, FnItem, View};
+use crate::syntax::{FileRole, Loc, loc_of, path_ends_with, snippet};
 
-/// Extract the facts of one parsed file.
-pub fn extract(
-    tables: &Tables,
-    rel: &str,
-    text: &str,
-    ast: &syn::File,
-    role: FileRole,
-    crate_name: &str,
-    module: &[String],
-) -> FileFacts {
-    let mut x = Extractor {
-        tables,
-        rel,
-        text,
-        scope: Scope::file(crate_name, module, role, ast),
-        function: Vec::new(),
-        locals: Vec::new(),
-        facts: FileFacts {
-            rel: rel.to_string(),
-            lines: text.lines().count(),
-            role,
-            ..FileFacts::default()
-        },
-    };
-    x.visit_file(ast);
-    x.facts
-}
-
-struct Extractor<'a> {
+/// Collects one file's [`FileFacts`].
+pub struct Extractor<'a> {
     tables: &'a Tables,
-    rel: &'a str,
-    text: &'a str,
-    scope: Scope,
-    function: Vec<String>,
     facts: FileFacts,
     /// `let` bindings to an integer literal in the current function, in order, with the index of
-    /// their `named_lits` entry once they are one.
+    /// their `named_lits` entry once they are one; the outer functions' are stacked.
     locals: Vec<LocalLit>,
+    outer_locals: Vec<Vec<LocalLit>>,
 }
 
 struct LocalLit {
@@ -61,60 +28,44 @@ struct LocalLit {
     named_lit: Option<usize>,
 }
 
-impl Extractor<'_> {
-    fn in_test(&self) -> bool {
-        self.scope.in_test()
-    }
-
-    fn site(&self, item: &str) -> String {
-        self.scope.site(item)
-    }
-
-    fn function_site(&self) -> String {
-        match self.function.last() {
-            Some(f) => self.site(f),
-            None => self.site("<item>"),
+impl<'a> Extractor<'a> {
+    pub fn new(tables: &'a Tables, rel: &str, role: FileRole) -> Self {
+        Extractor {
+            tables,
+            facts: FileFacts {
+                rel: rel.to_string(),
+                role,
+                ..FileFacts::default()
+            },
+            locals: Vec::new(),
+            outer_locals: Vec::new(),
         }
     }
 
-    fn loc<T: syn::spanned::Spanned>(&self, node: &T) -> Loc {
-        loc_of(self.rel, node)
+    pub fn finish(self) -> FileFacts {
+        self.facts
     }
+}
 
-    fn operand(&self, e: &Expr) -> Operand {
-        Operand::new(e, self.rel, self.text)
-    }
-
-    fn with_test<F: FnOnce(&mut Self)>(&mut self, test: bool, f: F) {
-        self.scope.push_test(test);
-        f(self);
-        self.scope.pop_test(test);
-    }
-
-    fn const_item(
-        &mut self,
-        vis: &syn::Visibility,
-        ident: &syn::Ident,
-        expr: &Expr,
-        is_static: bool,
-    ) {
-        let val = Val::of(expr);
+impl Extractor<'_> {
+    fn const_item(&mut self, v: &View, c: &ConstItem) {
+        let val = Val::of(c.expr);
         if matches!(val, Val::Other) {
             return;
         }
-        let visibility = match vis {
+        let visibility = match c.vis {
             syn::Visibility::Public(_) => Visibility::Public,
             syn::Visibility::Restricted(_) => Visibility::Crate,
-            syn::Visibility::Inherited => Visibility::Private(self.scope.module()),
+            syn::Visibility::Inherited => Visibility::Private(v.scope.module()),
         };
         self.facts.consts.push(ConstDef {
-            ident: ident.to_string(),
-            site: self.site(&ident.to_string()),
+            ident: c.ident.to_string(),
+            site: v.scope.site(&c.ident.to_string()),
             val,
-            loc: crate::syntax::expr_loc(self.rel, expr),
+            loc: crate::syntax::expr_loc(v.rel, c.expr),
             visibility,
-            is_static,
-            in_test: self.in_test(),
+            is_static: c.is_static,
+            in_test: v.in_test(),
         });
     }
 
@@ -134,13 +85,13 @@ impl Extractor<'_> {
         })
     }
 
-    fn named_let(&mut self, name: &str, value: u64, loc: Loc) {
+    fn named_let(&mut self, v: &View, name: &str, value: u64, loc: Loc) {
         self.facts.named_lits.push(NamedLit {
-            site: format!("{}::{name}", self.function_site()),
+            site: format!("{}::{name}", v.function_site()),
             ident: name.to_string(),
             value,
             loc,
-            in_test: self.in_test(),
+            in_test: v.in_test(),
             is_fn: false,
             flows: Vec::new(),
         });
@@ -149,7 +100,7 @@ impl Extractor<'_> {
     /// A local binding to a literal that reaches a capacity API (`let io_bandwidth = 64;` ..
     /// `.buffer_unordered(io_bandwidth)`) is a capacity whatever its name. One of 1 is not (see
     /// `index::capacities`).
-    fn local_flow(&mut self, api: &str, arg: &Expr, at: Loc) {
+    fn local_flow(&mut self, v: &View, api: &str, arg: &Expr, at: Loc) {
         let Expr::Path(p) = crate::index::value::carried(arg) else {
             return;
         };
@@ -167,7 +118,7 @@ impl Extractor<'_> {
             Some(i) => i,
             None => {
                 let (value, loc) = (local.value, local.loc.clone());
-                self.named_let(&ident, value, loc);
+                self.named_let(v, &ident, value, loc);
                 let i = self.facts.named_lits.len() - 1;
                 self.locals[at_local].named_lit = Some(i);
                 i
@@ -176,34 +127,34 @@ impl Extractor<'_> {
         self.facts.named_lits[i].flows.push((api.to_string(), at));
     }
 
-    fn api_arg(&mut self, api: String, arg: &Expr) {
-        let operand = self.operand(arg);
+    fn api_arg(&mut self, v: &View, api: String, arg: &Expr) {
+        let operand = Operand::new(arg, v.rel, v.text);
         if operand.val == Val::Other {
-            self.local_flow(&api, arg, operand.loc.clone());
+            self.local_flow(v, &api, arg, operand.loc.clone());
         }
         if let Val::Const(ident) = &operand.val {
             // The constant's own location (not `N as usize`'s), so the plain reference recorded
             // at the same place is recognised as this one.
             let loc = match crate::index::value::carried(arg) {
-                Expr::Path(p) => crate::syntax::path_loc(self.rel, &p.path),
+                Expr::Path(p) => crate::syntax::path_loc(v.rel, &p.path),
                 _ => operand.loc.clone(),
             };
             self.facts.const_refs.push(ConstRef {
                 ident: ident.clone(),
                 loc,
-                in_test: self.in_test(),
+                in_test: v.in_test(),
                 api: Some(api.clone()),
             });
         }
         self.facts.api_args.push(ApiArg {
             api,
-            site: self.function_site(),
+            site: v.function_site(),
             arg: operand,
-            in_test: self.in_test(),
+            in_test: v.in_test(),
         });
     }
 
-    fn comparisons_in(&mut self, via: &str, e: &Expr) {
+    fn comparisons_in(&mut self, v: &View, via: &str, e: &Expr) {
         match e {
             Expr::Binary(b) => {
                 let op = match b.op {
@@ -214,86 +165,72 @@ impl Extractor<'_> {
                     syn::BinOp::Eq(_) => "==",
                     syn::BinOp::Ne(_) => "!=",
                     syn::BinOp::And(_) | syn::BinOp::Or(_) => {
-                        self.comparisons_in(via, &b.left);
-                        self.comparisons_in(via, &b.right);
+                        self.comparisons_in(v, via, &b.left);
+                        self.comparisons_in(v, via, &b.right);
                         return;
                     }
                     _ => return,
                 };
-                self.push_comparison(via, op, e, &b.left, &b.right);
+                let (loc, text) = (loc_of(v.rel, e), snippet(v.text, e));
+                self.push_comparison(v, via, op, (loc, text), &b.left, &b.right);
             }
-            Expr::Paren(p) => self.comparisons_in(via, &p.expr),
+            Expr::Paren(p) => self.comparisons_in(v, via, &p.expr),
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
-                self.comparisons_in(via, &u.expr)
+                self.comparisons_in(v, via, &u.expr)
             }
             _ => {}
         }
     }
 
-    fn push_comparison(&mut self, via: &str, op: &str, whole: &dyn ToSpanned, l: &Expr, r: &Expr) {
+    fn push_comparison(
+        &mut self,
+        v: &View,
+        via: &str,
+        op: &str,
+        (loc, text): (Loc, String),
+        l: &Expr,
+        r: &Expr,
+    ) {
         // Only a literal compared with something that is not can pin a capacity.
         if Val::of(l).literal().is_some() == Val::of(r).literal().is_some() {
             return;
         }
-        let (loc, text) = whole.loc_text(self.rel, self.text);
         self.facts.comparisons.push(Comparison {
             via: via.to_string(),
             op: op.to_string(),
             loc,
             text,
-            left: self.operand(l),
-            right: self.operand(r),
-            function: self.function_site(),
+            left: Operand::new(l, v.rel, v.text),
+            right: Operand::new(r, v.rel, v.text),
+            function: v.function_site(),
         });
     }
 
-    fn assertion(&mut self, name: &str, mac: &syn::Macro) {
-        let Some(args) = macro_args(mac) else { return };
+    fn assertion(&mut self, v: &View, name: &str, mac: &syn::Macro, args: &[Expr]) {
         if name.ends_with("_eq") || name.ends_with("_ne") {
-            if let [l, r, ..] = args.as_slice() {
+            if let [l, r, ..] = args {
                 let op = if name.ends_with("_eq") { "==" } else { "!=" };
-                self.push_comparison(name, op, mac, l, r);
+                let whole = (loc_of(v.rel, mac), snippet(v.text, mac));
+                self.push_comparison(v, name, op, whole, l, r);
             }
         } else if let Some(first) = args.first() {
-            self.comparisons_in(name, first);
-        }
-        for a in &args {
-            self.visit_expr(a);
+            self.comparisons_in(v, name, first);
         }
     }
 
-    fn ceiling_fn(&mut self, sig: &syn::Signature) {
-        if !self.tables.ceiling_names.matches(&sig.ident.to_string()) {
-            return;
-        }
-        let count = sig.inputs.iter().find_map(|arg| match arg {
-            syn::FnArg::Typed(t) => match (&*t.pat, &*t.ty) {
-                (syn::Pat::Ident(id), syn::Type::Path(ty))
-                    if ty
-                        .path
-                        .segments
-                        .last()
-                        .is_some_and(|s| is_int_type(&s.ident.to_string()))
-                        && self.tables.count_words.matches(&id.ident.to_string()) =>
-                {
-                    Some(id.ident.to_string())
-                }
-                _ => None,
-            },
-            syn::FnArg::Receiver(_) => None,
-        });
-        if let Some(count_param) = count {
+    fn ceiling_fn(&mut self, v: &View, sig: &syn::Signature) {
+        if let Some(count_param) = count_param(sig, self.tables) {
             self.facts.ceilings.push(CeilingFn {
                 name: sig.ident.to_string(),
-                site: self.site(&sig.ident.to_string()),
-                loc: self.loc(&sig.ident),
+                site: v.scope.site(&sig.ident.to_string()),
+                loc: loc_of(v.rel, &sig.ident),
                 count_param,
-                in_test: self.in_test(),
+                in_test: v.in_test(),
             });
         }
     }
 
-    fn fn_body_literal(&mut self, sig: &syn::Signature, block: &syn::Block) {
+    fn fn_body_literal(&mut self, v: &View, sig: &syn::Signature, block: &syn::Block) {
         let [syn::Stmt::Expr(e, None)] = block.stmts.as_slice() else {
             return;
         };
@@ -301,11 +238,11 @@ impl Extractor<'_> {
             let name = sig.ident.to_string();
             if self.tables.capacity_names.matches(&name) {
                 self.facts.named_lits.push(NamedLit {
-                    site: self.site(&name),
+                    site: v.scope.site(&name),
                     ident: name,
                     value,
-                    loc: crate::syntax::expr_loc(self.rel, e),
-                    in_test: self.in_test(),
+                    loc: crate::syntax::expr_loc(v.rel, e),
+                    in_test: v.in_test(),
                     is_fn: true,
                     flows: Vec::new(),
                 });
@@ -313,51 +250,90 @@ impl Extractor<'_> {
         }
     }
 
-    fn function<F: FnOnce(&mut Self)>(
-        &mut self,
-        attrs: &[syn::Attribute],
-        sig: &syn::Signature,
-        body: F,
-    ) {
-        let test = is_test_fn(attrs) || is_cfg_test(attrs);
-        self.ceiling_fn(sig);
-        self.function.push(sig.ident.to_string());
-        let outer = std::mem::take(&mut self.locals);
-        self.with_test(test, body);
-        self.locals = outer;
-        self.function.pop();
+    fn struct_lit(&mut self, v: &View, s: &syn::ExprStruct) {
+        let named = s
+            .path
+            .segments
+            .last()
+            .map(|x| x.ident.to_string())
+            .unwrap_or_default();
+        let ty = match (named.as_str(), v.scope.self_ty()) {
+            ("Self", Some(t)) => t.to_string(),
+            _ => named,
+        };
+        for f in &s.fields {
+            let syn::Member::Named(name) = &f.member else {
+                continue;
+            };
+            let val = Val::of(&f.expr);
+            if matches!(val, Val::Other) {
+                continue;
+            }
+            self.facts.fields.push(FieldInit {
+                type_name: ty.clone(),
+                field: name.to_string(),
+                site: v.scope.field_site(&ty, &name.to_string()),
+                val,
+                loc: crate::syntax::expr_loc(v.rel, &f.expr),
+                in_test: v.in_test(),
+                function: v.function_site(),
+            });
+        }
+    }
+
+    fn product(&mut self, v: &View, b: &syn::ExprBinary) {
+        // Only a product with a literal, constant or field on one side and something else on the
+        // other can be a per-unit cap; the cheap reduction decides before spans are computed.
+        let candidate = |v: &Val| matches!(v, Val::Lit(_) | Val::Const(_) | Val::Field(_));
+        let (lv, rv) = (Val::of(&b.left), Val::of(&b.right));
+        if !(matches!(b.op, syn::BinOp::Mul(_))
+            && (candidate(&lv) || candidate(&rv))
+            && !(lv.is_lit() && rv.is_lit()))
+        {
+            return;
+        }
+        let left = Operand::new(&b.left, v.rel, v.text);
+        let right = Operand::new(&b.right, v.rel, v.text);
+        let loc = Loc::join(v.rel, b.left.span(), b.right.span());
+        let text = v
+            .text
+            .get(b.left.span().byte_range().start..b.right.span().byte_range().end)
+            .map_or_else(|| format!("{} * {}", left.text, right.text), str::to_string);
+        self.facts.products.push(Product {
+            site: v.function_site(),
+            function: v.function().unwrap_or_default().to_string(),
+            loc,
+            text,
+            left,
+            right,
+            in_test: v.in_test(),
+        });
     }
 }
 
-/// Formatting and logging macros: their arguments never define a capacity, so their bodies are
-/// not re-parsed (they are most of a crate's macro calls).
-const FORMAT_MACROS: &[&str] = &[
-    "format",
-    "format_args",
-    "print",
-    "println",
-    "eprint",
-    "eprintln",
-    "write",
-    "writeln",
-    "panic",
-    "unreachable",
-    "todo",
-    "unimplemented",
-    "trace",
-    "debug",
-    "info",
-    "warn",
-    "error",
-    "log",
-    "concat",
-    "stringify",
-    "include_str",
-    "include_bytes",
-    "env",
-    "option_env",
-    "cfg",
-];
+/// The count parameter of a ceiling function (`fleet_ceiling(&self, healthy: usize)`): a
+/// function with a ceiling name and an integer parameter named like a count. The index records
+/// such functions; `reinstate-cap` and `history-revert` mutate them.
+pub fn count_param(sig: &syn::Signature, tables: &Tables) -> Option<String> {
+    if !tables.ceiling_names.matches(&sig.ident.to_string()) {
+        return None;
+    }
+    sig.inputs.iter().find_map(|arg| {
+        let syn::FnArg::Typed(t) = arg else {
+            return None;
+        };
+        let (syn::Pat::Ident(id), syn::Type::Path(ty)) = (&*t.pat, &*t.ty) else {
+            return None;
+        };
+        let int = ty
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| is_int_type(&s.ident.to_string()));
+        let name = id.ident.to_string();
+        (int && tables.count_words.matches(&name)).then_some(name)
+    })
+}
 
 fn is_int_type(s: &str) -> bool {
     matches!(
@@ -377,96 +353,33 @@ fn is_int_type(s: &str) -> bool {
     )
 }
 
-/// Something with a span whose location and text a comparison records.
-trait ToSpanned {
-    fn loc_text(&self, rel: &str, src: &str) -> (Loc, String);
-}
-
-impl ToSpanned for Expr {
-    fn loc_text(&self, rel: &str, src: &str) -> (Loc, String) {
-        (loc_of(rel, self), snippet(src, self))
-    }
-}
-
-impl ToSpanned for syn::Macro {
-    fn loc_text(&self, rel: &str, src: &str) -> (Loc, String) {
-        (loc_of(rel, self), snippet(src, self))
-    }
-}
-
-impl<'ast> Visit<'ast> for Extractor<'_> {
-    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
-        let test = is_cfg_test(&m.attrs);
-        if m.content.is_none() && (test || self.in_test()) {
-            // `#[cfg(test)] mod tests;`: the module's own file is test code too.
-            self.facts
-                .test_modules
-                .push(format!("{}::{}", self.scope.module(), m.ident));
+impl Collector for Extractor<'_> {
+    fn enter_fn(&mut self, v: &View, f: &FnItem) {
+        if v.in_format() {
+            return;
         }
-        let entered = self.scope.enter_mod(m);
-        visit::visit_item_mod(self, m);
-        self.scope.leave(entered);
+        self.ceiling_fn(v, f.sig);
+        self.outer_locals.push(std::mem::take(&mut self.locals));
+        self.fn_body_literal(v, f.sig, f.block);
     }
 
-    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
-        let entered = self.scope.enter_impl(i);
-        visit::visit_item_impl(self, i);
-        self.scope.leave(entered);
+    fn leave_fn(&mut self, v: &View, _: &FnItem) {
+        if v.in_format() {
+            return;
+        }
+        self.locals = self.outer_locals.pop().unwrap_or_default();
     }
 
-    fn visit_item_fn(&mut self, f: &'ast ItemFn) {
-        self.function(&f.attrs, &f.sig, |x| {
-            x.fn_body_literal(&f.sig, &f.block);
-            visit::visit_item_fn(x, f);
-        });
-    }
-
-    fn visit_item_trait(&mut self, t: &'ast syn::ItemTrait) {
-        let test = is_cfg_test(&t.attrs);
-        self.scope.push_type(t.ident.to_string());
-        self.with_test(test, |x| visit::visit_item_trait(x, t));
-        self.scope.pop_type();
-    }
-
-    fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
-        // A default method is code like any other; a bare signature has nothing to record.
-        if let Some(block) = &f.default {
-            self.function(&f.attrs, &f.sig, |x| {
-                x.fn_body_literal(&f.sig, block);
-                visit::visit_trait_item_fn(x, f);
-            });
+    fn enter_const(&mut self, v: &View, c: &ConstItem) {
+        if !v.in_format() {
+            self.const_item(v, c);
         }
     }
 
-    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-        self.function(&f.attrs, &f.sig, |x| {
-            x.fn_body_literal(&f.sig, &f.block);
-            visit::visit_impl_item_fn(x, f);
-        });
-    }
-
-    fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
-        let test = is_cfg_test(&c.attrs);
-        self.with_test(test, |x| {
-            x.const_item(&c.vis, &c.ident, &c.expr, false);
-            visit::visit_item_const(x, c);
-        });
-    }
-
-    fn visit_impl_item_const(&mut self, c: &'ast syn::ImplItemConst) {
-        self.const_item(&c.vis, &c.ident, &c.expr, false);
-        visit::visit_impl_item_const(self, c);
-    }
-
-    fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
-        let test = is_cfg_test(&s.attrs);
-        self.with_test(test, |x| {
-            x.const_item(&s.vis, &s.ident, &s.expr, true);
-            visit::visit_item_static(x, s);
-        });
-    }
-
-    fn visit_local(&mut self, l: &'ast syn::Local) {
+    fn local(&mut self, v: &View, l: &syn::Local) {
+        if v.in_format() {
+            return;
+        }
         let ident = match &l.pat {
             syn::Pat::Ident(id) => Some(&id.ident),
             syn::Pat::Type(t) => match &*t.pat {
@@ -475,152 +388,85 @@ impl<'ast> Visit<'ast> for Extractor<'_> {
             },
             _ => None,
         };
-        if let (Some(ident), Some(init)) = (ident, &l.init) {
-            let name = ident.to_string();
-            if let Val::Lit(value) = Val::of(&init.expr) {
-                let loc = crate::syntax::expr_loc(self.rel, &init.expr);
-                let mut named_lit = None;
-                if self.tables.capacity_names.matches(&name) {
-                    named_lit = Some(self.facts.named_lits.len());
-                    self.named_let(&name, value, loc.clone());
-                }
-                self.locals.push(LocalLit {
-                    name,
-                    value,
-                    loc,
-                    named_lit,
-                });
-            }
-        }
-        visit::visit_local(self, l);
-    }
-
-    fn visit_expr_struct(&mut self, s: &'ast syn::ExprStruct) {
-        let named = s
-            .path
-            .segments
-            .last()
-            .map(|x| x.ident.to_string())
-            .unwrap_or_default();
-        let ty = match (named.as_str(), self.scope.self_ty()) {
-            ("Self", Some(t)) => t.to_string(),
-            _ => named,
+        let (Some(ident), Some(init)) = (ident, &l.init) else {
+            return;
         };
-        for f in &s.fields {
-            let syn::Member::Named(name) = &f.member else {
-                continue;
-            };
-            let val = Val::of(&f.expr);
-            if matches!(val, Val::Other) {
-                continue;
+        let name = ident.to_string();
+        if let Val::Lit(value) = Val::of(&init.expr) {
+            let loc = crate::syntax::expr_loc(v.rel, &init.expr);
+            let mut named_lit = None;
+            if self.tables.capacity_names.matches(&name) {
+                named_lit = Some(self.facts.named_lits.len());
+                self.named_let(v, &name, value, loc.clone());
             }
-            self.facts.fields.push(FieldInit {
-                type_name: ty.clone(),
-                field: name.to_string(),
-                site: self.scope.field_site(&ty, &name.to_string()),
-                val,
-                loc: crate::syntax::expr_loc(self.rel, &f.expr),
-                in_test: self.in_test(),
-                function: self.function_site(),
+            self.locals.push(LocalLit {
+                name,
+                value,
+                loc,
+                named_lit,
             });
         }
-        visit::visit_expr_struct(self, s);
     }
 
-    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
-        if let Some((api, arg)) = self.api_of_call(&c.func, c.args.len()) {
-            self.api_arg(api, &c.args[arg]);
+    fn expr(&mut self, v: &View, e: &Expr) {
+        if v.in_format() {
+            return;
         }
-        if self.in_test() {
-            let via = match &*c.func {
-                Expr::Path(p) => crate::syntax::last_segment(&p.path),
-                _ => None,
+        match e {
+            Expr::Struct(s) => self.struct_lit(v, s),
+            Expr::Call(c) => {
+                if let Some((api, arg)) = self.api_of_call(&c.func, c.args.len()) {
+                    self.api_arg(v, api, &c.args[arg]);
+                }
+                if v.in_test() {
+                    let via = match &*c.func {
+                        Expr::Path(p) => crate::syntax::last_segment(&p.path),
+                        _ => None,
+                    }
+                    .unwrap_or_else(|| "call".to_string());
+                    for a in &c.args {
+                        self.comparisons_in(v, &via, a);
+                    }
+                }
             }
-            .unwrap_or_else(|| "call".to_string());
-            for a in &c.args {
-                self.comparisons_in(&via, a);
+            Expr::MethodCall(m) => {
+                if let Some((api, arg)) = self.api_of_method(&m.method, m.args.len()) {
+                    self.api_arg(v, api, &m.args[arg]);
+                }
+                if v.in_test() {
+                    for a in &m.args {
+                        self.comparisons_in(v, &m.method.to_string(), a);
+                    }
+                }
             }
+            Expr::Binary(b) => self.product(v, b),
+            _ => {}
         }
-        visit::visit_expr_call(self, c);
     }
 
-    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
-        if let Some((api, arg)) = self.api_of_method(&m.method, m.args.len()) {
-            self.api_arg(api, &m.args[arg]);
+    fn path(&mut self, v: &View, p: &syn::ExprPath) {
+        if v.in_format() {
+            return;
         }
-        if self.in_test() {
-            for a in &m.args {
-                self.comparisons_in(&m.method.to_string(), a);
-            }
-        }
-        visit::visit_expr_method_call(self, m);
-    }
-
-    fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
-        // Only a product with a literal, constant or field on one side and something else on the
-        // other can be a per-unit cap; the cheap reduction decides before spans are computed.
-        let candidate = |v: &Val| matches!(v, Val::Lit(_) | Val::Const(_) | Val::Field(_));
-        let (lv, rv) = (Val::of(&b.left), Val::of(&b.right));
-        if matches!(b.op, syn::BinOp::Mul(_))
-            && (candidate(&lv) || candidate(&rv))
-            && !(lv.is_lit() && rv.is_lit())
-        {
-            let left = self.operand(&b.left);
-            let right = self.operand(&b.right);
-            {
-                let loc = Loc::join(self.rel, b.left.span(), b.right.span());
-                let text = self
-                    .text
-                    .get(b.left.span().byte_range().start..b.right.span().byte_range().end)
-                    .map_or_else(|| format!("{} * {}", left.text, right.text), str::to_string);
-                self.facts.products.push(Product {
-                    site: self.function_site(),
-                    function: self.function.last().cloned().unwrap_or_default(),
-                    loc,
-                    text,
-                    left,
-                    right,
-                    in_test: self.in_test(),
-                });
-            }
-        }
-        visit::visit_expr_binary(self, b);
-    }
-
-    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
         if let Some(last) = p.path.segments.last() {
             let id = last.ident.to_string();
             if is_const_name(&id) && p.path.segments.len() <= 4 {
                 self.facts.const_refs.push(ConstRef {
                     ident: id,
-                    loc: crate::syntax::path_loc(self.rel, &p.path),
-                    in_test: self.in_test(),
+                    loc: crate::syntax::path_loc(v.rel, &p.path),
+                    in_test: v.in_test(),
                     api: None,
                 });
             }
         }
-        visit::visit_expr_path(self, p);
     }
 
-    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-        let name = crate::syntax::last_segment(&mac.path).unwrap_or_default();
-        if FORMAT_MACROS.contains(&name.as_str()) {
+    fn macro_call(&mut self, v: &View, mac: &syn::Macro, name: &str, args: Option<&[Expr]>) {
+        if v.in_format() || !v.in_test() || !self.tables.assert_macros.iter().any(|m| m == name) {
             return;
         }
-        if self.in_test() && self.tables.assert_macros.contains(&name) {
-            self.assertion(&name, mac);
-            return;
-        }
-        if let Some(args) = macro_args(mac) {
-            for a in &args {
-                self.visit_expr(a);
-            }
-        } else if let Ok(items) = mac.parse_body::<syn::File>() {
-            // Items wrapped in a macro (`cfg_rt! { pub struct Builder { .. } }`, `cfg_if!`) are
-            // code like any other.
-            for item in &items.items {
-                self.visit_item(item);
-            }
+        if let Some(args) = args {
+            self.assertion(v, name, mac, args);
         }
     }
 }

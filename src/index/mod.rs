@@ -1,4 +1,5 @@
-//! The shared index: built once per run from the parsed workspace, read by every job. `check`
+//! The shared index: built once per run from the facts the walk collects (`project` loads it),
+//! read by every job. `check`
 //! reports from it, the manifest binds its sites to measurements, `mutants` picks sites from it.
 
 pub mod extract;
@@ -10,11 +11,9 @@ pub mod value;
 
 use std::collections::HashMap;
 
-use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::syntax::{FileRole, Loc, parse_file_with, sparse};
-use crate::workspace::{FileEntry, Workspace};
+use crate::syntax::{FileRole, Loc};
 pub use facts::FileFacts;
 pub use tables::Tables;
 pub use triggers::Triggers;
@@ -113,76 +112,6 @@ pub struct Index {
 }
 
 impl Index {
-    /// Parse every file of the workspace in parallel and resolve constants across them. A file
-    /// declared as a test module elsewhere (`#[cfg(test)] mod tests;`) is read again as test code.
-    /// Files are parsed sparsely (`syntax::sparse`): only items that can hold a fact reach syn,
-    /// unless `full` (`--full-parse`). `focus` names identifiers to keep besides the tables'
-    /// (a manifest's items).
-    pub fn build(
-        ws: &Workspace,
-        tables: Tables,
-        focus: impl IntoIterator<Item = String>,
-        full: bool,
-    ) -> Index {
-        let triggers = (!full).then(|| Triggers::new(&tables, focus));
-        let mut files: Vec<FileFacts> = ws
-            .files
-            .par_iter()
-            .map(|f| extract_file(&tables, triggers.as_ref(), f, f.role))
-            .collect();
-        let mut test_modules: Vec<String> = Vec::new();
-        loop {
-            let declared: Vec<String> = files
-                .iter()
-                .flat_map(|f| f.test_modules.iter().cloned())
-                .filter(|m| !test_modules.contains(m))
-                .collect();
-            if declared.is_empty() {
-                break;
-            }
-            test_modules.extend(declared);
-            let redo: Vec<usize> = (0..ws.files.len())
-                .filter(|&i| files[i].role != FileRole::Test)
-                .filter(|&i| under_any(&ws.files[i], &test_modules))
-                .collect();
-            reextract(ws, &tables, triggers.as_ref(), &mut files, &redo, |_| {
-                FileRole::Test
-            });
-        }
-        let index = Index::from_facts(files, tables);
-        // A constant that reaches a capacity API without a capacity name (`MAX_READS` in
-        // `Semaphore::new(MAX_READS)`) is only known now; its other uses may sit in items the
-        // sparse pass cut, so the files that name it only there are read again with it kept.
-        let Some(triggers) = triggers else {
-            return index;
-        };
-        let late: Vec<String> = index
-            .capacities
-            .iter()
-            .filter(|c| matches!(c.kind, CapacityKind::Const | CapacityKind::Static))
-            .filter(|c| !triggers.keeps(&c.item))
-            .map(|c| c.item.clone())
-            .collect();
-        if late.is_empty() {
-            return index;
-        }
-        let Index {
-            mut files, tables, ..
-        } = index;
-        let redo: Vec<usize> = (0..ws.files.len())
-            .filter(|&i| {
-                late.iter()
-                    .any(|n| files[i].hidden.binary_search(n).is_ok())
-            })
-            .collect();
-        let triggers = triggers.with(late);
-        let roles: Vec<FileRole> = files.iter().map(|f| f.role).collect();
-        reextract(ws, &tables, Some(&triggers), &mut files, &redo, |i| {
-            roles[i]
-        });
-        Index::from_facts(files, tables)
-    }
-
     /// The files that are test code (by their place, or declared as test modules elsewhere).
     pub fn test_files(&self) -> std::collections::HashSet<&str> {
         self.files
@@ -220,9 +149,7 @@ impl Index {
     /// A constant or struct-field literal of production code named by `site` (or a `::`-suffix of
     /// it), capacity-named or not: a manifest entry makes any such literal a capacity.
     pub fn literal_site(&self, site: &str) -> Option<Capacity> {
-        let matches = |full: &str| {
-            full == site || (site.contains("::") && full.ends_with(&format!("::{site}")))
-        };
+        let matches = |full: &str| crate::site::Site::matches(full, site);
         self.files.iter().find_map(|f| {
             let consts = f.consts.iter().filter(|d| !d.in_test && matches(&d.site));
             let fields = f.fields.iter().filter(|x| !x.in_test && matches(&x.site));
@@ -237,76 +164,6 @@ impl Index {
     pub fn lines(&self) -> usize {
         self.files.iter().map(|f| f.lines).sum()
     }
-}
-
-/// Extract the files `redo` again, in parallel, with the role `role(i)`.
-fn reextract(
-    ws: &Workspace,
-    tables: &Tables,
-    triggers: Option<&Triggers>,
-    files: &mut [FileFacts],
-    redo: &[usize],
-    role: impl Fn(usize) -> FileRole + Sync,
-) {
-    let again: Vec<(usize, FileFacts)> = redo
-        .par_iter()
-        .map(|&i| (i, extract_file(tables, triggers, &ws.files[i], role(i))))
-        .collect();
-    for (i, facts) in again {
-        files[i] = facts;
-    }
-}
-
-fn extract_file(
-    tables: &Tables,
-    triggers: Option<&Triggers>,
-    f: &FileEntry,
-    role: FileRole,
-) -> FileFacts {
-    let prepare =
-        |text: &str| sparse::sparse(text, role == FileRole::Test, &mut triggers?.classifier());
-    let facts = match parse_file_with(&f.abs, &f.rel, prepare) {
-        Ok(p) => FileFacts {
-            hidden: p.hidden,
-            lines: p.lines,
-            ..extract::extract(
-                tables,
-                &f.rel,
-                &p.text,
-                &p.ast,
-                role,
-                &f.crate_name,
-                &f.module,
-            )
-        },
-        Err(failure) => FileFacts {
-            rel: f.rel.clone(),
-            role,
-            parse_error: Some(failure),
-            ..FileFacts::default()
-        },
-    };
-    // The facts hold plain locations and the file's syntax tree is gone: free the thread's span
-    // table, which otherwise keeps every parsed file's text alive.
-    proc_macro2::extra::invalidate_current_thread_spans();
-    FileFacts {
-        package: f.package.clone(),
-        ..facts
-    }
-}
-
-/// Whether the file's module (`crate::a::tests::helpers`) is inside one of `modules`.
-fn under_any(f: &FileEntry, modules: &[String]) -> bool {
-    let path: String = std::iter::once(f.crate_name.as_str())
-        .chain(f.module.iter().map(String::as_str))
-        .collect::<Vec<_>>()
-        .join("::");
-    modules.iter().any(|m| {
-        path == *m
-            || path
-                .strip_prefix(m.as_str())
-                .is_some_and(|rest| rest.starts_with("::"))
-    })
 }
 
 /// Fold every constant's value, following references between constants until nothing changes.

@@ -2,7 +2,7 @@
 //! what the user added in `[workspace.metadata.capcheck]` (see `config`).
 
 use crate::index::names::NameTable;
-use crate::lint::registry::{self, Api};
+use crate::lint::registry::Api;
 
 /// User additions to the tables, from `[workspace.metadata.capcheck]`.
 #[derive(Debug, Clone, Default)]
@@ -60,9 +60,9 @@ const CEILING_NAMES: &[&str] = &[
 
 impl Tables {
     pub fn new(cfg: &TableConfig) -> Tables {
-        let unmeasured = registry::rule("unmeasured-capacity");
-        let per_unit = registry::rule("per-unit-cap");
-        let pinned = registry::rule("pinned-capacity-assertion");
+        let unmeasured = crate::catalog::Rule::UnmeasuredCapacity.meta();
+        let per_unit = crate::catalog::Rule::PerUnitCap.meta();
+        let pinned = crate::catalog::Rule::PinnedCapacityAssertion.meta();
         let mut names = unmeasured.names.clone();
         names.extend(cfg.capacity_names.iter().cloned());
         let mut exclude = unmeasured.exclude_words.clone();

@@ -26,7 +26,7 @@ thread_local! {
 /// Each `Triggers` (and each extension of one) gets its own memo generation.
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Triggers {
     id: u64,
     capacity_names: NameTable,

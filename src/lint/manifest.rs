@@ -2,6 +2,8 @@
 //! `cap-below-natural-bound`, `cap-never-reached`, `stale-measurement`,
 //! `unmatched-manifest-entry`; and `unmeasured-capacity` for sites the manifest lacks.
 
+use crate::catalog::Rule;
+
 use crate::finding::{Finding, Related};
 use crate::index::{Capacity, Index};
 use crate::lint::registry::Level;
@@ -58,7 +60,7 @@ fn bound(m: &Manifest, cap: &Capacity, e: &Entry) -> Vec<Finding> {
             None => expected.to_string(),
         };
         let mut f = super::finding(
-            "capacity-mismatch",
+            Rule::CapacityMismatch,
             cap.loc.clone(),
             format!(
                 "`{}` is {} in the code but {} in {} ({})",
@@ -112,7 +114,7 @@ fn bound_check(m: &Manifest, e: &Entry, cap: &Capacity) -> Option<Finding> {
     let mut f = if fleet < bound {
         let waves = bound.div_ceil(fleet.max(1));
         super::finding(
-            "cap-below-natural-bound",
+            Rule::CapBelowNaturalBound,
             loc,
             format!(
                 "a cap of {how} is below the natural bound {bound}: a burst of {bound} runs in ceil({bound} / {fleet}) = {waves} waves"
@@ -121,7 +123,7 @@ fn bound_check(m: &Manifest, e: &Entry, cap: &Capacity) -> Option<Finding> {
         )
     } else {
         super::finding(
-            "cap-never-reached",
+            Rule::CapNeverReached,
             loc,
             format!(
                 "a cap of {how} is at or above the natural bound {bound}: it never throttles, so it is dead code unless it is a fuse (role = \"fuse\")"
@@ -141,7 +143,7 @@ fn bound_check(m: &Manifest, e: &Entry, cap: &Capacity) -> Option<Finding> {
 
 fn unmatched(e: &Entry) -> Finding {
     super::finding(
-        "unmatched-manifest-entry",
+        Rule::UnmatchedManifestEntry,
         e.loc.clone(),
         format!(
             "`{}` matches no capacity in the code: renamed, moved or deleted?",
@@ -157,7 +159,7 @@ fn stale(e: &Entry, today: Date) -> Option<Finding> {
         return None;
     }
     let mut f = super::finding(
-        "stale-measurement",
+        Rule::StaleMeasurement,
         e.re_measure_loc.clone().unwrap_or(e.loc.clone()),
         format!(
             "`{}` was due for re-measurement on {due} (today is {today})",

@@ -38,10 +38,15 @@ pub fn run(
 }
 
 /// A finding of `rule` at its default level.
-pub fn finding(rule: &str, loc: crate::syntax::Loc, message: String, label: String) -> Finding {
+pub fn finding(
+    rule: crate::catalog::Rule,
+    loc: crate::syntax::Loc,
+    message: String,
+    label: String,
+) -> Finding {
     Finding {
-        rule: rule.to_string(),
-        severity: registry::rule(rule).level,
+        rule: rule.id().to_string(),
+        severity: rule.meta().level,
         loc,
         item: None,
         value: None,

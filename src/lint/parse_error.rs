@@ -1,5 +1,7 @@
 //! `parse-error`: a file that could not be read as Rust is a finding, not an abort.
 
+use crate::catalog::Rule;
+
 use crate::finding::Finding;
 use crate::index::Index;
 
@@ -10,7 +12,7 @@ pub fn check(index: &Index) -> Vec<Finding> {
         .filter_map(|f| f.parse_error.as_ref())
         .map(|e| {
             super::finding(
-                "parse-error",
+                Rule::ParseError,
                 e.loc.clone(),
                 format!("{}; the file was skipped", e.message),
                 "here".to_string(),

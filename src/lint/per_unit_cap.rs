@@ -1,5 +1,7 @@
 //! `per-unit-cap`: a ceiling computed as a count times a typed per-unit number (`healthy * 8`).
 
+use crate::catalog::Rule;
+
 use crate::finding::{Finding, Related};
 use crate::index::Index;
 use crate::index::facts::Product;
@@ -61,7 +63,7 @@ fn classify(index: &Index, p: &Product, count: &Operand, unit: &Operand) -> Opti
         (None, None) => return None,
     };
     let mut f = super::finding(
-        "per-unit-cap",
+        Rule::PerUnitCap,
         p.loc.clone(),
         format!(
             "`{}` caps by {} x a typed per-unit number ({per}); the error grows with the fleet",

@@ -1,6 +1,8 @@
 //! `pinned-capacity-assertion`: a test assertion whose literal equals a capacity constant, or a
 //! product of capacity constants and small counts, so raising the constant turns the test red.
 
+use crate::catalog::Rule;
+
 use crate::finding::{Finding, Related};
 use crate::index::facts::Comparison;
 use crate::index::names::words;
@@ -137,7 +139,7 @@ fn pin(
     };
     let names: Vec<&str> = e.factors.iter().map(|c| c.item.as_str()).collect();
     let mut f = super::finding(
-        "pinned-capacity-assertion",
+        Rule::PinnedCapacityAssertion,
         c.loc.clone(),
         format!(
             "`{}` pins {arithmetic}: anyone who raises {} gets a red test first",

@@ -1,5 +1,5 @@
 //! The rule registry: every rule's and operator's metadata, docs and name tables live once, in
-//! `rules/*.toml`, embedded here. `rules`, `explain`, SARIF help and the matchers all read them.
+//! `rules/*.toml`, embedded by `crate::catalog` and parsed here. `rules`, `explain`, SARIF help and the matchers all read them.
 
 use std::sync::OnceLock;
 
@@ -84,80 +84,11 @@ impl Rule {
     }
 }
 
-/// Adding a rule or operator means adding its file here (and a fixture: a test checks both).
-const SOURCES: &[(&str, &str)] = &[
-    (
-        "unmeasured-capacity",
-        include_str!("../../rules/unmeasured-capacity.toml"),
-    ),
-    (
-        "per-unit-cap",
-        include_str!("../../rules/per-unit-cap.toml"),
-    ),
-    (
-        "pinned-capacity-assertion",
-        include_str!("../../rules/pinned-capacity-assertion.toml"),
-    ),
-    ("parse-error", include_str!("../../rules/parse-error.toml")),
-    (
-        "capacity-mismatch",
-        include_str!("../../rules/capacity-mismatch.toml"),
-    ),
-    (
-        "cap-below-natural-bound",
-        include_str!("../../rules/cap-below-natural-bound.toml"),
-    ),
-    (
-        "cap-never-reached",
-        include_str!("../../rules/cap-never-reached.toml"),
-    ),
-    (
-        "stale-measurement",
-        include_str!("../../rules/stale-measurement.toml"),
-    ),
-    (
-        "unmatched-manifest-entry",
-        include_str!("../../rules/unmatched-manifest-entry.toml"),
-    ),
-    (
-        "identical-fixture",
-        include_str!("../../rules/identical-fixture.toml"),
-    ),
-    // Mutation operators (`cargo capcheck mutants`).
-    (
-        "swap-min-max",
-        include_str!("../../rules/swap-min-max.toml"),
-    ),
-    (
-        "reinstate-cap",
-        include_str!("../../rules/reinstate-cap.toml"),
-    ),
-    (
-        "perturb-capacity",
-        include_str!("../../rules/perturb-capacity.toml"),
-    ),
-    ("drop-clamp", include_str!("../../rules/drop-clamp.toml")),
-    (
-        "drop-all-down-guard",
-        include_str!("../../rules/drop-all-down-guard.toml"),
-    ),
-    (
-        "boundary-shift",
-        include_str!("../../rules/boundary-shift.toml"),
-    ),
-    ("guard", include_str!("../../rules/guard.toml")),
-    (
-        "history-revert",
-        include_str!("../../rules/history-revert.toml"),
-    ),
-];
-
 /// All rules and operators, parsed once.
 pub fn all() -> &'static [Rule] {
     static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
     RULES.get_or_init(|| {
-        SOURCES
-            .iter()
+        crate::catalog::sources()
             .map(|(id, text)| {
                 let rule: Rule = toml::from_str(text)
                     .unwrap_or_else(|e| panic!("rules/{id}.toml is invalid (a build bug): {e}"));
@@ -181,14 +112,6 @@ pub fn rule(id: &str) -> &'static Rule {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_operator_is_registered_with_kind_operator() {
-        for id in crate::mutate::operators::OPERATORS {
-            let r = get(id).unwrap_or_else(|| panic!("operator {id} has no rules/{id}.toml"));
-            assert_eq!(r.kind, "operator", "{id}");
-        }
-    }
 
     #[test]
     fn every_rule_parses_and_has_docs_under_every_heading() {

@@ -1,6 +1,8 @@
 //! `unmeasured-capacity`: a hard-coded capacity the manifest does not cover, once, with where it
 //! flows. Which capacities are covered is decided in `lint::manifest`.
 
+use crate::catalog::Rule;
+
 use crate::finding::{Finding, Related};
 use crate::index::{Capacity, CapacityKind};
 
@@ -18,7 +20,7 @@ pub fn finding(c: &Capacity) -> Finding {
         message.push_str(&format!(" (it sizes {api})"));
     }
     let mut f = super::finding(
-        "unmeasured-capacity",
+        Rule::UnmeasuredCapacity,
         c.loc.clone(),
         message,
         format!("typed by hand: {}", c.value),

@@ -37,13 +37,9 @@ pub fn load(root: &Path, path: &Path, required: bool) -> anyhow::Result<Option<M
     Ok(Some(parse::parse(&rel, &text)?))
 }
 
-/// Whether an entry's site names this capacity: the full site, or a `::`-suffix of it with at
-/// least two segments (`Config::max_limit` for `fleet_controller::Config::max_limit`).
+/// Whether an entry's site names this capacity, by the one site rule (`site::Site::matches`).
 pub fn binds(entry_site: &str, cap: &Capacity) -> bool {
-    if entry_site == cap.site {
-        return true;
-    }
-    entry_site.contains("::") && cap.site.ends_with(&format!("::{entry_site}"))
+    crate::site::Site::matches(&cap.site, entry_site)
 }
 
 /// Replace `path` with `text` atomically (a temp file in the same folder, then a rename), so an

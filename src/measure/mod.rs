@@ -16,9 +16,10 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use crate::cli::{FormatArgs, WorkspaceArgs};
+use crate::cli::FormatArgs;
 use crate::diag::{InputError, InputErrors};
 use crate::exit::Exit;
+use crate::workspace::Selection as WorkspaceArgs;
 use capacity::BoxInput;
 use model::{Options, WhatIf};
 

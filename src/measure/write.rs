@@ -9,8 +9,8 @@ use anyhow::{Context, bail};
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, Value};
 
 use super::model::{Measurement, Options};
-use crate::cli::WorkspaceArgs;
 use crate::diag::{InputError, Problem, line_col};
+use crate::workspace::Selection as WorkspaceArgs;
 
 /// The manifest path: as given, or the one `check` and `init` read (`manifest = ..` in the
 /// workspace's or the root package's capcheck config, else `capacity.toml` at the workspace root,

@@ -15,7 +15,7 @@ use crate::mutate::scratch::{self, Scratch};
 use crate::mutate::strategy::Strategy;
 
 /// Which tool runs the tests.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum TestTool {
     #[default]
     Cargo,

@@ -7,21 +7,45 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 
-use crate::cli::{MutantsArgs, WorkspaceArgs};
+use crate::catalog::Operator;
+use crate::fixtures::FixtureAnalysis;
 use crate::index::Index;
 use crate::mutate::engine::{self, Event, Options, Stop, TestTool};
-use crate::mutate::operators::{self, OPERATORS, Shared};
+use crate::mutate::operators::{self, Shared};
 use crate::mutate::outcome::Summary;
 use crate::mutate::select;
 use crate::mutate::strategy::Rebuild;
 use crate::mutate::{Mutant, MutationContext};
+use crate::project::{Needs, Project, ProjectOptions};
 use crate::report::mutants::MutantsReport;
-use crate::workspace::Workspace;
+use crate::workspace::{Selection, Workspace};
+
+/// What `mutants` is asked to do (the CLI's flags, as plain data).
+#[derive(Debug, Clone)]
+pub struct MutantsOptions {
+    pub project: ProjectOptions,
+    /// Only mutants of these operators (all when empty).
+    pub operators: Vec<Operator>,
+    pub jobs: usize,
+    pub test_tool: TestTool,
+    pub in_diff: Option<PathBuf>,
+    pub shard: Option<select::Shard>,
+    pub from_history: bool,
+    pub output: Option<PathBuf>,
+    pub build_dir: Option<PathBuf>,
+    pub scratch_dir: Option<PathBuf>,
+    pub timeout_multiplier: f64,
+    pub timeout_floor: f64,
+    pub natural_bound: Option<u64>,
+    pub per_box: Option<u64>,
+}
 
 /// The selected mutants of a workspace.
 pub struct Listed {
     pub workspace: Workspace,
     pub index: Index,
+    /// What survivors are explained with (from the same walk that found the mutants).
+    pub fixtures: FixtureAnalysis,
     pub mutants: Vec<Mutant>,
 }
 
@@ -35,40 +59,43 @@ pub struct MutantsRun {
 use crate::mutate::output::LOGS;
 pub use crate::mutate::output::{ELEMENTS_JSON, REPORT_JSON, SARIF};
 
-/// Discover, check guards, then select by operator, diff and shard. Builds nothing.
-pub fn list(args: &MutantsArgs) -> anyhow::Result<Listed> {
-    for op in &args.operators {
-        if !OPERATORS.contains(&op.as_str()) {
-            bail!("unknown operator `{op}` (known: {})", OPERATORS.join(", "));
-        }
-    }
-    let crate::check::Front {
-        workspace: ws,
-        config,
-        manifest,
-        index,
-        ..
-    } = crate::check::index(&args.workspace, args.capacity.as_deref())?;
+/// Load the project (each file parsed and walked once, for the index, the operators and the
+/// fixture analysis), check guards, then select by operator, diff and shard. Builds nothing.
+pub fn list(opts: &MutantsOptions) -> anyhow::Result<Listed> {
+    let needs = Needs {
+        manifest: true,
+        fixtures: true,
+        operators: true,
+    };
+    let mut project = Project::load(&opts.project, needs)?;
+    let manifest = project.manifest.as_ref();
     // The manifest, when there is one, supplies the per-box value K and the natural bound; the
     // flags override it.
     let ctx = MutationContext {
-        natural_bound: args
+        natural_bound: opts
             .natural_bound
-            .or(manifest.as_ref().and_then(|m| m.natural_bound)),
-        per_box: args.per_box.or(manifest.as_ref().and_then(|m| m.per_box())),
+            .or(manifest.and_then(|m| m.natural_bound)),
+        per_box: opts.per_box.or(manifest.and_then(|m| m.per_box())),
     };
-    let shared = Shared::new(
-        &index,
-        ctx,
-        &config.guards,
-        args.from_history,
-        ws.root.clone(),
-    );
-    let mut mutants = operators::discover(&ws, &shared);
-    for g in &config.guards {
+    let ws = &project.workspace;
+    let shared = Shared::new(&project.index, ctx, opts.from_history, ws.root.clone());
+    let mut mutants = Vec::new();
+    for (i, sites) in &project.sites {
+        let file = &ws.files[*i];
+        let text = project.texts.cached(&file.rel).unwrap_or_default();
+        mutants.extend(operators::discover(
+            &file.rel,
+            text,
+            &file.crate_name,
+            sites,
+            &shared,
+        ));
+    }
+    crate::mutate::sort(&mut mutants);
+    for g in &project.config.guards {
         if !mutants
             .iter()
-            .any(|m| m.guard && operators::guard::names(&m.function, &g.function))
+            .any(|m| m.guard && crate::site::Site::matches(&m.function, &g.function))
         {
             bail!(
                 "Cargo.toml [workspace.metadata.capcheck] guards: function `{}` matches no function of the selected packages",
@@ -76,37 +103,37 @@ pub fn list(args: &MutantsArgs) -> anyhow::Result<Listed> {
             );
         }
     }
-    if !args.operators.is_empty() {
-        mutants.retain(|m| args.operators.contains(&m.operator));
+    if !opts.operators.is_empty() {
+        mutants.retain(|m| opts.operators.iter().any(|o| o.id() == m.operator));
     }
-    if let Some(patch) = &args.in_diff {
+    if let Some(patch) = &opts.in_diff {
         let text = std::fs::read_to_string(patch)
             .with_context(|| format!("cannot read the patch {}", patch.display()))?;
         mutants = select::in_diff(mutants, &select::changed_lines(&text));
     }
-    if let Some(shard) = args.shard {
+    if let Some(shard) = opts.shard {
         mutants = select::shard(mutants, shard);
     }
     Ok(Listed {
-        workspace: ws,
-        index,
+        fixtures: project.fixtures.take().unwrap_or_default(),
+        workspace: project.workspace,
+        index: project.index,
         mutants,
     })
 }
 
 /// Fill each survivor's explanation from the fixture analysis (static: nothing runs).
-fn explain_survivors(ws: &Workspace, results: &mut [crate::mutate::outcome::MutantResult]) {
+fn explain_survivors(
+    analysis: &FixtureAnalysis,
+    results: &mut [crate::mutate::outcome::MutantResult],
+) {
     use crate::mutate::outcome::Outcome;
-    if !results.iter().any(|r| r.outcome == Outcome::Survived) {
-        return;
-    }
-    let analysis = crate::diversity::analyse(ws);
     for r in results
         .iter_mut()
         .filter(|r| r.outcome == Outcome::Survived)
     {
         let m = &r.mutant;
-        let site = crate::diversity::MutatedSite {
+        let site = crate::fixtures::MutatedSite {
             file: m.file.clone(),
             function_site: m.function.clone(),
             function_name: m
@@ -118,12 +145,12 @@ fn explain_survivors(ws: &Workspace, results: &mut [crate::mutate::outcome::Muta
             operator: m.operator.clone(),
             original: m.original.clone(),
         };
-        r.explanation = Some(crate::diversity::explain(&analysis, &site));
+        r.explanation = Some(crate::fixtures::explain(analysis, &site));
     }
 }
 
 /// Run the selected mutants and write the output folder.
-pub fn run(args: &MutantsArgs, progress: &(dyn Fn(Event) + Sync)) -> Result<MutantsRun, Stop> {
+pub fn run(args: &MutantsOptions, progress: &(dyn Fn(Event) + Sync)) -> Result<MutantsRun, Stop> {
     let start = Instant::now();
     if args.test_tool == TestTool::Nextest {
         let ok = std::process::Command::new("cargo")
@@ -154,7 +181,7 @@ pub fn run(args: &MutantsArgs, progress: &(dyn Fn(Event) + Sync)) -> Result<Muta
             .unwrap_or_else(|| ws.target_dir.join("capcheck").join("scratch-target")),
         scratch_parent: args.scratch_dir.clone(),
         target_dir: ws.target_dir.clone(),
-        cargo_args: cargo_args(&args.workspace, &ws.root),
+        cargo_args: cargo_args(&args.project.selection, &ws.root),
         log_dir: output.join(LOGS),
     };
     let pinned = pinned_tests(&listed.index);
@@ -166,7 +193,7 @@ pub fn run(args: &MutantsArgs, progress: &(dyn Fn(Event) + Sync)) -> Result<Muta
         })
     };
     let mut ran = engine::run(&ws.root, &listed.mutants, &opts, &Rebuild, &pins, progress)?;
-    explain_survivors(ws, &mut ran.results);
+    explain_survivors(&listed.fixtures, &mut ran.results);
     let summary = Summary::new(
         &ran.results,
         ran.baseline,
@@ -264,7 +291,7 @@ pub fn copy_logs(dirs: &[PathBuf], output: &Path) -> anyhow::Result<()> {
 }
 
 /// The package selection, valid in the scratch copy (whose root is the workspace root).
-fn cargo_args(args: &WorkspaceArgs, root: &Path) -> Vec<String> {
+fn cargo_args(args: &Selection, root: &Path) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(manifest) = &args.manifest_path {
         let abs = std::fs::canonicalize(manifest).unwrap_or_else(|_| manifest.clone());

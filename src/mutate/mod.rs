@@ -75,7 +75,7 @@ impl Mutant {
 /// What an operator proposes, before it gets an id and a location.
 #[derive(Debug, Clone)]
 pub struct Draft {
-    pub operator: &'static str,
+    pub operator: crate::catalog::Operator,
     pub function: String,
     pub range: Range<usize>,
     pub replacement: String,
@@ -86,6 +86,7 @@ pub struct Draft {
 /// Turn drafts of one file into mutants: text, location and a stable id each.
 pub fn finish(rel: &str, text: &str, drafts: Vec<Draft>, crate_name: &str) -> Vec<Mutant> {
     let mut seen: std::collections::HashMap<String, usize> = Default::default();
+    let lines = crate::syntax::lines::Lines::new(text);
     let mut out: Vec<Mutant> = Vec::new();
     for d in drafts {
         let Some(original) = text.get(d.range.clone()) else {
@@ -100,7 +101,11 @@ pub fn finish(rel: &str, text: &str, drafts: Vec<Draft>, crate_name: &str) -> Ve
         }
         let key = format!(
             "{}\0{}\0{}\0{}\0{}",
-            d.operator, rel, d.function, original, d.replacement
+            d.operator.id(),
+            rel,
+            d.function,
+            original,
+            d.replacement
         );
         let n = seen.entry(key.clone()).or_insert(0);
         *n += 1;
@@ -109,10 +114,10 @@ pub fn finish(rel: &str, text: &str, drafts: Vec<Draft>, crate_name: &str) -> Ve
             .function
             .strip_prefix(&format!("{crate_name}::"))
             .unwrap_or(&d.function);
-        let (start, end) = (position(text, d.range.start), position(text, d.range.end));
+        let (start, end) = (lines.position(d.range.start), lines.position(d.range.end));
         out.push(Mutant {
-            id: format!("{}:{rel}:{item}:{:08x}", d.operator, hash as u32),
-            operator: d.operator.to_string(),
+            id: format!("{}:{rel}:{item}:{:08x}", d.operator.id(), hash as u32),
+            operator: d.operator.id().to_string(),
             file: rel.to_string(),
             line: start.0,
             column: start.1,
@@ -138,31 +143,6 @@ pub fn order_key(m: &Mutant) -> (&str, usize, &str, &str) {
     (&m.file, m.byte_range.0, &m.operator, &m.id)
 }
 
-/// 1-based line and char column of a byte offset.
-pub fn position(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
-    (line, col)
-}
-
-/// The byte offset of a 1-based line and char column (the inverse of `position`).
-pub fn offset(text: &str, line: usize, column: usize) -> Option<usize> {
-    let mut start = 0;
-    for (i, l) in text.split_inclusive('\n').enumerate() {
-        if i + 1 == line {
-            let col = l
-                .char_indices()
-                .nth(column.saturating_sub(1))
-                .map(|(b, _)| b)
-                .unwrap_or(l.len());
-            return Some(start + col);
-        }
-        start += l.len();
-    }
-    None
-}
-
 /// FNV-1a, 64 bits: stable across Rust versions and platforms, unlike `DefaultHasher`.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -178,18 +158,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn positions_and_offsets_round_trip_with_multibyte_text() {
-        let text = "é = 1;\nlet x = 8;\n";
-        let off = text.find('8').unwrap();
-        assert_eq!(position(text, off), (2, 9));
-        assert_eq!(offset(text, 2, 9), Some(off));
-        assert_eq!(offset(text, 1, 5), Some(text.find('1').unwrap()));
-    }
-
-    #[test]
     fn ids_do_not_depend_on_lines_and_count_repeats() {
         let draft = |range: Range<usize>| Draft {
-            operator: "swap-min-max",
+            operator: crate::catalog::Operator::SwapMinMax,
             function: "c::f".into(),
             range,
             replacement: "a.max(b)".into(),

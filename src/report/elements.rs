@@ -20,6 +20,7 @@ fn status(o: Outcome) -> &'static str {
 
 /// The report; sources are read from `root` (a file that cannot be read embeds as empty).
 pub fn report(results: &[MutantResult], root: &Path) -> String {
+    let mut texts = crate::source::Texts::new(root);
     let mut files: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
     for r in results {
         let m = &r.mutant;
@@ -49,7 +50,7 @@ pub fn report(results: &[MutantResult], root: &Path) -> String {
     let files: serde_json::Map<String, Value> = files
         .into_iter()
         .map(|(file, mutants)| {
-            let source = std::fs::read_to_string(root.join(file)).unwrap_or_default();
+            let source = texts.get(file).to_string();
             (
                 file.to_string(),
                 json!({"language": "rust", "source": source, "mutants": mutants}),

@@ -6,11 +6,12 @@ use std::path::Path;
 use ariadne::{Color, Config, Label, Report, ReportKind};
 use serde::Serialize;
 
-use crate::diversity::compare::is_identity;
-use crate::diversity::explain::join;
-use crate::diversity::{FixtureAnalysis, FixtureReport, Scope};
-use crate::report::human::Texts;
+use crate::fixtures::compare::is_identity;
+use crate::fixtures::explain::join;
+use crate::fixtures::{FixtureAnalysis, FixtureReport, Scope};
+use crate::report::human::char_range;
 use crate::report::plural;
+use crate::source::Texts;
 
 #[derive(Serialize)]
 struct Doc<'a> {
@@ -63,7 +64,7 @@ pub fn human(a: &FixtureAnalysis, root: &Path, color: bool) -> String {
     let mut texts = Texts::new(root);
     let mut out = Vec::new();
     for r in &a.reports {
-        let range = texts.range(&r.loc);
+        let range = char_range(&mut texts, &r.loc);
         let main = match (r.scope, r.instances) {
             (Scope::Suite, _) => "the first of them".to_string(),
             (_, 1) => "the only element".to_string(),
@@ -80,7 +81,7 @@ pub fn human(a: &FixtureAnalysis, root: &Path, color: bool) -> String {
             );
         let mut seen = vec![range];
         for (field, loc) in r.field_locs.iter().filter(|(f, _)| !is_identity(f)) {
-            let range = texts.range(loc);
+            let range = char_range(&mut texts, loc);
             if seen.contains(&range) {
                 continue;
             }

@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use crate::diversity::FixtureReport;
 use crate::finding::Finding;
+use crate::fixtures::FixtureReport;
 use crate::lint::registry::Level;
 use crate::mutate::outcome::Outcome;
 use crate::report::mutants::MutantsReport;

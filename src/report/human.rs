@@ -2,7 +2,6 @@
 //! on a terminal; the layout is ariadne's and outside our compatibility promise (tests snapshot
 //! JSON).
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use ariadne::{Color, Config, Label, Report, ReportKind};
@@ -10,48 +9,17 @@ use ariadne::{Color, Config, Label, Report, ReportKind};
 use crate::finding::Finding;
 use crate::lint::registry::Level;
 use crate::report::{Summary, plural};
+use crate::source::Texts;
 use crate::syntax::Loc;
 
-/// File texts by workspace-relative path, loaded on demand; a file that cannot be read renders
-/// as empty (its label then points nowhere, but the message still prints).
-pub struct Texts<'a> {
-    root: &'a Path,
-    cache: HashMap<String, String>,
-}
-
-impl<'a> Texts<'a> {
-    pub fn new(root: &'a Path) -> Self {
-        Texts {
-            root,
-            cache: HashMap::new(),
-        }
-    }
-
-    pub(crate) fn get(&mut self, file: &str) -> &str {
-        let root = self.root;
-        self.cache
-            .entry(file.to_string())
-            .or_insert_with(|| std::fs::read_to_string(root.join(file)).unwrap_or_default())
-    }
-
-    /// Char offsets of a location's start and end.
-    pub(crate) fn range(&mut self, loc: &Loc) -> std::ops::Range<usize> {
-        let text = self.get(&loc.file);
-        let start = offset(text, loc.line, loc.column);
-        let end = offset(text, loc.end_line, loc.end_column).max(start + 1);
-        start..end
-    }
-}
-
-fn offset(text: &str, line: usize, column: usize) -> usize {
-    let mut chars = 0;
-    for (i, l) in text.split_inclusive('\n').enumerate() {
-        if i + 1 == line {
-            return chars + (column.saturating_sub(1)).min(l.chars().count());
-        }
-        chars += l.chars().count();
-    }
-    chars
+/// Char offsets of a location's start and end in its file's text.
+pub(crate) fn char_range(texts: &mut Texts, loc: &Loc) -> std::ops::Range<usize> {
+    let lines = crate::syntax::lines::Lines::new(texts.get(&loc.file));
+    let start = lines.char_index(loc.line, loc.column);
+    let end = lines
+        .char_index(loc.end_line, loc.end_column)
+        .max(start + 1);
+    start..end
 }
 
 fn kind(level: Level) -> ReportKind<'static> {
@@ -95,7 +63,7 @@ pub fn check(findings: &[Finding], summary: &Summary, root: &Path, color: bool) 
 }
 
 fn render(f: &Finding, texts: &mut Texts, color: bool, out: &mut Vec<u8>) {
-    let range = texts.range(&f.loc);
+    let range = char_range(texts, &f.loc);
     let mut report = Report::build(kind(f.severity), (f.loc.file.clone(), range.clone()))
         .with_config(Config::default().with_color(color))
         .with_code(&f.rule)
@@ -113,7 +81,7 @@ fn render(f: &Finding, texts: &mut Texts, color: bool, out: &mut Vec<u8>) {
             end_line: r.end.0,
             end_column: r.end.1,
         };
-        let range = texts.range(&loc);
+        let range = char_range(texts, &loc);
         report = report.with_label(
             Label::new((r.file.clone(), range))
                 .with_message(&r.note)

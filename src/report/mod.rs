@@ -46,3 +46,32 @@ impl Summary {
         }
     }
 }
+
+/// Output format of every job.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Format {
+    #[default]
+    Human,
+    Json,
+    /// GitHub Actions annotations (`check`, `mutants`, `fixtures`; others print human output).
+    Github,
+}
+
+/// Colour in human output.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Color {
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// Whether to colour human output.
+pub fn use_color(c: Color) -> bool {
+    use std::io::IsTerminal;
+    match c {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    }
+}

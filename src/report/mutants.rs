@@ -2,7 +2,6 @@
 //! one line per other mutant and a summary line) and JSON (`mutants.json`, which `merge` reads
 //! back).
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use ariadne::{Color, Config, Label, Report, ReportKind};
@@ -81,7 +80,7 @@ fn one_line(s: &str) -> String {
 /// Render a run: every survivor (and failed guard) as an ariadne report, then one line per other
 /// mutant, then the summary line. `output` is the output folder the logs are in.
 pub fn human(report: &MutantsReport, root: &Path, output: &Path, color: bool) -> String {
-    let mut texts: HashMap<String, String> = HashMap::new();
+    let mut texts = crate::source::Texts::new(root);
     let mut out = Vec::new();
     let mut rest = String::new();
     let mut results: Vec<&MutantResult> = report.mutants.iter().collect();
@@ -93,7 +92,7 @@ pub fn human(report: &MutantsReport, root: &Path, output: &Path, color: bool) ->
     });
     for r in results {
         if r.outcome == Outcome::Survived || r.failed_guard() {
-            render(r, root, output, &mut texts, color, &mut out);
+            render(r, output, &mut texts, color, &mut out);
         } else {
             rest.push_str(&line(r));
         }
@@ -133,17 +132,13 @@ fn line(r: &MutantResult) -> String {
 
 fn render(
     r: &MutantResult,
-    root: &Path,
     output: &Path,
-    texts: &mut HashMap<String, String>,
+    texts: &mut crate::source::Texts,
     color: bool,
     out: &mut Vec<u8>,
 ) {
     let m = &r.mutant;
-    let text = texts
-        .entry(m.file.clone())
-        .or_insert_with(|| std::fs::read_to_string(root.join(&m.file)).unwrap_or_default())
-        .clone();
+    let text = texts.get(&m.file).to_string();
     let chars = |b: usize| text.get(..b).map_or(0, |s| s.chars().count());
     let start = chars(m.byte_range.0);
     let range = start..chars(m.byte_range.1).max(start + 1);

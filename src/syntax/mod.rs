@@ -7,8 +7,10 @@ use proc_macro2::Span;
 use serde::Serialize;
 use syn::punctuated::Punctuated;
 
+pub mod lines;
 pub mod scope;
 pub mod sparse;
+pub mod walk;
 
 /// What a file is for; test code is held to other rules than production code.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -145,7 +147,7 @@ fn read_text(abs: &Path, rel: &str) -> Result<String, ParseFailure> {
     let text = String::from_utf8(bytes).map_err(|e| {
         let upto = e.utf8_error().valid_up_to();
         let valid = std::str::from_utf8(&e.as_bytes()[..upto]).unwrap_or_default();
-        let (line, col) = crate::diag::line_col(valid, valid.len());
+        let (line, col) = lines::Lines::new(valid).position(valid.len());
         ParseFailure {
             loc: point(rel, line, col),
             message: "file is not valid UTF-8".to_string(),

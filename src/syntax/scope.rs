@@ -75,6 +75,13 @@ impl Scope {
         self.enter(&i.attrs, Entered::Type)
     }
 
+    /// Enter a trait definition (its default methods are named `crate::module::Trait::f`);
+    /// pair with [`Scope::leave`].
+    pub fn enter_trait(&mut self, t: &syn::ItemTrait) -> Entered {
+        self.self_ty.push(t.ident.to_string());
+        self.enter(&t.attrs, Entered::Type)
+    }
+
     fn enter(&mut self, attrs: &[syn::Attribute], kind: fn(bool) -> Entered) -> Entered {
         let test = super::is_cfg_test(attrs);
         self.push_test(test);

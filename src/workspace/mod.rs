@@ -9,8 +9,17 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use cargo_metadata::{Metadata, MetadataCommand, Package, TargetKind};
 
-use crate::cli::WorkspaceArgs;
 use crate::syntax::FileRole;
+
+/// Which packages of the workspace to look at, in cargo's own words (`--manifest-path`, `-p`,
+/// `--workspace`, `--exclude`).
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    pub manifest_path: Option<PathBuf>,
+    pub packages: Vec<String>,
+    pub workspace: bool,
+    pub exclude: Vec<String>,
+}
 
 /// A `.rs` file to scan, with where it sits.
 #[derive(Debug, Clone)]
@@ -36,7 +45,7 @@ pub struct Workspace {
 }
 
 /// Run `cargo metadata` for the workspace the arguments name.
-pub fn metadata(args: &WorkspaceArgs) -> anyhow::Result<Metadata> {
+pub fn metadata(args: &Selection) -> anyhow::Result<Metadata> {
     let mut cmd = MetadataCommand::new();
     cmd.no_deps();
     if let Some(path) = &args.manifest_path {
@@ -54,7 +63,7 @@ pub fn metadata(args: &WorkspaceArgs) -> anyhow::Result<Metadata> {
 }
 
 /// Discover the selected packages and their files.
-pub fn discover(args: &WorkspaceArgs) -> anyhow::Result<Workspace> {
+pub fn discover(args: &Selection) -> anyhow::Result<Workspace> {
     let meta = metadata(args)?;
     let root = meta.workspace_root.clone().into_std_path_buf();
     let packages = select(&meta, args)?;
@@ -101,7 +110,7 @@ fn merge(base: &mut serde_json::Value, over: &serde_json::Value) {
 }
 
 /// cargo's own selection: `-p`, `--workspace` with `--exclude`, else the default members.
-fn select<'m>(meta: &'m Metadata, args: &WorkspaceArgs) -> anyhow::Result<Vec<&'m Package>> {
+fn select<'m>(meta: &'m Metadata, args: &Selection) -> anyhow::Result<Vec<&'m Package>> {
     let members = meta.workspace_packages();
     if !args.packages.is_empty() {
         let mut out = Vec::new();

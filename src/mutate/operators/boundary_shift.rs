@@ -3,14 +3,16 @@
 
 use syn::{BinOp, Expr};
 
-use super::{Cx, exprs, range};
+use super::{FnCx, Pending, exprs, idents, range};
+use crate::catalog::Operator;
 use crate::mutate::Draft;
 
-const ID: &str = "boundary-shift";
+const ID: Operator = Operator::BoundaryShift;
 
-pub fn drafts(cx: &Cx) -> Vec<Draft> {
+pub fn drafts(cx: &FnCx) -> Vec<Pending> {
     let mut out = Vec::new();
-    for f in &cx.fns {
+    let f = cx.f;
+    {
         for e in exprs(f.block) {
             let Expr::Binary(b) = e else { continue };
             let (op, new) = match b.op {
@@ -20,9 +22,8 @@ pub fn drafts(cx: &Cx) -> Vec<Draft> {
                 BinOp::Gt(_) => (">", ">="),
                 _ => continue,
             };
-            if !cx.mentions_capacity(&b.left) && !cx.mentions_capacity(&b.right) {
-                continue;
-            }
+            let mut names = idents(quote::ToTokens::to_token_stream(&b.left));
+            names.extend(idents(quote::ToTokens::to_token_stream(&b.right)));
             let (whole, l, r) = (range(e), range(&*b.left), range(&*b.right));
             let between = cx.text_of(&(l.end..r.start));
             let Some(at) = between.find(op) else { continue };
@@ -32,13 +33,16 @@ pub fn drafts(cx: &Cx) -> Vec<Draft> {
                 cx.text_of(&(whole.start..op_start)),
                 cx.text_of(&(op_start + op.len()..whole.end)),
             );
-            out.push(Draft {
-                operator: ID,
-                function: f.site.clone(),
-                range: whole,
-                replacement,
-                description: format!("`{op}` -> `{new}` at a capacity boundary"),
-                guard: false,
+            out.push(Pending {
+                draft: Draft {
+                    operator: ID,
+                    function: f.site.clone(),
+                    range: whole,
+                    replacement,
+                    description: format!("`{op}` -> `{new}` at a capacity boundary"),
+                    guard: false,
+                },
+                if_capacity: Some(names),
             });
         }
     }

@@ -4,14 +4,16 @@
 
 use syn::{BinOp, Expr, Stmt};
 
-use super::{Cx, idents, range};
+use super::{FnCx, Pending, idents, range};
+use crate::catalog::Operator;
 use crate::mutate::Draft;
 
-const ID: &str = "drop-all-down-guard";
+const ID: Operator = Operator::DropAllDownGuard;
 
-pub fn drafts(cx: &Cx) -> Vec<Draft> {
+pub fn drafts(cx: &FnCx) -> Vec<Pending> {
     let mut out = Vec::new();
-    for f in &cx.fns {
+    let f = cx.f;
+    {
         for stmt in &f.block.stmts {
             let Stmt::Expr(Expr::If(i), _) = stmt else {
                 continue;
@@ -20,7 +22,7 @@ pub fn drafts(cx: &Cx) -> Vec<Draft> {
             {
                 continue;
             }
-            out.push(Draft {
+            out.push(Pending::always(Draft {
                 operator: ID,
                 function: f.site.clone(),
                 range: range(stmt),
@@ -30,7 +32,7 @@ pub fn drafts(cx: &Cx) -> Vec<Draft> {
                     cx.text_of(&range(&*i.cond))
                 ),
                 guard: false,
-            });
+            }));
         }
     }
     out
@@ -44,11 +46,11 @@ fn returns(block: &syn::Block) -> bool {
 }
 
 /// `count == 0`, `count <= 0`, `count < 1`, `0 == count`, `backends.is_empty()`.
-fn nothing_healthy(cx: &Cx, cond: &Expr) -> bool {
+fn nothing_healthy(cx: &FnCx, cond: &Expr) -> bool {
     let counts = |e: &Expr| {
         idents(quote::ToTokens::to_token_stream(e))
             .iter()
-            .any(|i| cx.shared.tables().count_words.matches(i))
+            .any(|i| cx.tables.count_words.matches(i))
     };
     let lit = |e: &Expr| crate::index::value::Val::of(e);
     use crate::index::value::Val::Lit;

@@ -2,16 +2,19 @@
 //! replaces a function's body with an expression that puts a deleted design back; a guard that
 //! survives fails the run.
 
-use super::{Cx, range};
+use super::{FnCx, Pending, range};
+use crate::catalog::Operator;
 use crate::mutate::Draft;
 
-const ID: &str = "guard";
+const ID: Operator = Operator::Guard;
 
-pub fn drafts(cx: &Cx) -> Vec<Draft> {
-    let mut out = Vec::new();
-    for g in cx.shared.guards {
-        for f in cx.fns.iter().filter(|f| names(&f.site, &g.function)) {
-            out.push(Draft {
+pub fn drafts(cx: &FnCx) -> Vec<Pending> {
+    let f = cx.f;
+    cx.guards
+        .iter()
+        .filter(|g| crate::site::Site::matches(&f.site, &g.function))
+        .map(|g| {
+            Pending::always(Draft {
                 operator: ID,
                 function: f.site.clone(),
                 range: range(f.block),
@@ -21,13 +24,7 @@ pub fn drafts(cx: &Cx) -> Vec<Draft> {
                     g.replacement, f.sig.ident
                 ),
                 guard: true,
-            });
-        }
-    }
-    out
-}
-
-/// Whether a configured function name names this site: equal, or a `::`-aligned suffix.
-pub fn names(site: &str, wanted: &str) -> bool {
-    site == wanted || site.ends_with(&format!("::{wanted}"))
+            })
+        })
+        .collect()
 }

@@ -5,30 +5,23 @@
 use std::path::Path;
 use std::process::Command;
 
-use super::{Cx, idents, range, result_expr};
+use super::{CeilingSite, Shared, idents};
+use crate::catalog::Operator;
 use crate::mutate::Draft;
 
-const ID: &str = "history-revert";
+const ID: Operator = Operator::HistoryRevert;
 
 /// How far back to look, in commits touching the file.
 const MAX_COMMITS: &str = "200";
 
-pub fn drafts(cx: &Cx) -> Vec<Draft> {
-    if !cx.shared.from_history {
+pub fn drafts(rel: &str, text: &str, ceilings: &[CeilingSite], shared: &Shared) -> Vec<Draft> {
+    if !shared.from_history || ceilings.is_empty() {
         return Vec::new();
     }
-    let ceilings = cx.ceilings();
-    if ceilings.is_empty() {
-        return Vec::new();
-    }
-    let deleted = deleted_lines(&cx.shared.ws_root, cx.rel);
-    let present = squash(cx.text);
+    let deleted = deleted_lines(&shared.ws_root, rel);
+    let present = squash(text);
     let mut out = Vec::new();
-    for c in &ceilings {
-        let f = c.f;
-        let Some(result) = result_expr(f.block) else {
-            continue;
-        };
+    for c in ceilings {
         for d in &deleted {
             // A function's result is a tail expression or a `return`, never another statement.
             let line = d.text.trim();
@@ -50,8 +43,8 @@ pub fn drafts(cx: &Cx) -> Vec<Draft> {
             }
             out.push(Draft {
                 operator: ID,
-                function: f.site.clone(),
-                range: range(result),
+                function: c.site.clone(),
+                range: c.result.clone(),
                 replacement: expr.to_string(),
                 description: format!("put back `{expr}`, deleted in {}", d.commit),
                 guard: false,

@@ -11,7 +11,7 @@ pub mod perturb_capacity;
 pub mod reinstate_cap;
 pub mod swap_min_max;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::ops::Range;
 use std::path::PathBuf;
 
@@ -19,33 +19,17 @@ use proc_macro2::TokenStream;
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
+use crate::catalog::Operator;
 use crate::config::Guard;
-use crate::index::facts::FileFacts;
 use crate::index::names::words;
 use crate::index::{Index, Tables};
-use crate::mutate::{Mutant, MutationContext};
-use crate::syntax::scope::Scope;
-use crate::syntax::{FileRole, parse_file};
-use crate::syntax::{is_cfg_test, is_test_fn};
-use crate::workspace::Workspace;
+use crate::mutate::{Draft, Mutant, MutationContext};
+use crate::syntax::walk::{Collector, FnItem, FnKind, View};
 
-/// Every operator id, in the order operators run. Each has `rules/<id>.toml` (kind "operator").
-pub const OPERATORS: &[&str] = &[
-    "swap-min-max",
-    "reinstate-cap",
-    "perturb-capacity",
-    "drop-clamp",
-    "drop-all-down-guard",
-    "boundary-shift",
-    "guard",
-    "history-revert",
-];
-
-/// What every operator may read besides the file: computed once per run.
+/// What every operator may read once every file is walked: computed once per run.
 pub struct Shared<'a> {
     pub index: &'a Index,
     pub ctx: MutationContext,
-    pub guards: &'a [Guard],
     pub from_history: bool,
     pub ws_root: PathBuf,
     /// Per-unit values K for `reinstate-cap`.
@@ -58,7 +42,6 @@ impl<'a> Shared<'a> {
     pub fn new(
         index: &'a Index,
         ctx: MutationContext,
-        guards: &'a [Guard],
         from_history: bool,
         ws_root: PathBuf,
     ) -> Self {
@@ -66,7 +49,6 @@ impl<'a> Shared<'a> {
         Shared {
             index,
             ctx,
-            guards,
             from_history,
             ws_root,
             ks,
@@ -77,234 +59,168 @@ impl<'a> Shared<'a> {
     pub fn tables(&self) -> &Tables {
         self.index.tables()
     }
-}
-
-/// A production function: its site, signature and body.
-pub struct FnItem<'a> {
-    /// Named as the index names it (`crate::module::Type::f`), except that a trait's default
-    /// method is `crate::module::Trait::f`, which the index does not record.
-    pub site: String,
-    pub sig: &'a syn::Signature,
-    pub block: &'a syn::Block,
-    /// A default method in a trait definition.
-    pub in_trait: bool,
-}
-
-/// A function that computes a ceiling from a count, with the count parameter.
-pub struct Ceiling<'f, 'a> {
-    pub f: &'f FnItem<'a>,
-    pub count_param: String,
-}
-
-/// One source file as operators see it.
-pub struct Cx<'a> {
-    pub rel: &'a str,
-    pub text: &'a str,
-    pub fns: Vec<FnItem<'a>>,
-    pub facts: &'a FileFacts,
-    pub shared: &'a Shared<'a>,
-}
-
-impl Cx<'_> {
-    pub fn text_of(&self, r: &Range<usize>) -> &str {
-        self.text.get(r.clone()).unwrap_or("")
-    }
 
     /// Whether an identifier names a capacity or a limit: a capacity `check` found, or a name
     /// in the capacity or ceiling tables.
     pub fn is_capacity_name(&self, ident: &str) -> bool {
-        let t = self.shared.tables();
-        self.shared.capacity_items.contains(ident)
+        let t = self.tables();
+        self.capacity_items.contains(ident)
             || t.capacity_names.matches(ident)
             || t.ceiling_names.matches(ident)
     }
+}
 
-    pub fn mentions_capacity<T: quote::ToTokens>(&self, node: &T) -> bool {
-        idents(node.to_token_stream())
-            .iter()
-            .any(|i| self.is_capacity_name(i))
+/// One production function as operators see it during the walk.
+pub struct FnCx<'a, 'f> {
+    pub rel: &'a str,
+    pub text: &'a str,
+    pub f: &'a FnItem<'f>,
+    pub tables: &'a Tables,
+    pub guards: &'a [Guard],
+}
+
+impl FnCx<'_, '_> {
+    pub fn text_of(&self, r: &Range<usize>) -> &str {
+        self.text.get(r.clone()).unwrap_or("")
+    }
+}
+
+/// A draft made during the walk, kept once every file is indexed when its condition holds.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    pub draft: Draft,
+    /// Kept only when one of these identifiers names a capacity (`Shared::is_capacity_name`);
+    /// `None`: always kept.
+    pub if_capacity: Option<Vec<String>>,
+}
+
+impl Pending {
+    pub fn always(draft: Draft) -> Pending {
+        Pending {
+            draft,
+            if_capacity: None,
+        }
+    }
+}
+
+/// A production function that computes a ceiling from a count (`fleet_ceiling(&self, healthy:
+/// usize)`), as `reinstate-cap` and `history-revert` need it.
+#[derive(Debug, Clone)]
+pub struct CeilingSite {
+    pub site: String,
+    /// The expression the function returns last, and its text.
+    pub result: Range<usize>,
+    pub original: String,
+    /// The count parameter (`healthy`), and the count as the result's type (`(healthy as u64)`).
+    pub count_param: String,
+    pub count_expr: String,
+}
+
+/// What the walk of one file leaves for the operators.
+#[derive(Debug, Default)]
+pub struct FileSites {
+    pub pending: Vec<Pending>,
+    pub ceilings: Vec<CeilingSite>,
+}
+
+/// The operators' collector: every production function that is not nested in another (trait
+/// default methods and functions inside item macros included) goes through each operator that
+/// reads syntax, while the tree is there.
+pub struct SiteCollector<'a> {
+    tables: &'a Tables,
+    guards: &'a [Guard],
+    out: FileSites,
+}
+
+impl<'a> SiteCollector<'a> {
+    pub fn new(tables: &'a Tables, guards: &'a [Guard]) -> Self {
+        SiteCollector {
+            tables,
+            guards,
+            out: FileSites::default(),
+        }
     }
 
-    /// The production ceiling functions of this file: the index's, plus trait default methods,
-    /// which the index does not visit; those are recognised here by the same test (a ceiling
-    /// name and an integer count parameter). The index's are matched by where the function's
-    /// name is, not by site: an inherent method and a trait impl's method of one type share a
-    /// site.
-    pub fn ceilings(&self) -> Vec<Ceiling<'_, '_>> {
-        let at = |f: &FnItem| {
-            let l = crate::syntax::loc_of(self.rel, &f.sig.ident);
-            (l.line, l.column)
+    pub fn finish(self) -> FileSites {
+        self.out
+    }
+}
+
+impl Collector for SiteCollector<'_> {
+    fn enter_fn(&mut self, v: &View, f: &FnItem) {
+        if v.in_test() || v.fns.len() != 1 {
+            return;
+        }
+        let cx = FnCx {
+            rel: v.rel,
+            text: v.text,
+            f,
+            tables: self.tables,
+            guards: self.guards,
         };
-        let mut out: Vec<Ceiling> = self
-            .facts
-            .ceilings
-            .iter()
-            .filter(|c| !c.in_test)
-            .filter_map(|c| {
-                Some(Ceiling {
-                    f: self
-                        .fns
-                        .iter()
-                        .find(|f| at(f) == (c.loc.line, c.loc.column))?,
-                    count_param: c.count_param.clone(),
-                })
-            })
-            .collect();
-        for f in self.fns.iter().filter(|f| f.in_trait) {
-            if out.iter().any(|c| std::ptr::eq(c.f, f)) {
-                continue;
+        // Every operator, in catalog order; the match makes a new operator a compile error
+        // until it is dispatched here or in `discover`.
+        for op in Operator::ALL {
+            let pending = match op {
+                Operator::SwapMinMax => swap_min_max::drafts(&cx),
+                Operator::DropClamp => drop_clamp::drafts(&cx),
+                Operator::DropAllDownGuard => drop_all_down_guard::drafts(&cx),
+                Operator::BoundaryShift => boundary_shift::drafts(&cx),
+                Operator::Guard => guard::drafts(&cx),
+                Operator::ReinstateCap => {
+                    self.out.ceilings.extend(reinstate_cap::ceiling(&cx));
+                    Vec::new()
+                }
+                // These read the index and the file's text, not its syntax (see `discover`).
+                Operator::PerturbCapacity | Operator::HistoryRevert => Vec::new(),
+            };
+            self.out.pending.extend(pending);
+        }
+    }
+}
+
+/// The mutants of one file: the walk's drafts whose condition holds, and the drafts of the
+/// operators that need the whole index, in canonical order by `mutate::sort` later.
+pub fn discover(
+    rel: &str,
+    text: &str,
+    crate_name: &str,
+    sites: &FileSites,
+    shared: &Shared,
+) -> Vec<Mutant> {
+    let kept = sites.pending.iter().filter(|p| match &p.if_capacity {
+        None => true,
+        Some(idents) => idents.iter().any(|i| shared.is_capacity_name(i)),
+    });
+    let mut drafts: Vec<Draft> = Vec::new();
+    for op in Operator::ALL {
+        match op {
+            Operator::PerturbCapacity => {
+                drafts.extend(perturb_capacity::drafts(rel, text, shared));
             }
-            if let Some(count_param) = count_param(f.sig, self.shared.tables()) {
-                out.push(Ceiling { f, count_param });
+            Operator::ReinstateCap => {
+                drafts.extend(reinstate_cap::drafts(&sites.ceilings, &shared.ks));
             }
+            Operator::HistoryRevert => {
+                drafts.extend(history::drafts(rel, text, &sites.ceilings, shared));
+            }
+            Operator::SwapMinMax
+            | Operator::DropClamp
+            | Operator::DropAllDownGuard
+            | Operator::BoundaryShift
+            | Operator::Guard => drafts.extend(
+                kept.clone()
+                    .filter(|p| p.draft.operator == *op)
+                    .map(|p| p.draft.clone()),
+            ),
         }
-        out
     }
+    crate::mutate::finish(rel, text, drafts, crate_name)
 }
 
-/// The count parameter of a ceiling function (`fleet_ceiling(&self, healthy: usize)`): a
-/// function with a ceiling name and an integer parameter named like a count. Mirrors the
-/// index's test, which trait default methods never reach.
-fn count_param(sig: &syn::Signature, tables: &Tables) -> Option<String> {
-    const INTS: &[&str] = &[
-        "usize", "u8", "u16", "u32", "u64", "u128", "isize", "i8", "i16", "i32", "i64", "i128",
-    ];
-    if !tables.ceiling_names.matches(&sig.ident.to_string()) {
-        return None;
-    }
-    sig.inputs.iter().find_map(|arg| {
-        let syn::FnArg::Typed(t) = arg else {
-            return None;
-        };
-        let (syn::Pat::Ident(id), syn::Type::Path(ty)) = (&*t.pat, &*t.ty) else {
-            return None;
-        };
-        let int = ty
-            .path
-            .segments
-            .last()
-            .is_some_and(|s| INTS.contains(&s.ident.to_string().as_str()));
-        let name = id.ident.to_string();
-        (int && tables.count_words.matches(&name)).then_some(name)
-    })
-}
-
-/// Every mutant of the selected workspace, in canonical order.
-pub fn discover(ws: &Workspace, shared: &Shared) -> Vec<Mutant> {
-    let mut out = Vec::new();
-    let facts_of: HashMap<&str, &FileFacts> = shared
-        .index
-        .files
-        .iter()
-        .map(|f| (f.rel.as_str(), f))
-        .collect();
-    for file in ws.files.iter().filter(|f| f.role == FileRole::Source) {
-        let Some(&facts) = facts_of.get(file.rel.as_str()) else {
-            continue;
-        };
-        let Ok((text, ast)) = parse_file(&file.abs, &file.rel) else {
-            continue;
-        };
-        let mut walker = Walker {
-            scope: Scope::file(&file.crate_name, &file.module, file.role, &ast),
-            fns: Vec::new(),
-        };
-        walker.visit_file(&ast);
-        let cx = Cx {
-            rel: &file.rel,
-            text: &text,
-            fns: walker.fns,
-            facts,
-            shared,
-        };
-        let mut drafts = Vec::new();
-        drafts.extend(swap_min_max::drafts(&cx));
-        drafts.extend(reinstate_cap::drafts(&cx));
-        drafts.extend(perturb_capacity::drafts(&cx));
-        drafts.extend(drop_clamp::drafts(&cx));
-        drafts.extend(drop_all_down_guard::drafts(&cx));
-        drafts.extend(boundary_shift::drafts(&cx));
-        drafts.extend(guard::drafts(&cx));
-        drafts.extend(history::drafts(&cx));
-        out.extend(crate::mutate::finish(
-            &file.rel,
-            &text,
-            drafts,
-            &file.crate_name,
-        ));
-    }
-    crate::mutate::sort(&mut out);
-    out
-}
-
-/// Collects production functions with their sites; test code and nested items are skipped.
-struct Walker<'a> {
-    scope: Scope,
-    fns: Vec<FnItem<'a>>,
-}
-
-impl<'a> Walker<'a> {
-    fn push(
-        &mut self,
-        attrs: &[syn::Attribute],
-        sig: &'a syn::Signature,
-        block: &'a syn::Block,
-        in_trait: bool,
-    ) {
-        if self.scope.in_test() || is_test_fn(attrs) || is_cfg_test(attrs) {
-            return;
-        }
-        self.fns.push(FnItem {
-            site: self.scope.site(&sig.ident.to_string()),
-            sig,
-            block,
-            in_trait,
-        });
-    }
-}
-
-impl<'a> Visit<'a> for Walker<'a> {
-    fn visit_item_mod(&mut self, m: &'a syn::ItemMod) {
-        if is_cfg_test(&m.attrs) {
-            return;
-        }
-        let entered = self.scope.enter_mod(m);
-        visit::visit_item_mod(self, m);
-        self.scope.leave(entered);
-    }
-
-    fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
-        if is_cfg_test(&i.attrs) {
-            return;
-        }
-        // As the index names it: the self type's last segment, for trait impls too.
-        let entered = self.scope.enter_impl(i);
-        visit::visit_item_impl(self, i);
-        self.scope.leave(entered);
-    }
-
-    fn visit_item_trait(&mut self, t: &'a syn::ItemTrait) {
-        if is_cfg_test(&t.attrs) {
-            return;
-        }
-        self.scope.push_type(t.ident.to_string());
-        visit::visit_item_trait(self, t);
-        self.scope.pop_type();
-    }
-
-    fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
-        self.push(&f.attrs, &f.sig, &f.block, false);
-    }
-
-    fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
-        self.push(&f.attrs, &f.sig, &f.block, false);
-    }
-
-    fn visit_trait_item_fn(&mut self, f: &'a syn::TraitItemFn) {
-        if let Some(block) = &f.default {
-            self.push(&f.attrs, &f.sig, block, true);
-        }
-    }
+/// Whether the walk entered a trait's default method.
+pub fn in_trait(f: &FnItem) -> bool {
+    f.kind == FnKind::TraitDefault
 }
 
 /// Every expression of a function body, outer before inner; nested items are not entered.

@@ -2,27 +2,24 @@
 //! `let`, API argument) becomes half, one less, one more, the natural bound minus one, and 1.
 //! A test suite that passes with any of them does not know what the number is for.
 
-use super::Cx;
-use crate::mutate::{Draft, offset};
+use super::Shared;
+use crate::catalog::Operator;
+use crate::mutate::Draft;
+use crate::syntax::lines::Lines;
 
-const ID: &str = "perturb-capacity";
+const ID: Operator = Operator::PerturbCapacity;
 
-pub fn drafts(cx: &Cx) -> Vec<Draft> {
+pub fn drafts(rel: &str, text: &str, shared: &Shared) -> Vec<Draft> {
     let mut out = Vec::new();
-    for c in cx
-        .shared
-        .index
-        .capacities
-        .iter()
-        .filter(|c| c.loc.file == cx.rel)
-    {
+    let lines = Lines::new(text);
+    for c in shared.index.capacities.iter().filter(|c| c.loc.file == rel) {
         let (Some(start), Some(end)) = (
-            offset(cx.text, c.loc.line, c.loc.column),
-            offset(cx.text, c.loc.end_line, c.loc.end_column),
+            lines.offset(c.loc.line, c.loc.column),
+            lines.offset(c.loc.end_line, c.loc.end_column),
         ) else {
             continue;
         };
-        let original = cx.text_of(&(start..end));
+        let original = text.get(start..end).unwrap_or("");
         let digits: String = original
             .chars()
             .take_while(|ch| ch.is_ascii_digit() || *ch == '_')
@@ -40,7 +37,7 @@ pub fn drafts(cx: &Cx) -> Vec<Draft> {
                 format!("`{}` + 1: {v} -> {}", c.item, v + 1),
             ),
         ];
-        if let Some(b) = cx.shared.ctx.natural_bound.filter(|b| *b >= 1) {
+        if let Some(b) = shared.ctx.natural_bound.filter(|b| *b >= 1) {
             values.push((
                 b - 1,
                 format!("`{}` = natural bound - 1: {v} -> {}", c.item, b - 1),

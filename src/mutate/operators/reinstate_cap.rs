@@ -2,11 +2,12 @@
 //! healthy: usize)`), return `healthy * K` instead, or clamp the result to it: the reverse
 //! mutation test of the story, which puts the deleted per-unit cap back.
 
-use super::{Cx, has_word, range, result_expr};
+use super::{CeilingSite, FnCx, has_word, range, result_expr};
+use crate::catalog::Operator;
 use crate::index::Index;
 use crate::mutate::{Draft, MutationContext};
 
-const ID: &str = "reinstate-cap";
+const ID: Operator = Operator::ReinstateCap;
 
 /// The per-unit values K: the manifest's per-box capacity, then the per-unit numbers `check`
 /// found (capacities named `per_*`, and the unit side of `count * unit` products). A K at or
@@ -37,31 +38,39 @@ pub fn per_unit_values(index: &Index, ctx: &MutationContext) -> Vec<u64> {
     ks
 }
 
-pub fn drafts(cx: &Cx) -> Vec<Draft> {
+/// The function as a ceiling site, when it computes a ceiling from a count (the index's test,
+/// `index::extract::count_param`) and returns a value.
+pub fn ceiling(cx: &FnCx) -> Option<CeilingSite> {
+    let f = cx.f;
+    let count_param = crate::index::extract::count_param(f.sig, cx.tables)?;
+    let result = range(result_expr(f.block)?);
+    Some(CeilingSite {
+        site: f.site.clone(),
+        original: cx.text_of(&result).to_string(),
+        result,
+        count_expr: count_expr(f.sig, &count_param),
+        count_param,
+    })
+}
+
+pub fn drafts(ceilings: &[CeilingSite], ks: &[u64]) -> Vec<Draft> {
     let mut out = Vec::new();
-    for c in cx.ceilings() {
-        let f = c.f;
-        let Some(result) = result_expr(f.block) else {
-            continue;
-        };
-        let r = range(result);
-        let original = cx.text_of(&r).to_string();
-        let count = count_expr(f.sig, &c.count_param);
-        for k in &cx.shared.ks {
-            let cap = format!("{count} * {k}");
+    for c in ceilings {
+        for k in ks {
+            let cap = format!("{} * {k}", c.count_expr);
             out.push(Draft {
                 operator: ID,
-                function: f.site.clone(),
-                range: r.clone(),
+                function: c.site.clone(),
+                range: c.result.clone(),
                 replacement: cap.clone(),
                 description: format!("reinstate the per-unit cap: return `{cap}`"),
                 guard: false,
             });
             out.push(Draft {
                 operator: ID,
-                function: f.site.clone(),
-                range: r.clone(),
-                replacement: format!("({original}).min({cap})"),
+                function: c.site.clone(),
+                range: c.result.clone(),
+                replacement: format!("({}).min({cap})", c.original),
                 description: format!("reinstate the per-unit cap: clamp the result to `{cap}`"),
                 guard: false,
             });

@@ -4,10 +4,11 @@
 
 use syn::Expr;
 
-use super::{Cx, exprs, range};
+use super::{FnCx, Pending, exprs, range};
+use crate::catalog::Operator;
 use crate::mutate::Draft;
 
-const ID: &str = "swap-min-max";
+const ID: Operator = Operator::SwapMinMax;
 
 fn swapped(name: &str) -> Option<&'static str> {
     Some(match name {
@@ -21,9 +22,10 @@ fn swapped(name: &str) -> Option<&'static str> {
     })
 }
 
-pub fn drafts(cx: &Cx) -> Vec<Draft> {
+pub fn drafts(cx: &FnCx) -> Vec<Pending> {
     let mut out = Vec::new();
-    for f in &cx.fns {
+    let f = cx.f;
+    {
         for e in exprs(f.block) {
             let whole = range(e);
             let (name_range, name) = match e {
@@ -37,14 +39,14 @@ pub fn drafts(cx: &Cx) -> Vec<Draft> {
                         cx.text_of(&a),
                         cx.text_of(&(b.end..whole.end)),
                     );
-                    out.push(Draft {
+                    out.push(Pending::always(Draft {
                         operator: ID,
                         function: f.site.clone(),
                         range: whole,
                         replacement,
                         description: "swap the bounds of `clamp`".into(),
                         guard: false,
-                    });
+                    }));
                     continue;
                 }
                 Expr::MethodCall(m) if m.args.len() <= 1 => {
@@ -72,14 +74,14 @@ pub fn drafts(cx: &Cx) -> Vec<Draft> {
             } else {
                 ("largest", "smallest")
             };
-            out.push(Draft {
+            out.push(Pending::always(Draft {
                 operator: ID,
                 function: f.site.clone(),
                 range: whole,
                 replacement,
                 description: format!("`{name}` -> `{other}`: take the {to} instead of the {from}"),
                 guard: false,
-            });
+            }));
         }
     }
     out

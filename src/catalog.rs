@@ -1,0 +1,136 @@
+//! The catalog: every `check` rule, mutation operator and `fixtures` report kind, declared once,
+//! as typed ids. Each entry's metadata, documentation and tables live in `rules/<id>.toml`,
+//! embedded from here; dispatch, `--operator`, `rules`, `explain`, SARIF rule metadata and
+//! docs/rules.md all derive from these lists, and tests fail when an entry lacks docs or a
+//! fixture case. Adding a rule or operator is a variant here, its module and its TOML.
+
+macro_rules! catalog {
+    ($(#[$meta:meta])* $name:ident, $kind:literal { $($variant:ident => $id:literal,)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum $name {
+            $($variant,)*
+        }
+
+        impl $name {
+            /// Every entry, in the order jobs run and list them.
+            pub const ALL: &'static [$name] = &[$($name::$variant,)*];
+            /// What `rules/<id>.toml` declares as `kind`.
+            pub const KIND: &'static str = $kind;
+
+            /// The id users write (`--operator`, `allow(..)`, levels) and reports show.
+            pub fn id(self) -> &'static str {
+                match self {
+                    $($name::$variant => $id,)*
+                }
+            }
+
+            /// The entry's `rules/<id>.toml`.
+            pub fn toml(self) -> &'static str {
+                match self {
+                    $($name::$variant => include_str!(concat!("../rules/", $id, ".toml")),)*
+                }
+            }
+
+            pub fn from_id(id: &str) -> Option<$name> {
+                Self::ALL.iter().copied().find(|x| x.id() == id)
+            }
+
+            /// The entry's metadata and documentation.
+            pub fn meta(self) -> &'static crate::lint::registry::Rule {
+                crate::lint::registry::rule(self.id())
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.id())
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                Self::from_id(s).ok_or_else(|| {
+                    let known: Vec<&str> = Self::ALL.iter().map(|x| x.id()).collect();
+                    format!("unknown {} `{s}` (known: {})", $kind, known.join(", "))
+                })
+            }
+        }
+    };
+}
+
+catalog! {
+    /// A `check` rule.
+    Rule, "rule" {
+        UnmeasuredCapacity => "unmeasured-capacity",
+        PerUnitCap => "per-unit-cap",
+        PinnedCapacityAssertion => "pinned-capacity-assertion",
+        ParseError => "parse-error",
+        CapacityMismatch => "capacity-mismatch",
+        CapBelowNaturalBound => "cap-below-natural-bound",
+        CapNeverReached => "cap-never-reached",
+        StaleMeasurement => "stale-measurement",
+        UnmatchedManifestEntry => "unmatched-manifest-entry",
+    }
+}
+
+catalog! {
+    /// A `fixtures` report kind.
+    Report, "report" {
+        IdenticalFixture => "identical-fixture",
+    }
+}
+
+catalog! {
+    /// A mutation operator of `mutants`.
+    Operator, "operator" {
+        SwapMinMax => "swap-min-max",
+        ReinstateCap => "reinstate-cap",
+        PerturbCapacity => "perturb-capacity",
+        DropClamp => "drop-clamp",
+        DropAllDownGuard => "drop-all-down-guard",
+        BoundaryShift => "boundary-shift",
+        Guard => "guard",
+        HistoryRevert => "history-revert",
+    }
+}
+
+/// Every entry's id and TOML: rules, then reports, then operators.
+pub fn sources() -> impl Iterator<Item = (&'static str, &'static str)> {
+    let rules = Rule::ALL.iter().map(|r| (r.id(), r.toml()));
+    let reports = Report::ALL.iter().map(|r| (r.id(), r.toml()));
+    let operators = Operator::ALL.iter().map(|r| (r.id(), r.toml()));
+    rules.chain(reports).chain(operators)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_entry_declares_its_own_id_and_kind() {
+        let kinds = Rule::ALL
+            .iter()
+            .map(|r| (r.id(), Rule::KIND))
+            .chain(Report::ALL.iter().map(|r| (r.id(), Report::KIND)))
+            .chain(Operator::ALL.iter().map(|r| (r.id(), Operator::KIND)));
+        for (id, kind) in kinds {
+            let meta = crate::lint::registry::rule(id);
+            assert_eq!(meta.kind, kind, "{id}");
+        }
+    }
+
+    #[test]
+    fn every_rules_file_is_in_the_catalog() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rules");
+        for f in std::fs::read_dir(dir).unwrap() {
+            let name = f.unwrap().file_name().into_string().unwrap();
+            let id = name.trim_end_matches(".toml");
+            assert!(
+                sources().any(|(x, _)| x == id),
+                "rules/{name} is not declared in src/catalog.rs"
+            );
+        }
+    }
+}

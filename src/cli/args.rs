@@ -1,0 +1,293 @@
+//! The command line as clap sees it. Each subcommand accepts exactly the flags it uses, and
+//! every argument struct converts into the plain options its job takes: no type below this
+//! module knows clap.
+
+use std::path::PathBuf;
+
+use clap::builder::PossibleValue;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::catalog::Operator;
+use crate::mutate::engine::TestTool;
+use crate::mutate::job::MutantsOptions;
+use crate::project::ProjectOptions;
+use crate::report::{Color, Format};
+use crate::workspace::Selection;
+
+/// Cargo runs `cargo-capcheck capcheck ARGS`; run directly it is `cargo-capcheck ARGS`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "cargo-capcheck",
+    bin_name = "cargo capcheck",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Options of `check`, the default subcommand.
+    #[command(flatten)]
+    pub check: CheckArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Find hard-coded capacity constants and the test assertions that pin them (the default).
+    Check(CheckArgs),
+    /// Write a capacity.toml entry (method = "unmeasured") for every capacity not yet listed.
+    Init(InitArgs),
+    /// List the test fixtures whose values never vary along some field.
+    Fixtures(FixturesArgs),
+    /// List the rules, report kinds and mutation operators.
+    Rules(RulesArgs),
+    /// Print the documentation of a rule, report kind or operator.
+    Explain {
+        /// A rule, report or operator id, e.g. `unmeasured-capacity`.
+        id: String,
+    },
+    /// Read startup logs and /metrics scrapes; compute capacity, latency breakdown and waves.
+    Measure(crate::measure::MeasureArgs),
+    /// Mutate capacity logic in a scratch copy and report which mutants the tests miss.
+    Mutants(Box<MutantsArgs>),
+}
+
+/// Which packages of the workspace to look at, in cargo's own words.
+#[derive(Debug, Args, Clone, Default)]
+pub struct WorkspaceArgs {
+    /// Path to Cargo.toml.
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// Package(s) to look at.
+    #[arg(short = 'p', long = "package", value_name = "SPEC")]
+    pub packages: Vec<String>,
+    /// Every package of the workspace (the default for a virtual workspace).
+    #[arg(long)]
+    pub workspace: bool,
+    /// Exclude package(s) (with --workspace).
+    #[arg(long, value_name = "SPEC")]
+    pub exclude: Vec<String>,
+}
+
+impl WorkspaceArgs {
+    pub fn selection(&self) -> Selection {
+        Selection {
+            manifest_path: self.manifest_path.clone(),
+            packages: self.packages.clone(),
+            workspace: self.workspace,
+            exclude: self.exclude.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct FormatArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Colour in human output.
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    pub color: Color,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
+    /// The capacity manifest (default: `capacity.toml` at the workspace root, if present).
+    #[arg(long = "capacity", value_name = "PATH")]
+    pub capacity: Option<PathBuf>,
+    /// Parse every item of every file. By default items that cannot hold a capacity (no
+    /// capacity name, API, count or assertion literal) are skipped unparsed, which is about
+    /// three times faster; this also reports syntax errors inside such items.
+    #[arg(long)]
+    pub full_parse: bool,
+    #[command(flatten)]
+    pub format: FormatArgs,
+}
+
+impl CheckArgs {
+    pub fn project(&self) -> ProjectOptions {
+        ProjectOptions {
+            selection: self.workspace.selection(),
+            capacity: self.capacity.clone(),
+            full_parse: self.full_parse,
+        }
+    }
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct InitArgs {
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
+    /// The manifest to create or extend (default: `capacity.toml` at the workspace root).
+    #[arg(long = "capacity", value_name = "PATH")]
+    pub capacity: Option<PathBuf>,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct FixturesArgs {
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
+    #[command(flatten)]
+    pub format: FormatArgs,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct RulesArgs {
+    /// Output format (`github` prints the human table).
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+/// Options of `mutants`.
+#[derive(Debug, Args, Clone)]
+pub struct MutantsArgs {
+    #[command(subcommand)]
+    pub command: Option<MutantsCommand>,
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
+    #[command(flatten)]
+    pub format: FormatArgs,
+    /// Print the mutants (ids, locations, replacements) without building anything.
+    #[arg(long)]
+    pub list: bool,
+    /// Only mutants of this operator (repeatable); `cargo capcheck rules` lists them.
+    #[arg(long = "operator", value_name = "ID")]
+    pub operators: Vec<Operator>,
+    /// Mutants tested at once, each in its own scratch copy and build folder.
+    #[arg(short = 'j', long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: u64,
+    /// What runs the tests.
+    #[arg(long, value_enum, default_value_t = TestTool::Cargo)]
+    pub test_tool: TestTool,
+    /// Only mutants on lines this unified diff adds or changes.
+    #[arg(long, value_name = "PATCH")]
+    pub in_diff: Option<PathBuf>,
+    /// Run shard K of N (0-based); `mutants merge` joins the shards' output folders.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<crate::mutate::select::Shard>,
+    /// Also put back code deleted from ceiling functions in the git history.
+    #[arg(long)]
+    pub from_history: bool,
+    /// Output folder [default: <target>/capcheck/mutants].
+    #[arg(long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Build folders of the scratch copies, kept warm between runs
+    /// [default: <target>/capcheck/scratch-target].
+    #[arg(long, value_name = "DIR")]
+    pub build_dir: Option<PathBuf>,
+    /// Where scratch copies of the workspace are made [default: the system temp folder].
+    #[arg(long, value_name = "DIR")]
+    pub scratch_dir: Option<PathBuf>,
+    /// A mutant's build or tests time out after this many times the baseline's...
+    #[arg(long, value_name = "K", default_value_t = 5.0, value_parser = positive_seconds)]
+    pub timeout_multiplier: f64,
+    /// ...but never sooner than this many seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 20.0, value_parser = positive_seconds)]
+    pub timeout_floor: f64,
+    /// Exit 1 when the score (detected / viable mutants, in percent) is below this.
+    #[arg(long, value_name = "PERCENT", value_parser = percent)]
+    pub min_score: Option<f64>,
+    /// The workload's natural bound on concurrency (e.g. the roster size); default: capacity.toml's
+    /// `[workload] natural_bound`.
+    #[arg(long, value_name = "N")]
+    pub natural_bound: Option<u64>,
+    /// The measured per-box capacity K for `reinstate-cap`; default: capacity.toml's
+    /// `[derived] per_box_capacity`, or its first `per = "backend"` entry.
+    #[arg(long, value_name = "K")]
+    pub per_box: Option<u64>,
+    /// The capacity manifest (default: `capacity.toml` at the workspace root, if present).
+    #[arg(long = "capacity", value_name = "PATH")]
+    pub capacity: Option<PathBuf>,
+}
+
+impl MutantsArgs {
+    pub fn options(&self) -> MutantsOptions {
+        MutantsOptions {
+            project: ProjectOptions {
+                selection: self.workspace.selection(),
+                capacity: self.capacity.clone(),
+                full_parse: true,
+            },
+            operators: self.operators.clone(),
+            jobs: usize::try_from(self.jobs).unwrap_or(usize::MAX),
+            test_tool: self.test_tool,
+            in_diff: self.in_diff.clone(),
+            shard: self.shard,
+            from_history: self.from_history,
+            output: self.output.clone(),
+            build_dir: self.build_dir.clone(),
+            scratch_dir: self.scratch_dir.clone(),
+            timeout_multiplier: self.timeout_multiplier,
+            timeout_floor: self.timeout_floor,
+            natural_bound: self.natural_bound,
+            per_box: self.per_box,
+        }
+    }
+}
+
+#[derive(Debug, Subcommand, Clone)]
+pub enum MutantsCommand {
+    /// Join the output folders of `--shard` runs into one report, as one unsharded run would
+    /// have written it.
+    Merge {
+        /// The shards' output folders.
+        #[arg(required = true, value_name = "DIR")]
+        dirs: Vec<PathBuf>,
+        /// Where to write the merged report [default: <target>/capcheck/mutants].
+        #[arg(long = "into", value_name = "DIR")]
+        into: Option<PathBuf>,
+        #[command(flatten)]
+        format: FormatArgs,
+    },
+}
+
+/// A finite number of seconds (or a multiplier) above zero.
+fn positive_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 1e6 => Ok(v),
+        Ok(_) => Err(format!("`{s}` is not a number above 0 and at most 1000000")),
+        Err(e) => Err(format!("`{s}`: {e}")),
+    }
+}
+
+/// A percentage from 0 to 100.
+fn percent(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..=100.0).contains(&v) => Ok(v),
+        Ok(_) => Err(format!("`{s}` is not a percentage from 0 to 100")),
+        Err(e) => Err(format!("`{s}`: {e}")),
+    }
+}
+
+/// clap's view of the plain enums the jobs and renderers take.
+macro_rules! value_enum {
+    ($ty:ty { $($variant:path => $name:literal $(: $help:literal)?),* $(,)? }) => {
+        impl ValueEnum for $ty {
+            fn value_variants<'a>() -> &'a [Self] {
+                &[$($variant),*]
+            }
+            fn to_possible_value(&self) -> Option<PossibleValue> {
+                Some(match self {
+                    $($variant => PossibleValue::new($name)$(.help($help))?,)*
+                })
+            }
+        }
+    };
+}
+
+value_enum!(Format {
+    Format::Human => "human",
+    Format::Json => "json",
+    Format::Github => "github": "GitHub Actions annotations (`check`, `mutants`, `fixtures`; others print human output)",
+});
+value_enum!(Color {
+    Color::Auto => "auto",
+    Color::Always => "always",
+    Color::Never => "never",
+});
+value_enum!(TestTool {
+    TestTool::Cargo => "cargo",
+    TestTool::Nextest => "nextest",
+});

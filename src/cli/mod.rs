@@ -1,0 +1,265 @@
+//! The command line: `args` holds the clap definitions, which convert into the plain options
+//! each job takes; this module dispatches and prints. Only this module and `main` decide the
+//! exit code; analyses return data and errors.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::exit::Exit;
+
+mod args;
+pub use crate::report::{Color, Format, use_color};
+pub use args::*;
+
+/// Parse the command line (dropping cargo's `capcheck` argument) and run.
+pub fn main() -> ExitCode {
+    let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == "capcheck") {
+        args.remove(1);
+    }
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                Exit::Usage.into()
+            } else {
+                Exit::Clean.into()
+            };
+        }
+    };
+    match run(cli) {
+        Ok(code) => code.into(),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            Exit::Usage.into()
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<Exit> {
+    match cli.command {
+        None => check(&cli.check),
+        Some(Command::Check(args)) => check(&args),
+        Some(Command::Init(args)) => init(&args),
+        Some(Command::Measure(a)) => crate::measure::run(a, &cli.check.workspace.selection()),
+        Some(Command::Fixtures(args)) => fixtures(&args),
+        Some(Command::Rules(f)) => rules(f.format),
+        Some(Command::Explain { id }) => explain(&id),
+        Some(Command::Mutants(args)) => mutants(&args),
+    }
+}
+
+fn check(args: &CheckArgs) -> anyhow::Result<Exit> {
+    let run = crate::check::run(&args.project())?;
+    let root = &run.project.workspace.root;
+    let out = match args.format.format {
+        Format::Json => crate::report::json::check(&run.findings, &run.summary),
+        Format::Github => crate::report::github::check(&run.findings, root),
+        Format::Human => crate::report::human::check(
+            &run.findings,
+            &run.summary,
+            root,
+            use_color(args.format.color),
+        ),
+    };
+    print!("{out}");
+    let errors = run
+        .findings
+        .iter()
+        .any(|f| f.severity == crate::lint::registry::Level::Error);
+    Ok(if errors { Exit::Findings } else { Exit::Clean })
+}
+
+fn init(args: &InitArgs) -> anyhow::Result<Exit> {
+    // A manifest that does not read is refused by `index`: the user's file is never half-written.
+    let opts = crate::project::ProjectOptions {
+        selection: args.workspace.selection(),
+        capacity: args.capacity.clone(),
+        full_parse: false,
+    };
+    let needs = crate::project::Needs {
+        manifest: true,
+        ..Default::default()
+    };
+    let front = crate::project::Project::load(&opts, needs)?;
+    let path = front.manifest_path;
+    let existing = if front.manifest.is_some() {
+        std::fs::read_to_string(&path)?
+    } else {
+        String::new()
+    };
+    let (text, added) = crate::manifest::init::add_unmeasured(&existing, &front.index.capacities)?;
+    if added > 0 {
+        crate::manifest::write_atomic(&path, &text)?;
+    }
+    eprintln!(
+        "capcheck: {added} unmeasured capacit{} added to {}",
+        if added == 1 { "y" } else { "ies" },
+        path.display()
+    );
+    Ok(Exit::Clean)
+}
+
+/// `fixtures`: reports are information, so the exit code is 0 unless the input is bad.
+fn fixtures(args: &FixturesArgs) -> anyhow::Result<Exit> {
+    let opts = crate::project::ProjectOptions {
+        selection: args.workspace.selection(),
+        ..Default::default()
+    };
+    let needs = crate::project::Needs {
+        fixtures: true,
+        ..Default::default()
+    };
+    let project = crate::project::Project::load(&opts, needs)?;
+    let ws = &project.workspace;
+    let analysis = project.fixtures.unwrap_or_default();
+    let out = match args.format.format {
+        Format::Json => crate::report::fixtures::json(&analysis.reports),
+        Format::Github => crate::report::github::fixtures(&analysis.reports, &ws.root),
+        Format::Human => {
+            crate::report::fixtures::human(&analysis, &ws.root, use_color(args.format.color))
+        }
+    };
+    print!("{out}");
+    Ok(Exit::Clean)
+}
+
+fn rules(format: Format) -> anyhow::Result<Exit> {
+    let all = crate::lint::registry::all();
+    match format {
+        Format::Json => {
+            let list: Vec<_> = all
+                .iter()
+                .map(|r| {
+                    serde_json::json!({
+                        "id": r.id, "kind": r.kind, "level": r.level, "summary": r.summary
+                    })
+                })
+                .collect();
+            println!("{}", serde_json::to_string_pretty(&list)?);
+        }
+        Format::Human | Format::Github => {
+            let width = all.iter().map(|r| r.id.len()).max().unwrap_or(0);
+            for r in all {
+                println!(
+                    "{:width$}  {:8}  {:7}  {}",
+                    r.id,
+                    r.kind,
+                    r.level.as_str(),
+                    r.summary
+                );
+            }
+        }
+    }
+    Ok(Exit::Clean)
+}
+
+fn explain(id: &str) -> anyhow::Result<Exit> {
+    match crate::lint::registry::get(id) {
+        Some(r) => {
+            print!("{}", r.docs());
+            Ok(Exit::Clean)
+        }
+        None => {
+            let ids: Vec<_> = crate::lint::registry::all()
+                .iter()
+                .map(|r| r.id.as_str())
+                .collect();
+            anyhow::bail!(
+                "unknown rule or operator `{id}` (known: {})",
+                ids.join(", ")
+            )
+        }
+    }
+}
+
+fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
+    use crate::mutate::engine::{Event, Stop};
+    use crate::report::mutants as render;
+    if let Some(MutantsCommand::Merge { dirs, into, format }) = &args.command {
+        // `merge --format` or `mutants --format .. merge`.
+        let format = if format.format != Format::Human || format.color != Color::Auto {
+            format
+        } else {
+            &args.format
+        };
+        let report = crate::mutate::job::merge(dirs)?;
+        let ws = crate::workspace::discover(&args.workspace.selection())?;
+        let output = into
+            .clone()
+            .unwrap_or_else(|| crate::mutate::job::default_output(&ws.target_dir));
+        crate::mutate::job::write_output(&output, &report, &ws.root)?;
+        crate::mutate::job::copy_logs(dirs, &output)?;
+        return Ok(print_mutants(args, format, &report, &ws.root, &output));
+    }
+    if args.list {
+        let listed = crate::mutate::job::list(&args.options())?;
+        match args.format.format {
+            Format::Json => print!("{}", render::list_json(&listed.mutants)),
+            Format::Human | Format::Github => print!("{}", render::list_human(&listed.mutants)),
+        }
+        return Ok(Exit::Clean);
+    }
+    crate::mutate::process::install_interrupt_handler()?;
+    let progress = |e: Event| match e {
+        Event::Baseline(b) => eprintln!(
+            "baseline: ok, {} tests (build {:.1}s, test {:.1}s)",
+            b.tests,
+            b.build_ms as f64 / 1000.0,
+            b.test_ms as f64 / 1000.0
+        ),
+        Event::Done {
+            done,
+            total,
+            result,
+        } => eprintln!(
+            "[{done}/{total}] {:9} {} ({:.1}s)",
+            result.outcome.as_str(),
+            result.mutant.id,
+            result.duration_ms as f64 / 1000.0
+        ),
+    };
+    match crate::mutate::job::run(&args.options(), &progress) {
+        Ok(run) => Ok(print_mutants(
+            args,
+            &args.format,
+            &run.report,
+            &run.root,
+            &run.output,
+        )),
+        Err(Stop::BaselineFailed { log, step }) => {
+            eprintln!(
+                "error: the unmutated baseline failed to {step}; nothing was mutated (log: {})",
+                log.display()
+            );
+            Ok(Exit::BaselineFailed)
+        }
+        Err(Stop::Interrupted) => {
+            eprintln!("interrupted: children killed, scratch copies removed");
+            Ok(Exit::Interrupted)
+        }
+        Err(Stop::Error(e)) => Err(e),
+    }
+}
+
+/// Print a mutants report and decide the exit code: 1 survivors, a failed guard or a score
+/// under `--min-score`; 4 timeouts only; 0 otherwise.
+fn print_mutants(
+    args: &MutantsArgs,
+    format: &FormatArgs,
+    report: &crate::report::mutants::MutantsReport,
+    root: &std::path::Path,
+    output: &std::path::Path,
+) -> Exit {
+    match format.format {
+        Format::Json => print!("{}", crate::report::mutants::json(report)),
+        Format::Github => print!("{}", crate::report::github::mutants(report, root)),
+        Format::Human => print!(
+            "{}",
+            crate::report::mutants::human(report, root, output, use_color(format.color))
+        ),
+    }
+    report.summary.exit(args.min_score)
+}

@@ -1,0 +1,310 @@
+//! The project: one load of the selected workspace that every source job starts from. It
+//! discovers the packages and files, reads the config and the capacity manifest, decides each
+//! file's role once, parses each file once and feeds it through the one syntax walk to the
+//! collectors the job needs (the index always; the fixture collector, the code model and the
+//! mutation operators' sites when asked), then resolves the index across files.
+//!
+//! Roles are decided before parsing: files are walked in waves by module depth, so a parent's
+//! `#[cfg(test)] mod tests;` is known before its `tests.rs` is parsed, and every job sees that
+//! file as test code.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rayon::prelude::*;
+
+use crate::config::Config;
+use crate::fixtures::FixtureAnalysis;
+use crate::fixtures::collect::{Collector as FixtureCollector, FileFixtures};
+use crate::fixtures::reads::CodeCollector;
+use crate::index::extract::Extractor;
+use crate::index::{CapacityKind, FileFacts, Index, Tables, Triggers};
+use crate::manifest::{self, Manifest};
+use crate::mutate::operators::{FileSites, SiteCollector};
+use crate::source::Texts;
+use crate::syntax::scope::Scope;
+use crate::syntax::walk::{Collector, Walk};
+use crate::syntax::{FileRole, parse_file_with, sparse};
+use crate::workspace::{self, FileEntry, Selection, Workspace};
+
+/// How to load a project: which packages, which manifest, how to parse.
+#[derive(Debug, Clone, Default)]
+pub struct ProjectOptions {
+    pub selection: Selection,
+    /// `--capacity PATH`: the manifest (else the config's `manifest`, else `capacity.toml`).
+    pub capacity: Option<PathBuf>,
+    /// `--full-parse`: parse every item even where the job allows the sparse parse.
+    pub full_parse: bool,
+}
+
+/// What a job needs beyond the index.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Needs {
+    /// Read the capacity manifest (a malformed one stops the job before anything is written).
+    pub manifest: bool,
+    /// The fixture analysis and the code model (`fixtures`, survivor explanations).
+    pub fixtures: bool,
+    /// The mutation operators' sites, and every file's text (`mutants`).
+    pub operators: bool,
+}
+
+/// One loaded project.
+pub struct Project {
+    pub workspace: Workspace,
+    pub config: Config,
+    /// Where the manifest is or would be.
+    pub manifest_path: PathBuf,
+    pub manifest: Option<Manifest>,
+    pub index: Index,
+    /// With `Needs::fixtures`.
+    pub fixtures: Option<FixtureAnalysis>,
+    /// With `Needs::operators`: each source file's sites, by its index in `workspace.files`.
+    pub sites: Vec<(usize, FileSites)>,
+    /// File texts: those the walk kept (with `Needs::operators`), the rest read on demand.
+    pub texts: Texts,
+}
+
+/// How many files have been parsed in this process (the walk's input): `mutants` parses each
+/// selected file once, and `CAPCHECK_TRACE=parse` prints every parse on stderr.
+pub static PARSES: AtomicUsize = AtomicUsize::new(0);
+
+impl Project {
+    pub fn load(opts: &ProjectOptions, needs: Needs) -> anyhow::Result<Project> {
+        let mut ws = workspace::discover(&opts.selection)?;
+        let config = Config::from_metadata(&ws.config)?;
+        let manifest_path = manifest::locate(
+            &ws.root,
+            opts.capacity.as_deref(),
+            config.manifest.as_deref(),
+        );
+        let manifest = if needs.manifest {
+            manifest::load(&ws.root, &manifest_path, opts.capacity.is_some())?
+        } else {
+            None
+        };
+        let tables = Tables::new(&config.tables());
+        // The sparse parse's byte offsets are its own text's: jobs that splice the file or read
+        // every item parse in full.
+        let full = opts.full_parse || needs.fixtures || needs.operators;
+        let focus = manifest
+            .iter()
+            .flat_map(|m| m.entries.iter().filter_map(|e| site_ident(&e.site)));
+        let triggers = (!full).then(|| Triggers::new(&tables, focus));
+        let outs = Load {
+            tables: &tables,
+            triggers: triggers.as_ref(),
+            needs,
+        }
+        .waves(&ws.files, &config.guards);
+        let mut facts = Vec::with_capacity(outs.len());
+        let mut fixtures = Vec::new();
+        let mut sites = Vec::new();
+        let mut texts = Texts::new(&ws.root);
+        for (i, out) in outs.into_iter().enumerate() {
+            ws.files[i].role = out.facts.role;
+            if let Some(text) = out.text {
+                texts.insert(&ws.files[i].rel, text);
+            }
+            fixtures.extend(out.fixtures);
+            if let Some(s) = out.sites {
+                sites.push((i, s));
+            }
+            facts.push(out.facts);
+        }
+        let index = Index::from_facts(facts, tables);
+        let index = match &triggers {
+            Some(t) => late_pass(&ws, index, t),
+            None => index,
+        };
+        let fixtures = needs.fixtures.then(|| {
+            let mut a = FixtureAnalysis::from_files(fixtures);
+            a.files = ws.files.len();
+            crate::fixtures::add_data_and_report(&mut a, &ws);
+            a
+        });
+        Ok(Project {
+            workspace: ws,
+            config,
+            manifest_path,
+            manifest,
+            index,
+            fixtures,
+            sites,
+            texts,
+        })
+    }
+}
+
+/// What a load shares between the files it walks.
+struct Load<'a> {
+    tables: &'a Tables,
+    triggers: Option<&'a Triggers>,
+    needs: Needs,
+}
+
+/// What the walk of one file produced.
+struct FileOut {
+    facts: FileFacts,
+    fixtures: Option<FileFixtures>,
+    sites: Option<FileSites>,
+    text: Option<String>,
+}
+
+impl Load<'_> {
+    /// Walk every file, parents before children: a wave is the files of one module depth, in
+    /// parallel; the test modules a wave declares make the next waves' files test code.
+    fn waves(&self, files: &[FileEntry], guards: &[crate::config::Guard]) -> Vec<FileOut> {
+        let mut outs: Vec<Option<FileOut>> = files.iter().map(|_| None).collect();
+        let mut declared: Vec<String> = Vec::new();
+        let max_depth = files.iter().map(|f| f.module.len()).max().unwrap_or(0);
+        for depth in 0..=max_depth {
+            let wave: Vec<(usize, FileOut)> = (0..files.len())
+                .into_par_iter()
+                .filter(|&i| files[i].module.len() == depth)
+                .map(|i| {
+                    let f = &files[i];
+                    let role = if f.role != FileRole::Test && under_any(f, &declared) {
+                        FileRole::Test
+                    } else {
+                        f.role
+                    };
+                    (i, self.walk_file(f, role, guards))
+                })
+                .collect();
+            for (i, out) in wave {
+                declared.extend(out.facts.test_modules.iter().cloned());
+                outs[i] = Some(out);
+            }
+        }
+        outs.into_iter()
+            .map(|o| o.expect("every depth is walked"))
+            .collect()
+    }
+
+    fn walk_file(&self, f: &FileEntry, role: FileRole, guards: &[crate::config::Guard]) -> FileOut {
+        let triggers = self.triggers;
+        PARSES.fetch_add(1, Ordering::Relaxed);
+        if std::env::var_os("CAPCHECK_TRACE").is_some_and(|v| v == "parse") {
+            eprintln!("capcheck: parse {}", f.rel);
+        }
+        let prepare =
+            |text: &str| sparse::sparse(text, role == FileRole::Test, &mut triggers?.classifier());
+        let parsed = match parse_file_with(&f.abs, &f.rel, prepare) {
+            Ok(p) => p,
+            Err(failure) => {
+                return FileOut {
+                    facts: FileFacts {
+                        rel: f.rel.clone(),
+                        package: f.package.clone(),
+                        role,
+                        parse_error: Some(failure),
+                        ..FileFacts::default()
+                    },
+                    fixtures: None,
+                    sites: None,
+                    text: None,
+                };
+            }
+        };
+        let scope = Scope::file(&f.crate_name, &f.module, role, &parsed.ast);
+        let mut index = Extractor::new(self.tables, &f.rel, role);
+        let mut fixture = self.needs.fixtures.then(|| FixtureCollector::new(&f.rel));
+        let mut code = self.needs.fixtures.then(|| CodeCollector::new(&f.rel));
+        let operators = self.needs.operators && role == FileRole::Source;
+        let mut sites = operators.then(|| SiteCollector::new(self.tables, guards));
+        let mut collectors: Vec<&mut dyn Collector> = vec![&mut index];
+        collectors.extend(fixture.as_mut().map(|c| c as &mut dyn Collector));
+        collectors.extend(code.as_mut().map(|c| c as &mut dyn Collector));
+        collectors.extend(sites.as_mut().map(|c| c as &mut dyn Collector));
+        let walk = Walk {
+            format_macros: self.needs.fixtures,
+        };
+        let walked = walk.run(&f.rel, &parsed.text, scope, &parsed.ast, &mut collectors);
+        // The products are plain data and the syntax tree is gone: free the thread's span table,
+        // which otherwise keeps every parsed file's text alive.
+        drop(parsed.ast);
+        proc_macro2::extra::invalidate_current_thread_spans();
+        let facts = FileFacts {
+            package: f.package.clone(),
+            lines: parsed.lines,
+            hidden: parsed.hidden,
+            test_modules: walked.test_modules,
+            ..index.finish()
+        };
+        let fixtures = fixture.map(|c| FileFixtures {
+            lines: parsed.lines,
+            code: code.map(CodeCollector::finish).unwrap_or_default(),
+            ..c.finish()
+        });
+        FileOut {
+            facts,
+            fixtures,
+            sites: sites.map(SiteCollector::finish),
+            text: operators.then_some(parsed.text),
+        }
+    }
+}
+
+/// A constant that reaches a capacity API without a capacity name (`MAX_READS` in
+/// `Semaphore::new(MAX_READS)`) is only known once every file is indexed; its other uses may
+/// sit in items the sparse parse cut, so the files that name it only there are walked again
+/// with it kept (the sparse parse's one second look; a full parse needs none).
+fn late_pass(ws: &Workspace, index: Index, triggers: &Triggers) -> Index {
+    let late: Vec<String> = index
+        .capacities
+        .iter()
+        .filter(|c| matches!(c.kind, CapacityKind::Const | CapacityKind::Static))
+        .filter(|c| !triggers.keeps(&c.item))
+        .map(|c| c.item.clone())
+        .collect();
+    if late.is_empty() {
+        return index;
+    }
+    let Index {
+        mut files, tables, ..
+    } = index;
+    let redo: Vec<usize> = (0..ws.files.len())
+        .filter(|&i| {
+            late.iter()
+                .any(|n| files[i].hidden.binary_search(n).is_ok())
+        })
+        .collect();
+    let triggers = triggers.clone().with(late);
+    let again: Vec<(usize, FileFacts)> = redo
+        .par_iter()
+        .map(|&i| {
+            let load = Load {
+                tables: &tables,
+                triggers: Some(&triggers),
+                needs: Needs::default(),
+            };
+            (i, load.walk_file(&ws.files[i], files[i].role, &[]).facts)
+        })
+        .collect();
+    for (i, f) in again {
+        files[i] = f;
+    }
+    Index::from_facts(files, tables)
+}
+
+/// The identifier a manifest site names last (`crate::m::Type::field` -> `field`), so the sparse
+/// parse keeps the item that sets it.
+fn site_ident(site: &str) -> Option<String> {
+    let site = site.split('#').next().unwrap_or(site);
+    let mut segs = site.rsplit("::").filter(|s| *s != "new");
+    segs.next().map(str::to_string)
+}
+
+/// Whether the file's module (`crate::a::tests::helpers`) is inside one of `modules`.
+fn under_any(f: &FileEntry, modules: &[String]) -> bool {
+    let path: String = std::iter::once(f.crate_name.as_str())
+        .chain(f.module.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join("::");
+    modules.iter().any(|m| {
+        path == *m
+            || path
+                .strip_prefix(m.as_str())
+                .is_some_and(|rest| rest.starts_with("::"))
+    })
+}

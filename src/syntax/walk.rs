@@ -1,0 +1,358 @@
+//! The one syntax walk. Every analysis of a parsed file (the index's facts, the fixture
+//! collector, the code model, the mutation operators) is a [`Collector`] fed by this walk, so
+//! scope, test depth, impl/trait entry, item-macro expansion and macro-argument re-parsing have
+//! one owner and every analysis sees the same code the same way.
+//!
+//! The walk visits every item and expression once, outer before inner. A macro's body is parsed
+//! once (as a comma-separated expression list, else as items) and its contents are walked like
+//! any other code; formatting and logging macros (`format!`, `debug!`, ...) are parsed only when
+//! a collector asks for them (`Walk::format_macros`), and are marked so that collectors which
+//! ignore them can.
+
+use syn::visit::{self, Visit};
+use syn::{Expr, Macro};
+
+use crate::syntax::scope::Scope;
+use crate::syntax::{is_cfg_test, is_test_fn, last_segment, macro_args};
+
+/// Formatting and logging macros: their arguments never define a capacity.
+pub const FORMAT_MACROS: &[&str] = &[
+    "format",
+    "format_args",
+    "print",
+    "println",
+    "eprint",
+    "eprintln",
+    "write",
+    "writeln",
+    "panic",
+    "unreachable",
+    "todo",
+    "unimplemented",
+    "trace",
+    "debug",
+    "info",
+    "warn",
+    "error",
+    "log",
+    "concat",
+    "stringify",
+    "include_str",
+    "include_bytes",
+    "env",
+    "option_env",
+    "cfg",
+];
+
+/// What kind of function a [`FnItem`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FnKind {
+    Free,
+    /// A method of an `impl` block.
+    Impl,
+    /// A default method in a trait definition.
+    TraitDefault,
+}
+
+/// A function with a body, as the walk enters it.
+pub struct FnItem<'a> {
+    pub attrs: &'a [syn::Attribute],
+    pub sig: &'a syn::Signature,
+    pub block: &'a syn::Block,
+    pub kind: FnKind,
+    /// `crate::module::Type::name` (the trait for a default method).
+    pub site: String,
+}
+
+/// A `const` or `static` item (or an associated `const` of an impl).
+pub struct ConstItem<'a> {
+    pub vis: &'a syn::Visibility,
+    pub ident: &'a syn::Ident,
+    pub expr: &'a Expr,
+    pub is_static: bool,
+    /// An associated constant of an impl block.
+    pub in_impl: bool,
+}
+
+/// Where the walk stands, as collectors see it.
+pub struct View<'a> {
+    pub rel: &'a str,
+    /// The text the tree was parsed from: byte ranges of spans index it.
+    pub text: &'a str,
+    pub scope: Scope,
+    /// The enclosing functions, outermost first: `(name, site)`.
+    pub fns: Vec<(String, String)>,
+    /// Greater than zero inside a formatting or logging macro.
+    pub format_depth: usize,
+    /// Greater than zero inside any macro's re-parsed body.
+    pub macro_depth: usize,
+}
+
+impl View<'_> {
+    pub fn in_test(&self) -> bool {
+        self.scope.in_test()
+    }
+
+    /// Inside a formatting or logging macro (whose arguments define nothing).
+    pub fn in_format(&self) -> bool {
+        self.format_depth > 0
+    }
+
+    /// The innermost enclosing function's name.
+    pub fn function(&self) -> Option<&str> {
+        self.fns.last().map(|(n, _)| n.as_str())
+    }
+
+    /// The innermost enclosing function's site, or `crate::module::<item>` outside functions.
+    pub fn function_site(&self) -> String {
+        match self.fns.last() {
+            Some((_, site)) => site.clone(),
+            None => self.scope.site("<item>"),
+        }
+    }
+}
+
+/// What an analysis does at each point of the walk. Every hook has an empty default; hooks
+/// get the syntax node for the duration of the call (macro bodies are temporaries), so a
+/// collector keeps plain data, never references into the tree.
+#[allow(unused_variables)]
+pub trait Collector {
+    /// Once, before anything else, with the whole file.
+    fn file(&mut self, v: &View, file: &syn::File) {}
+    /// Every item (also those inside item macros), before its contents.
+    fn item(&mut self, v: &View, item: &syn::Item) {}
+    /// A function with a body, after its test-ness has been entered, before its body.
+    fn enter_fn(&mut self, v: &View, f: &FnItem) {}
+    fn leave_fn(&mut self, v: &View, f: &FnItem) {}
+    fn enter_const(&mut self, v: &View, c: &ConstItem) {}
+    fn leave_const(&mut self, v: &View, c: &ConstItem) {}
+    fn local(&mut self, v: &View, l: &syn::Local) {}
+    /// Every expression, outer before inner.
+    fn expr(&mut self, v: &View, e: &Expr) {}
+    /// Every path expression, also those written as patterns (`MAX => ..`).
+    fn path(&mut self, v: &View, p: &syn::ExprPath) {}
+    /// Every macro call, with its body parsed as expressions when it is a list of them (`None`
+    /// for a formatting macro nobody asked for, or a body of another grammar).
+    fn macro_call(&mut self, v: &View, mac: &Macro, name: &str, args: Option<&[Expr]>) {}
+}
+
+/// How to walk.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Walk {
+    /// Parse and walk the bodies of formatting and logging macros too.
+    pub format_macros: bool,
+}
+
+/// What the walk itself learns about a file.
+#[derive(Debug, Default)]
+pub struct Walked {
+    /// Out-of-line modules declared in test code (`#[cfg(test)] mod tests;`), as
+    /// `crate::module::name`: their files are test code.
+    pub test_modules: Vec<String>,
+}
+
+impl Walk {
+    /// Walk `file` (parsed from `text`, at `rel`) from `scope`, feeding every collector.
+    pub fn run(
+        self,
+        rel: &str,
+        text: &str,
+        scope: Scope,
+        file: &syn::File,
+        collectors: &mut [&mut dyn Collector],
+    ) -> Walked {
+        let mut w = Walker {
+            opts: self,
+            view: View {
+                rel,
+                text,
+                scope,
+                fns: Vec::new(),
+                format_depth: 0,
+                macro_depth: 0,
+            },
+            collectors,
+            out: Walked::default(),
+        };
+        for c in w.collectors.iter_mut() {
+            c.file(&w.view, file);
+        }
+        w.visit_file(file);
+        w.out
+    }
+}
+
+struct Walker<'v, 'c, 'd> {
+    opts: Walk,
+    view: View<'v>,
+    collectors: &'c mut [&'d mut dyn Collector],
+    out: Walked,
+}
+
+impl Walker<'_, '_, '_> {
+    fn each(&mut self, mut f: impl FnMut(&mut dyn Collector, &View)) {
+        for c in self.collectors.iter_mut() {
+            f(&mut **c, &self.view);
+        }
+    }
+
+    fn function(&mut self, f: FnItem, body: impl FnOnce(&mut Self)) {
+        let test = is_test_fn(f.attrs) || is_cfg_test(f.attrs);
+        self.view.scope.push_test(test);
+        self.view
+            .fns
+            .push((f.sig.ident.to_string(), f.site.clone()));
+        self.each(|c, v| c.enter_fn(v, &f));
+        body(self);
+        self.each(|c, v| c.leave_fn(v, &f));
+        self.view.fns.pop();
+        self.view.scope.pop_test(test);
+    }
+
+    fn fn_item<'a>(
+        &self,
+        attrs: &'a [syn::Attribute],
+        sig: &'a syn::Signature,
+        block: &'a syn::Block,
+        kind: FnKind,
+    ) -> FnItem<'a> {
+        FnItem {
+            attrs,
+            sig,
+            block,
+            kind,
+            site: self.view.scope.site(&sig.ident.to_string()),
+        }
+    }
+
+    fn constant(&mut self, attrs: &[syn::Attribute], c: ConstItem, body: impl FnOnce(&mut Self)) {
+        let test = is_cfg_test(attrs);
+        self.view.scope.push_test(test);
+        self.each(|col, v| col.enter_const(v, &c));
+        body(self);
+        self.each(|col, v| col.leave_const(v, &c));
+        self.view.scope.pop_test(test);
+    }
+}
+
+impl<'ast> Visit<'ast> for Walker<'_, '_, '_> {
+    fn visit_item(&mut self, i: &'ast syn::Item) {
+        self.each(|c, v| c.item(v, i));
+        visit::visit_item(self, i);
+    }
+
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        if m.content.is_none() && (is_cfg_test(&m.attrs) || self.view.in_test()) {
+            self.out
+                .test_modules
+                .push(format!("{}::{}", self.view.scope.module(), m.ident));
+        }
+        let entered = self.view.scope.enter_mod(m);
+        visit::visit_item_mod(self, m);
+        self.view.scope.leave(entered);
+    }
+
+    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        let entered = self.view.scope.enter_impl(i);
+        visit::visit_item_impl(self, i);
+        self.view.scope.leave(entered);
+    }
+
+    fn visit_item_trait(&mut self, t: &'ast syn::ItemTrait) {
+        let entered = self.view.scope.enter_trait(t);
+        visit::visit_item_trait(self, t);
+        self.view.scope.leave(entered);
+    }
+
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        let item = self.fn_item(&f.attrs, &f.sig, &f.block, FnKind::Free);
+        self.function(item, |w| visit::visit_item_fn(w, f));
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        let item = self.fn_item(&f.attrs, &f.sig, &f.block, FnKind::Impl);
+        self.function(item, |w| visit::visit_impl_item_fn(w, f));
+    }
+
+    fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
+        // A default method is code like any other; a bare signature has nothing to walk.
+        if let Some(block) = &f.default {
+            let item = self.fn_item(&f.attrs, &f.sig, block, FnKind::TraitDefault);
+            self.function(item, |w| visit::visit_trait_item_fn(w, f));
+        }
+    }
+
+    fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
+        let item = ConstItem {
+            vis: &c.vis,
+            ident: &c.ident,
+            expr: &c.expr,
+            is_static: false,
+            in_impl: false,
+        };
+        self.constant(&c.attrs, item, |w| visit::visit_item_const(w, c));
+    }
+
+    fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
+        let item = ConstItem {
+            vis: &s.vis,
+            ident: &s.ident,
+            expr: &s.expr,
+            is_static: true,
+            in_impl: false,
+        };
+        self.constant(&s.attrs, item, |w| visit::visit_item_static(w, s));
+    }
+
+    fn visit_impl_item_const(&mut self, c: &'ast syn::ImplItemConst) {
+        let item = ConstItem {
+            vis: &c.vis,
+            ident: &c.ident,
+            expr: &c.expr,
+            is_static: false,
+            in_impl: true,
+        };
+        self.constant(&[], item, |w| visit::visit_impl_item_const(w, c));
+    }
+
+    fn visit_local(&mut self, l: &'ast syn::Local) {
+        self.each(|c, v| c.local(v, l));
+        visit::visit_local(self, l);
+    }
+
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        self.each(|c, v| c.expr(v, e));
+        visit::visit_expr(self, e);
+    }
+
+    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+        self.each(|c, v| c.path(v, p));
+        visit::visit_expr_path(self, p);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast Macro) {
+        let name = last_segment(&mac.path).unwrap_or_default();
+        let format = FORMAT_MACROS.contains(&name.as_str());
+        if format && !self.opts.format_macros {
+            self.each(|c, v| c.macro_call(v, mac, &name, None));
+            return;
+        }
+        let args = macro_args(mac);
+        self.each(|c, v| c.macro_call(v, mac, &name, args.as_deref()));
+        self.view.format_depth += usize::from(format);
+        self.view.macro_depth += 1;
+        if let Some(args) = &args {
+            for a in args {
+                self.visit_expr(a);
+            }
+        } else if let Ok(items) = mac.parse_body::<syn::File>() {
+            // Items wrapped in a macro (`cfg_rt! { pub struct Builder { .. } }`, `cfg_if!`) are
+            // code like any other.
+            for item in &items.items {
+                self.visit_item(item);
+            }
+        }
+        self.view.macro_depth -= 1;
+        self.view.format_depth -= usize::from(format);
+    }
+}
