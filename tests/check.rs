@@ -4,36 +4,6 @@ use std::collections::BTreeMap;
 
 use crate::support::*;
 
-/// `(file, line) -> rules` from the `//~ RULE` annotations of the Rust files under a fixture
-/// and the `#~ RULE` annotations of its TOML files.
-fn annotations(name: &str) -> BTreeMap<(String, usize), Vec<String>> {
-    let root = fixture(name);
-    let mut out = BTreeMap::new();
-    for entry in walkdir::WalkDir::new(&root) {
-        let entry = entry.unwrap();
-        let marker = match entry.path().extension().and_then(|e| e.to_str()) {
-            Some("rs") => "//~",
-            Some("toml") => "#~",
-            _ => continue,
-        };
-        let rel = entry
-            .path()
-            .strip_prefix(&root)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
-        let text = std::fs::read_to_string(entry.path()).unwrap();
-        for (i, line) in text.lines().enumerate() {
-            if let Some((_, rules)) = line.split_once(marker) {
-                let mut rules: Vec<String> = rules.split_whitespace().map(String::from).collect();
-                rules.sort();
-                out.insert((rel.clone(), i + 1), rules);
-            }
-        }
-    }
-    out
-}
-
 fn found(report: &serde_json::Value) -> BTreeMap<(String, usize), Vec<String>> {
     let mut out: BTreeMap<(String, usize), Vec<String>> = BTreeMap::new();
     for f in report["findings"].as_array().unwrap() {
@@ -341,4 +311,24 @@ fn github_format_annotates_each_finding_at_its_path_in_the_checkout() {
         "{}",
         lines[3]
     );
+}
+
+#[test]
+fn each_subcommand_accepts_only_the_flags_it_uses() {
+    let out = capcheck(&[
+        "rules",
+        "--full-parse",
+        "-p",
+        "nonexistent",
+        "--exclude",
+        "x",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let help = stdout(&capcheck(&["measure", "--help"]));
+    for flag in ["--full-parse", "--package", "--exclude"] {
+        assert!(!help.contains(flag), "measure --help lists {flag}:\n{help}");
+    }
+    let help = stdout(&capcheck(&["mutants", "--help"]));
+    assert!(!help.contains("--full-parse"), "{help}");
+    assert!(stdout(&capcheck(&["check", "--help"])).contains("--full-parse"));
 }

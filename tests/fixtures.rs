@@ -96,26 +96,6 @@ fn seed_stage_2_reports_two_boxes_identical_along_every_capacity_input() {
     assert_eq!(two["varying"], serde_json::json!(["name"]));
 }
 
-/// A scratch copy of a fixture crate, so that a test can edit it.
-fn copy_fixture(name: &str) -> tempfile::TempDir {
-    let src = fixture(name);
-    let dir = tempfile::tempdir().unwrap();
-    for entry in walkdir::WalkDir::new(&src) {
-        let entry = entry.unwrap();
-        let rel = entry.path().strip_prefix(&src).unwrap();
-        if rel.starts_with("target") {
-            continue;
-        }
-        let to = dir.path().join(rel);
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&to).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &to).unwrap();
-        }
-    }
-    dir
-}
-
 #[test]
 fn a_third_different_box_makes_the_two_boxes_report_disappear() {
     let copy = copy_fixture("seed-2-measured");
@@ -176,4 +156,33 @@ fn github_format_gives_one_notice_per_report() {
          values of `two_boxes` are identical along kv_cache_tokens, max_num_seqs, \
          p90_prompt_tokens\n"
     );
+}
+
+/// A report with its place left out: what it says about the fixture.
+fn without_place(report: &serde_json::Value) -> Vec<serde_json::Value> {
+    let mut out = report["fixtures"].as_array().unwrap().clone();
+    for r in &mut out {
+        let r = r.as_object_mut().unwrap();
+        r.remove("file");
+        r.remove("line");
+    }
+    out
+}
+
+#[test]
+fn an_out_of_line_test_module_is_test_code_like_an_inline_one() {
+    let (code, inline) = fixtures_json(&fixture("test-module-inline").join("Cargo.toml"));
+    assert_eq!(code, 0);
+    let (code, outline) = fixtures_json(&fixture("test-module-outline").join("Cargo.toml"));
+    assert_eq!(code, 0);
+    let reports = without_place(&inline);
+    assert_eq!(reports.len(), 2, "{inline}");
+    assert_eq!(without_place(&outline), reports);
+    let files: Vec<&str> = outline["fixtures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, ["src/tests.rs", "src/tests.rs"]);
 }

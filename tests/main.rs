@@ -6,5 +6,6 @@ mod fixtures;
 mod manifest;
 mod measure;
 mod mutants;
+mod operators;
 mod sparse;
 mod support;

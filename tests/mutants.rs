@@ -24,22 +24,8 @@ struct Copy {
 }
 
 fn copy(name: &'static str) -> Copy {
-    let ws = tempfile::tempdir().unwrap();
-    let from = fixture(name);
-    for entry in walkdir::WalkDir::new(&from)
-        .into_iter()
-        .filter_entry(|e| e.file_name() != "target")
-    {
-        let entry = entry.unwrap();
-        let to = ws.path().join(entry.path().strip_prefix(&from).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&to).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &to).unwrap();
-        }
-    }
     Copy {
-        ws,
+        ws: copy_fixture(name),
         scratch: tempfile::tempdir().unwrap(),
         name,
     }
@@ -79,9 +65,13 @@ impl Copy {
     }
 
     fn run_in(&self, dir: &Path, extra: &[&str]) -> Output {
+        self.run_env(dir, &[], extra)
+    }
+
+    fn run_env(&self, dir: &Path, env: &[(&str, &str)], extra: &[&str]) -> Output {
         let args = self.args(extra);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        capcheck_in(dir, &args)
+        capcheck_env(dir, env, &args)
     }
 
     /// `mutants --format json ..`: exit code and report.
@@ -214,22 +204,7 @@ fn in_diff_keeps_only_mutants_on_changed_lines() {
 #[test]
 fn from_history_puts_back_the_deleted_per_unit_cap() {
     let c = copy("seed-1-typed-cap");
-    let git = |args: &[&str]| {
-        let out = Command::new("git")
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .current_dir(c.root())
-            .output()
-            .expect("git runs");
-        assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
-    };
+    let git = |args: &[&str]| git(c.root(), args);
     git(&["init", "-q"]);
     git(&["add", "-A"]);
     git(&["commit", "-qm", "typed cap"]);
@@ -667,4 +642,72 @@ fn a_path_dependency_outside_the_workspace_still_builds_in_the_scratch_copy() {
         .count();
     assert!(killed >= 1, "{report:#}");
     assert_eq!(tree(copy.root()), before, "neither crate was written");
+}
+
+#[test]
+fn a_survivor_in_a_trait_default_method_is_explained_and_each_file_is_parsed_once() {
+    let c = copy("mutants-trait-default");
+    let out = c.run_env(
+        c.root(),
+        &[("CAPCHECK_TRACE", "parse")],
+        &["--format", "json", "--operator", "swap-min-max"],
+    );
+    let (code, report) = json_of(&out);
+    assert_eq!(code, 1, "a survivor exits 1: {}", stderr(&out));
+    let survivors: Vec<&Value> = report["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["outcome"] == "survived")
+        .collect();
+    assert_eq!(survivors.len(), 1, "{report}");
+    assert_eq!(survivors[0]["function"], "trait_default::Fleet::narrowest");
+    assert_eq!(
+        survivors[0]["explanation"],
+        "survived because both boxes in `two_boxes()` (tests/fleet.rs:3) have the same \
+         max_num_seqs, so the narrowest and the widest box are the same box: vary one of them"
+    );
+    // The whole run (index, operators, fixture analysis for the explanation) parsed each file
+    // of the workspace once.
+    let err = stderr(&out);
+    let mut parsed: Vec<&str> = err
+        .lines()
+        .filter_map(|l| l.strip_prefix("capcheck: parse "))
+        .collect();
+    parsed.sort();
+    assert_eq!(parsed, ["src/lib.rs", "tests/fleet.rs"], "{err}");
+}
+
+#[test]
+fn guards_and_manifest_entries_name_sites_by_the_same_rule() {
+    // `Controller::fleet_ceiling` names the function for a guard, as `Config::max_limit`
+    // names a field for a manifest entry (a `::`-aligned suffix of two segments or more).
+    let c = copy("seed-3-no-cap");
+    c.add_guard("healthy * 8");
+    let (code, list) = c.json(&["--list", "--operator", "guard"]);
+    assert_eq!(code, 0);
+    assert_eq!(list.as_array().unwrap().len(), 1, "{list}");
+    let (_, report) = check_json("seed-3-no-cap", &[]);
+    let unmatched = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "unmatched-manifest-entry")
+        .count();
+    assert_eq!(unmatched, 0, "{report}");
+    // One segment alone names no site, for a guard as for a manifest entry.
+    let manifest = c.root().join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        text.replace("Controller::fleet_ceiling", "fleet_ceiling"),
+    )
+    .unwrap();
+    let out = c.run(&["--list"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("`fleet_ceiling` is one segment"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -1,5 +1,6 @@
 //! Running the real binary hermetically, and finding fixtures.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -13,8 +14,14 @@ pub fn fixture(name: &str) -> PathBuf {
 /// `cargo-capcheck ARGS` in `dir`, colour off, with cargo's environment of the test run removed
 /// so the child sees what a user's shell would give it.
 pub fn capcheck_in(dir: &Path, args: &[&str]) -> Output {
+    capcheck_env(dir, &[], args)
+}
+
+/// [`capcheck_in`] with extra environment variables.
+pub fn capcheck_env(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cargo-capcheck"))
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(dir)
         .env("NO_COLOR", "1")
         .env_remove("CARGO_TARGET_DIR")
@@ -87,4 +94,77 @@ pub fn scratch(files: &[(&str, &str)]) -> tempfile::TempDir {
         std::fs::write(p, text).unwrap();
     }
     dir
+}
+
+/// `(file, line) -> rules` from the `//~ RULE` annotations of the Rust files under a fixture
+/// and the `#~ RULE` annotations of its TOML files; `ID=N` stands for N of them.
+pub fn annotations(name: &str) -> BTreeMap<(String, usize), Vec<String>> {
+    let root = fixture(name);
+    let mut out = BTreeMap::new();
+    for entry in walkdir::WalkDir::new(&root) {
+        let entry = entry.unwrap();
+        let marker = match entry.path().extension().and_then(|e| e.to_str()) {
+            Some("rs") => "//~",
+            Some("toml") => "#~",
+            _ => continue,
+        };
+        let rel = entry
+            .path()
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            if let Some((_, rules)) = line.split_once(marker) {
+                let mut rules: Vec<String> = rules
+                    .split_whitespace()
+                    .flat_map(|r| match r.split_once('=') {
+                        Some((id, n)) => vec![id.to_string(); n.parse().expect("ID=N")],
+                        None => vec![r.to_string()],
+                    })
+                    .collect();
+                rules.sort();
+                out.insert((rel.clone(), i + 1), rules);
+            }
+        }
+    }
+    out
+}
+
+/// A copy of a fixture (without its `target/`) in a temporary folder.
+pub fn copy_fixture(name: &str) -> tempfile::TempDir {
+    let ws = tempfile::tempdir().unwrap();
+    let from = fixture(name);
+    for entry in walkdir::WalkDir::new(&from)
+        .into_iter()
+        .filter_entry(|e| e.file_name() != "target")
+    {
+        let entry = entry.unwrap();
+        let to = ws.path().join(entry.path().strip_prefix(&from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&to).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+    ws
+}
+
+/// `git ARGS` in `dir`, as a user with a name and no signing; panics when git fails.
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
 }
