@@ -15,6 +15,12 @@ impl Site {
         site == pattern || (pattern.contains("::") && site.ends_with(&format!("::{pattern}")))
     }
 
+    /// The site of `name` inside `parent` (a binding in a function, an API called there):
+    /// `crate::m::f` + `permits` -> `crate::m::f::permits`.
+    pub fn child(parent: &str, name: &str) -> String {
+        format!("{parent}::{name}")
+    }
+
     /// Why `pattern` can never name a site, if it cannot.
     pub fn check_pattern(pattern: &str) -> Result<(), String> {
         let segments: Vec<&str> = pattern.split("::").collect();

@@ -87,7 +87,7 @@ impl Extractor<'_> {
 
     fn named_let(&mut self, v: &View, name: &str, value: u64, loc: Loc) {
         self.facts.named_lits.push(NamedLit {
-            site: format!("{}::{name}", v.function_site()),
+            site: crate::site::Site::child(&v.function_site(), name),
             ident: name.to_string(),
             value,
             loc,

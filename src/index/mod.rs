@@ -278,10 +278,9 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
                 continue;
             }
             out.push(Capacity {
-                site: format!(
-                    "{}::{}",
-                    a.site,
-                    a.api.trim_start_matches('.').trim_end_matches("()")
+                site: crate::site::Site::child(
+                    &a.site,
+                    a.api.trim_start_matches('.').trim_end_matches("()"),
                 ),
                 item: a.api.clone(),
                 value: v,

@@ -10,11 +10,36 @@ pub mod registry;
 pub mod suppress;
 pub mod unmeasured;
 
+use crate::catalog::Rule;
 use crate::finding::{self, Finding};
 use crate::index::Index;
 use crate::manifest::Manifest;
 use crate::manifest::model::Date;
 use levels::Levels;
+
+/// The pass that reports a rule: some passes report several rules at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    ParseError,
+    Manifest,
+    PerUnitCap,
+    Pinned,
+}
+
+/// Every rule's pass; the match makes a new rule a compile error until it has one.
+fn pass(rule: Rule) -> Pass {
+    match rule {
+        Rule::ParseError => Pass::ParseError,
+        Rule::UnmeasuredCapacity
+        | Rule::CapacityMismatch
+        | Rule::CapBelowNaturalBound
+        | Rule::CapNeverReached
+        | Rule::StaleMeasurement
+        | Rule::UnmatchedManifestEntry => Pass::Manifest,
+        Rule::PerUnitCap => Pass::PerUnitCap,
+        Rule::PinnedCapacityAssertion => Pass::Pinned,
+    }
+}
 
 /// Run every rule over the index; findings come back sorted, with configured levels applied and
 /// `allow`ed ones dropped.
@@ -24,11 +49,21 @@ pub fn run(
     levels: &Levels,
     today: Date,
 ) -> Vec<Finding> {
+    let mut passes: Vec<Pass> = Vec::new();
+    for p in Rule::ALL.iter().map(|r| pass(*r)) {
+        if !passes.contains(&p) {
+            passes.push(p);
+        }
+    }
     let mut out = Vec::new();
-    out.extend(parse_error::check(index));
-    out.extend(manifest::check(index, manifest, today));
-    out.extend(per_unit_cap::check(index));
-    out.extend(pinned::check(index));
+    for p in passes {
+        out.extend(match p {
+            Pass::ParseError => parse_error::check(index),
+            Pass::Manifest => manifest::check(index, manifest, today),
+            Pass::PerUnitCap => per_unit_cap::check(index),
+            Pass::Pinned => pinned::check(index),
+        });
+    }
     for f in &mut out {
         f.severity = levels.level(&f.rule, f.severity);
     }
@@ -38,12 +73,7 @@ pub fn run(
 }
 
 /// A finding of `rule` at its default level.
-pub fn finding(
-    rule: crate::catalog::Rule,
-    loc: crate::syntax::Loc,
-    message: String,
-    label: String,
-) -> Finding {
+pub fn finding(rule: Rule, loc: crate::syntax::Loc, message: String, label: String) -> Finding {
     Finding {
         rule: rule.id().to_string(),
         severity: rule.meta().level,

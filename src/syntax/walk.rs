@@ -243,9 +243,10 @@ impl<'ast> Visit<'ast> for Walker<'_, '_, '_> {
 
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
         if m.content.is_none() && (is_cfg_test(&m.attrs) || self.view.in_test()) {
-            self.out
-                .test_modules
-                .push(format!("{}::{}", self.view.scope.module(), m.ident));
+            self.out.test_modules.push(crate::site::Site::child(
+                &self.view.scope.module(),
+                &m.ident.to_string(),
+            ));
         }
         let entered = self.view.scope.enter_mod(m);
         visit::visit_item_mod(self, m);
