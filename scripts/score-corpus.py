@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Score `cargo capcheck check` against the hand labels in corpus/labels/*.toml.
+
+Usage: scripts/score-corpus.py [CAPCHECK_BIN]   (after scripts/fetch-corpus.sh)
+
+Each label file names the files it labels exhaustively: every capacity literal in them is a
+`[[capacity]]` label, and `[[not_capacity]]` labels are literals a reader could mistake for one.
+A capacity is found when an `unmeasured-capacity` or `per-unit-cap` finding sits on its file and
+line. A finding of those rules on any other line of a labelled file is a false alarm (the files
+are labelled exhaustively), and is listed. Pin findings (`pinned-capacity-assertion`) are counted
+per crate, for classification by hand. Prints one row per crate and the totals."""
+import json, os, subprocess, sys, tomllib
+from collections import defaultdict
+
+here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+corpus = os.environ.get("CORPUS_DIR", "/tmp/capcheck-corpus")
+binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "target/release/cargo-capcheck")
+FOUND_BY = {"unmeasured-capacity", "per-unit-cap"}
+
+out = subprocess.run(
+    [binary, "check", "--workspace", "--format", "json",
+     "--manifest-path", os.path.join(corpus, "ws/Cargo.toml")],
+    capture_output=True, text=True)
+if out.returncode not in (0, 1):
+    sys.exit(f"capcheck failed ({out.returncode}): {out.stderr}")
+findings = json.loads(out.stdout)["findings"]
+by_place = defaultdict(list)
+for f in findings:
+    by_place[(f["file"], f["line"])].append(f)
+
+rows, totals = [], defaultdict(int)
+alarms = []
+for name in sorted(os.listdir(os.path.join(here, "corpus/labels"))):
+    labels = tomllib.load(open(os.path.join(here, "corpus/labels", name), "rb"))
+    root = f"crates/{labels['crate']}-{labels['version']}/"
+    caps = labels.get("capacity", [])
+    nots = labels.get("not_capacity", [])
+    cap_lines = {(root + c["file"], c["line"]) for c in caps}
+    not_lines = {(root + c["file"], c["line"]) for c in nots}
+    found = [c for c in caps
+             if any(f["rule"] in FOUND_BY for f in by_place[(root + c["file"], c["line"])])]
+    missed = [c for c in caps if c not in found]
+    labelled_files = {root + f for f in labels["files"]}
+    fa = [f for f in findings
+          if f["rule"] in FOUND_BY and f["file"] in labelled_files
+          and (f["file"], f["line"]) not in cap_lines]
+    pins = [f for f in findings
+            if f["rule"] == "pinned-capacity-assertion" and f["file"].startswith(root)]
+    on_decoys = sum(1 for f in fa if (f["file"], f["line"]) in not_lines)
+    rows.append((labels["crate"], labels["version"], len(caps), len(found), len(nots),
+                 len(fa), on_decoys, len(pins)))
+    for k, v in zip(["caps", "found", "nots", "fa", "decoys", "pins"], rows[-1][2:]):
+        totals[k] += v
+    for c in missed:
+        alarms.append(f"  missed  {root}{c['file']}:{c['line']}  {c['what']}")
+    for f in fa:
+        alarms.append(f"  alarm   {f['file']}:{f['line']}  {f['message']}")
+
+print(f"{'crate':28} {'caps':>5} {'found':>6} {'recall':>7} {'non-caps':>8} {'alarms':>7} {'per10':>6} {'pins':>5}")
+for c, v, caps, found, nots, fa, dec, pins in rows:
+    recall = f"{100 * found / caps:.0f}%" if caps else "-"
+    per10 = f"{10 * fa / nots:.1f}" if nots else "-"
+    print(f"{c + ' ' + v:28} {caps:5} {found:6} {recall:>7} {nots:8} {fa:7} {per10:>6} {pins:5}")
+t = totals
+recall = f"{100 * t['found'] / t['caps']:.1f}%" if t["caps"] else "-"
+per10 = f"{10 * t['fa'] / t['nots']:.2f}" if t["nots"] else "-"
+print(f"{'TOTAL':28} {t['caps']:5} {t['found']:6} {recall:>7} {t['nots']:8} {t['fa']:7} {per10:>6} {t['pins']:5}")
+print("\n".join(alarms))
