@@ -5,11 +5,17 @@
 use syn::Expr;
 use syn::spanned::Spanned;
 
+use crate::index::CapacityKind;
 use crate::index::facts::*;
 use crate::index::tables::Tables;
 use crate::index::value::{Operand, Val, is_const_name};
 use crate::syntax::walk::{Collector, ConstItem, FnItem, View};
 use crate::syntax::{FileRole, Loc, loc_of, path_ends_with, snippet};
+
+/// The location of the literal an expression's value is (through wrappers and fallbacks).
+fn lit_loc(rel: &str, e: &Expr) -> Loc {
+    crate::syntax::expr_loc(rel, crate::index::value::carried(e))
+}
 
 /// Collects one file's [`FileFacts`].
 pub struct Extractor<'a> {
@@ -50,23 +56,66 @@ impl<'a> Extractor<'a> {
 impl Extractor<'_> {
     fn const_item(&mut self, v: &View, c: &ConstItem) {
         let val = Val::of(c.expr);
-        if matches!(val, Val::Other) {
-            return;
-        }
         let visibility = match c.vis {
             syn::Visibility::Public(_) => Visibility::Public,
             syn::Visibility::Restricted(_) => Visibility::Crate,
             syn::Visibility::Inherited => Visibility::Private(v.scope.module()),
         };
+        let name = c.ident.to_string();
+        if matches!(val, Val::Other) {
+            // `const MAX_BATCH: usize = if cfg!(..) { 64 } else { 16 };`: each branch's literal.
+            if self.tables.capacity_names.matches(&name) {
+                let kind = if c.is_static {
+                    CapacityKind::Static
+                } else {
+                    CapacityKind::Const
+                };
+                let site = v.scope.site(&name);
+                self.leaf_lits(v, c.expr, &site, &name, kind, &visibility);
+            }
+            return;
+        }
+        let loc = match val {
+            Val::Lit(_) => lit_loc(v.rel, c.expr),
+            _ => crate::syntax::expr_loc(v.rel, c.expr),
+        };
         self.facts.consts.push(ConstDef {
-            ident: c.ident.to_string(),
-            site: v.scope.site(&c.ident.to_string()),
+            ident: name.clone(),
+            site: v.scope.site(&name),
             val,
-            loc: crate::syntax::expr_loc(v.rel, c.expr),
+            loc,
             visibility,
             is_static: c.is_static,
             in_test: v.in_test(),
         });
+    }
+
+    /// Every literal that sets `expr`'s value (`value::leaves`: branches, fallbacks, bounds) as a
+    /// named literal of `site`; a literal of 0 sets nothing.
+    fn leaf_lits(
+        &mut self,
+        v: &View,
+        expr: &Expr,
+        site: &str,
+        name: &str,
+        kind: CapacityKind,
+        visibility: &Visibility,
+    ) {
+        for leaf in crate::index::value::leaves(expr) {
+            let Val::Lit(value) = Val::of(leaf) else {
+                continue;
+            };
+            self.facts.named_lits.push(NamedLit {
+                site: site.to_string(),
+                ident: name.to_string(),
+                value,
+                loc: crate::syntax::expr_loc(v.rel, leaf),
+                in_test: v.in_test(),
+                kind,
+                visibility: visibility.clone(),
+                flows: Vec::new(),
+            });
+        }
     }
 
     /// The capacity API this call matches, with the argument that carries the capacity.
@@ -92,7 +141,8 @@ impl Extractor<'_> {
             value,
             loc,
             in_test: v.in_test(),
-            is_fn: false,
+            kind: CapacityKind::Let,
+            visibility: Visibility::Public,
             flows: Vec::new(),
         });
     }
@@ -131,6 +181,15 @@ impl Extractor<'_> {
         let operand = Operand::new(arg, v.rel, v.text);
         if operand.val == Val::Other {
             self.local_flow(v, &api, arg, operand.loc.clone());
+            // `Semaphore::new(n.min(64))`, `.buffer_unordered(if fast { 32 } else { 8 })`.
+            for leaf in crate::index::value::leaves(arg) {
+                self.facts.api_args.push(ApiArg {
+                    api: api.clone(),
+                    site: v.function_site(),
+                    arg: Operand::new(leaf, v.rel, v.text),
+                    in_test: v.in_test(),
+                });
+            }
         }
         if let Val::Const(ident) = &operand.val {
             // The constant's own location (not `N as usize`'s), so the plain reference recorded
@@ -230,23 +289,16 @@ impl Extractor<'_> {
         }
     }
 
+    /// A function whose whole body is its value (`fn max_batch() -> usize { 32 }`, or a `match`
+    /// of literals): each literal is a capacity when the name is one's.
     fn fn_body_literal(&mut self, v: &View, sig: &syn::Signature, block: &syn::Block) {
         let [syn::Stmt::Expr(e, None)] = block.stmts.as_slice() else {
             return;
         };
-        if let Val::Lit(value) = Val::of(e) {
-            let name = sig.ident.to_string();
-            if self.tables.capacity_names.matches(&name) {
-                self.facts.named_lits.push(NamedLit {
-                    site: v.scope.site(&name),
-                    ident: name,
-                    value,
-                    loc: crate::syntax::expr_loc(v.rel, e),
-                    in_test: v.in_test(),
-                    is_fn: true,
-                    flows: Vec::new(),
-                });
-            }
+        let name = sig.ident.to_string();
+        if self.tables.capacity_names.matches(&name) {
+            let site = v.scope.site(&name);
+            self.leaf_lits(v, e, &site, &name, CapacityKind::Fn, &Visibility::Public);
         }
     }
 
@@ -266,38 +318,46 @@ impl Extractor<'_> {
                 continue;
             };
             let val = Val::of(&f.expr);
+            let site = v.scope.field_site(&ty, &name.to_string());
             if matches!(val, Val::Other) {
+                let field = name.to_string();
+                if self.tables.capacity_names.matches(&field) {
+                    let public = Visibility::Public;
+                    self.leaf_lits(v, &f.expr, &site, &field, CapacityKind::Field, &public);
+                }
                 continue;
             }
+            let loc = match val {
+                Val::Lit(_) => lit_loc(v.rel, &f.expr),
+                _ => crate::syntax::expr_loc(v.rel, &f.expr),
+            };
             self.facts.fields.push(FieldInit {
                 type_name: ty.clone(),
                 field: name.to_string(),
-                site: v.scope.field_site(&ty, &name.to_string()),
+                site,
                 val,
-                loc: crate::syntax::expr_loc(v.rel, &f.expr),
+                loc,
                 in_test: v.in_test(),
                 function: v.function_site(),
             });
         }
     }
 
-    fn product(&mut self, v: &View, b: &syn::ExprBinary) {
+    /// `a * b`, or `a.saturating_mul(b)` and its kin.
+    fn product(&mut self, v: &View, l: &Expr, r: &Expr) {
         // Only a product with a literal, constant or field on one side and something else on the
         // other can be a per-unit cap; the cheap reduction decides before spans are computed.
         let candidate = |v: &Val| matches!(v, Val::Lit(_) | Val::Const(_) | Val::Field(_));
-        let (lv, rv) = (Val::of(&b.left), Val::of(&b.right));
-        if !(matches!(b.op, syn::BinOp::Mul(_))
-            && (candidate(&lv) || candidate(&rv))
-            && !(lv.is_lit() && rv.is_lit()))
-        {
+        let (lv, rv) = (Val::of(l), Val::of(r));
+        if !((candidate(&lv) || candidate(&rv)) && !(lv.is_lit() && rv.is_lit())) {
             return;
         }
-        let left = Operand::new(&b.left, v.rel, v.text);
-        let right = Operand::new(&b.right, v.rel, v.text);
-        let loc = Loc::join(v.rel, b.left.span(), b.right.span());
+        let left = Operand::new(l, v.rel, v.text);
+        let right = Operand::new(r, v.rel, v.text);
+        let loc = Loc::join(v.rel, l.span(), r.span());
         let text = v
             .text
-            .get(b.left.span().byte_range().start..b.right.span().byte_range().end)
+            .get(l.span().byte_range().start..r.span().byte_range().end)
             .map_or_else(|| format!("{} * {}", left.text, right.text), str::to_string);
         self.facts.products.push(Product {
             site: v.function_site(),
@@ -392,8 +452,14 @@ impl Collector for Extractor<'_> {
             return;
         };
         let name = ident.to_string();
+        if Val::of(&init.expr) == Val::Other && self.tables.capacity_names.matches(&name) {
+            // `let max_batch = match kind { A => 10_000, _ => 4096 };`
+            let site = crate::site::Site::child(&v.function_site(), &name);
+            let public = Visibility::Public;
+            self.leaf_lits(v, &init.expr, &site, &name, CapacityKind::Let, &public);
+        }
         if let Val::Lit(value) = Val::of(&init.expr) {
-            let loc = crate::syntax::expr_loc(v.rel, &init.expr);
+            let loc = lit_loc(v.rel, &init.expr);
             let mut named_lit = None;
             if self.tables.capacity_names.matches(&name) {
                 named_lit = Some(self.facts.named_lits.len());
@@ -430,6 +496,15 @@ impl Collector for Extractor<'_> {
                 }
             }
             Expr::MethodCall(m) => {
+                let mul = [
+                    "saturating_mul",
+                    "checked_mul",
+                    "wrapping_mul",
+                    "overflowing_mul",
+                ];
+                if m.args.len() == 1 && mul.iter().any(|x| m.method == x) {
+                    self.product(v, &m.receiver, &m.args[0]);
+                }
                 if let Some((api, arg)) = self.api_of_method(&m.method, m.args.len()) {
                     self.api_arg(v, api, &m.args[arg]);
                 }
@@ -439,7 +514,10 @@ impl Collector for Extractor<'_> {
                     }
                 }
             }
-            Expr::Binary(b) => self.product(v, b),
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::Mul(_)) => {
+                self.product(v, &b.left, &b.right)
+            }
+
             _ => {}
         }
     }

@@ -44,7 +44,8 @@ pub struct FieldInit {
     pub function: String,
 }
 
-/// A `let` binding or a function whose whole body is an integer literal.
+/// A literal that sets a named value: a `let` binding, a function's result, a `match` arm or
+/// `if` branch or bound of a `const`, `static` or field, a clap argument's default.
 #[derive(Debug, Clone, Serialize)]
 pub struct NamedLit {
     pub ident: String,
@@ -52,7 +53,10 @@ pub struct NamedLit {
     pub value: u64,
     pub loc: Loc,
     pub in_test: bool,
-    pub is_fn: bool,
+    /// How the literal is written: a `let`, a function's result, or a `const`, `static` or field
+    /// set by a branch, a fallback or a bound, or a field's clap default.
+    pub kind: crate::index::CapacityKind,
+    pub visibility: Visibility,
     /// The capacity APIs a `let` binding flows into in its function (`Semaphore::new(permits)`),
     /// with the argument's location: such a binding is a capacity whatever its name.
     pub flows: Vec<(String, Loc)>,

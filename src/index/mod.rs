@@ -19,9 +19,10 @@ pub use tables::Tables;
 pub use triggers::Triggers;
 
 /// How a capacity is written in the code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum CapacityKind {
+    #[default]
     Const,
     Static,
     Field,
@@ -250,11 +251,7 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
                 site: n.site.clone(),
                 item: n.ident.clone(),
                 value: n.value,
-                kind: if n.is_fn {
-                    CapacityKind::Fn
-                } else {
-                    CapacityKind::Let
-                },
+                kind: n.kind,
                 loc: n.loc.clone(),
                 api: n.flows.first().map(|(api, _)| api.clone()),
                 uses: n
@@ -266,7 +263,7 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
                     })
                     .collect(),
                 package: f.package.clone(),
-                visibility: facts::Visibility::Public,
+                visibility: n.visibility.clone(),
             });
         }
         for a in f.api_args.iter().filter(|x| !x.in_test) {

@@ -130,8 +130,10 @@ impl Val {
 
 /// The expression a wrapper carries, through any number of wrappers: parentheses, casts,
 /// references and derefs, `Some(..)`, `NonZeroUsize::new(..)` (and `new_unchecked`), `.unwrap()`,
-/// `.expect(..)` and `unsafe { .. }` around one expression. `NonZeroUsize::new(100).unwrap()` is
-/// how a capacity that must not be zero is often written.
+/// `.expect(..)` and `unsafe { .. }` around one expression, and the fallback of an `Option` or
+/// `Result` (`opt.unwrap_or(16)`, `.unwrap_or_else(|| 16)`, `.map_or(16, ..)`): the value a
+/// setting takes when nobody set it. `NonZeroUsize::new(100).unwrap()` is how a capacity that
+/// must not be zero is often written.
 pub fn carried(expr: &syn::Expr) -> &syn::Expr {
     use syn::Expr;
     let mut e = expr;
@@ -149,12 +151,88 @@ pub fn carried(expr: &syn::Expr) -> &syn::Expr {
             {
                 &m.receiver
             }
+            Expr::MethodCall(m) if m.method == "unwrap_or" && m.args.len() == 1 => &m.args[0],
+            Expr::MethodCall(m) if m.method == "map_or" && m.args.len() == 2 => &m.args[0],
+            Expr::MethodCall(m)
+                if (m.method == "unwrap_or_else" && m.args.len() == 1)
+                    || (m.method == "map_or_else" && m.args.len() == 2) =>
+            {
+                match &m.args[0] {
+                    Expr::Closure(c) if c.inputs.is_empty() => &c.body,
+                    _ => return e,
+                }
+            }
+            Expr::Block(b) if b.label.is_none() => match b.block.stmts.as_slice() {
+                [syn::Stmt::Expr(inner, None)] => inner,
+                _ => return e,
+            },
             Expr::Unsafe(u) => match u.block.stmts.as_slice() {
                 [syn::Stmt::Expr(inner, None)] => inner,
                 _ => return e,
             },
             _ => return e,
         };
+    }
+}
+
+/// The integer literals that set an expression's value, each with its own expression: through
+/// the wrappers [`carried`] sees through, every arm of a `match` and every branch of an `if`
+/// (`match kind { A => 10_000, _ => 4096 }`), and the bounds put on it (`n.min(8)`,
+/// `n.clamp(1, 4)`, `cmp::max(2, n)`). Arithmetic is not looked into: a product is a per-unit
+/// cap, not a setting.
+pub fn leaves(expr: &syn::Expr) -> Vec<&syn::Expr> {
+    let mut out = Vec::new();
+    leaves_into(expr, &mut out, 0);
+    out
+}
+
+fn leaves_into<'a>(expr: &'a syn::Expr, out: &mut Vec<&'a syn::Expr>, depth: usize) {
+    use syn::Expr;
+    if depth > 16 {
+        return;
+    }
+    let e = carried(expr);
+    let tail = |b: &'a syn::Block| match b.stmts.last() {
+        Some(syn::Stmt::Expr(x, None)) => Some(x),
+        _ => None,
+    };
+    match e {
+        Expr::Lit(_) if Val::of(e).is_lit() => out.push(e),
+        Expr::Match(m) => {
+            for arm in &m.arms {
+                leaves_into(&arm.body, out, depth + 1);
+            }
+        }
+        Expr::If(i) => {
+            if let Some(t) = tail(&i.then_branch) {
+                leaves_into(t, out, depth + 1);
+            }
+            if let Some((_, els)) = &i.else_branch {
+                leaves_into(els, out, depth + 1);
+            }
+        }
+        Expr::Block(b) => {
+            if let Some(t) = tail(&b.block) {
+                leaves_into(t, out, depth + 1);
+            }
+        }
+        Expr::MethodCall(m) if (m.method == "min" || m.method == "max") && m.args.len() == 1 => {
+            leaves_into(&m.receiver, out, depth + 1);
+            leaves_into(&m.args[0], out, depth + 1);
+        }
+        Expr::MethodCall(m) if m.method == "clamp" && m.args.len() == 2 => {
+            leaves_into(&m.receiver, out, depth + 1);
+            for a in &m.args {
+                leaves_into(a, out, depth + 1);
+            }
+        }
+        Expr::Call(c) if c.args.len() == 2 && matches!(Val::of(e), Val::Min(..) | Val::Max(..)) => {
+            for a in &c.args {
+                leaves_into(a, out, depth + 1);
+            }
+        }
+        // `x.unwrap_or(8).clamp(..)` and such: the receiver of any other call is not the value.
+        _ => {}
     }
 }
 
