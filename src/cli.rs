@@ -409,7 +409,7 @@ fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
         }
         Err(Stop::Interrupted) => {
             eprintln!("interrupted: children killed, scratch copies removed");
-            Ok(Exit::Interrupted)
+            Ok(Exit::interrupted_by(crate::mutate::process::signal()))
         }
         Err(Stop::Error(e)) => Err(e),
     }

@@ -156,6 +156,7 @@ pub fn run(args: &MutantsArgs, progress: &(dyn Fn(Event) + Sync)) -> Result<Muta
         target_dir: ws.target_dir.clone(),
         cargo_args: cargo_args(&args.workspace, &ws.root),
         log_dir: output.join(LOGS),
+        verdicts: output.join(crate::mutate::output::VERDICTS),
     };
     let pinned = pinned_tests(&listed.index);
     let pins = |failed: &[String]| {
@@ -191,10 +192,7 @@ pub fn default_output(target_dir: &Path) -> PathBuf {
 /// folder this tool created or marked (`merge --into` a foreign folder is refused).
 pub fn write_output(output: &Path, report: &MutantsReport, root: &Path) -> anyhow::Result<()> {
     crate::mutate::output::claim(output)?;
-    let write = |name: &str, text: String| {
-        std::fs::write(output.join(name), text)
-            .with_context(|| format!("cannot write {}", output.join(name).display()))
-    };
+    let write = |name: &str, text: String| crate::mutate::output::write_report(output, name, &text);
     write(REPORT_JSON, crate::report::mutants::json(report))?;
     write(
         ELEMENTS_JSON,
