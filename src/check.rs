@@ -40,7 +40,11 @@ pub fn index(
     let mut ws = workspace::discover(args)?;
     let config = Config::from_metadata(&ws.config)?;
     let manifest_path = manifest::locate(&ws.root, capacity_flag, config.manifest.as_deref());
-    let manifest = manifest::load(&ws.root, &manifest_path, capacity_flag.is_some())?;
+    let manifest = manifest::load(
+        &ws.root,
+        &manifest_path,
+        capacity_flag.is_some() || config.manifest.is_some(),
+    )?;
     let focus = manifest
         .iter()
         .flat_map(|m| m.entries.iter().filter_map(|e| site_ident(&e.site)));

@@ -194,7 +194,7 @@ fn check(args: &CheckArgs) -> anyhow::Result<Exit> {
 
 fn init(args: &InitArgs) -> anyhow::Result<Exit> {
     // A manifest that does not read is refused by `index`: the user's file is never half-written.
-    let front = crate::check::index(&args.workspace, args.capacity.as_deref())?;
+    let front = crate::manifest::init::front(&args.workspace, args.capacity.as_deref())?;
     let path = front.manifest_path;
     let existing = if front.manifest.is_some() {
         std::fs::read_to_string(&path)?

@@ -2,10 +2,43 @@
 //! Writes a `[[capacity]]` entry with `method = "unmeasured"` for every capacity the manifest does
 //! not cover yet; existing entries, comments and tables are kept as they are.
 
+use std::path::Path;
+
+use anyhow::Context;
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 
 use super::binds;
 use crate::index::{Capacity, CapacityKind};
+
+/// `check::index` for `init`: a manifest that is named (by `--capacity` or the config) and does
+/// not exist yet is created (empty), as the flag's help says, and removed again when reading the
+/// workspace fails.
+pub fn front(
+    args: &crate::cli::WorkspaceArgs,
+    flag: Option<&Path>,
+) -> anyhow::Result<crate::check::Front> {
+    let create = |p: &Path| {
+        std::fs::File::create_new(p)
+            .map(|_| p.to_path_buf())
+            .with_context(|| format!("cannot create the capacity manifest `{}`", p.display()))
+    };
+    let mut created = match flag {
+        Some(p) if std::fs::symlink_metadata(p).is_err() => Some(create(p)?),
+        _ => None,
+    };
+    let mut front = crate::check::index(args, flag);
+    if let (None, Some(super::Missing(p))) = (
+        &created,
+        front.as_ref().err().and_then(|e| e.downcast_ref()),
+    ) {
+        created = Some(create(&p.clone())?);
+        front = crate::check::index(args, flag);
+    }
+    if let (Err(_), Some(p)) = (&front, created) {
+        let _ = std::fs::remove_file(p);
+    }
+    front
+}
 
 /// The role `init` proposes: a floor for minimums, a queue for channel and buffer bounds.
 fn role(cap: &Capacity) -> &'static str {
