@@ -254,8 +254,7 @@ pub fn copy_logs(dirs: &[PathBuf], output: &Path) -> anyhow::Result<()> {
             {
                 continue;
             }
-            std::fs::copy(e.path(), logs.join(&name))
-                .with_context(|| format!("cannot copy {}", e.path().display()))?;
+            crate::mutate::output::copy_log(&e.path(), &logs)?;
         }
     }
     Ok(())

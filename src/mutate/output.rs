@@ -65,17 +65,9 @@ pub fn clear(dir: &Path) -> anyhow::Result<()> {
         remove_ours(&dir.join(f))?;
     }
     let logs = dir.join(LOGS);
-    match std::fs::symlink_metadata(&logs) {
-        Ok(m) if m.is_dir() => {}
-        Ok(_) => bail!(
-            "{} is not a folder (a link or a file); nothing was removed or written: remove it or \
-             name another --output",
-            logs.display()
-        ),
-        Err(_) => {
-            return std::fs::create_dir(&logs)
-                .with_context(|| format!("cannot create {}", logs.display()));
-        }
+    if !logs_folder(&logs)? {
+        return std::fs::create_dir(&logs)
+            .with_context(|| format!("cannot create {}", logs.display()));
     }
     let entries =
         std::fs::read_dir(&logs).with_context(|| format!("cannot read {}", logs.display()))?;
@@ -88,13 +80,39 @@ pub fn clear(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Whether `logs` is there as a real folder; an error when something else (a link, a file) is.
+fn logs_folder(logs: &Path) -> anyhow::Result<bool> {
+    match std::fs::symlink_metadata(logs) {
+        Ok(m) if m.is_dir() => Ok(true),
+        Ok(_) => bail!(
+            "{} is not a folder (a link or a file); nothing was removed or written: remove it or \
+             name another --output",
+            logs.display()
+        ),
+        Err(_) => Ok(false),
+    }
+}
+
 /// Write a report into the claimed folder `dir`: an earlier run's is replaced, anything else by
 /// that name (a user's file, a link) is refused.
 pub fn write_report(dir: &Path, name: &str, text: &str) -> anyhow::Result<()> {
-    let path = dir.join(name);
-    remove_ours(&path)?;
-    let mut f = create_new(&path).with_context(|| format!("cannot write {}", path.display()))?;
-    std::io::Write::write_all(&mut f, text.as_bytes())
+    write_replacing(&dir.join(name), text.as_bytes())
+}
+
+/// Copy a shard's log into `logs`, the claimed folder's log folder (`merge`), on the same terms
+/// as a report: never through a link, and over an earlier copy only when the tool wrote it.
+pub fn copy_log(from: &Path, logs: &Path) -> anyhow::Result<()> {
+    if !logs_folder(logs)? {
+        bail!("{} is missing", logs.display());
+    }
+    let bytes = std::fs::read(from).with_context(|| format!("cannot copy {}", from.display()))?;
+    write_replacing(&logs.join(from.file_name().unwrap_or_default()), &bytes)
+}
+
+fn write_replacing(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    remove_ours(path)?;
+    let mut f = create_new(path).with_context(|| format!("cannot write {}", path.display()))?;
+    std::io::Write::write_all(&mut f, bytes)
         .with_context(|| format!("cannot write {}", path.display()))
 }
 
@@ -325,5 +343,29 @@ mod tests {
             std::fs::read_to_string(dir.join("target.txt")).unwrap(),
             "keep"
         );
+    }
+
+    #[test]
+    fn merge_copies_logs_only_into_a_real_folder_and_never_through_a_link() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, shard) = (tmp.path().join("merged"), tmp.path().join("shard"));
+        clear(&dir).unwrap();
+        write(&shard.join("a.log"), "mutant: a\n");
+        write(&shard.join("b.log"), "mutant: b\n");
+        copy_log(&shard.join("a.log"), &dir.join(LOGS)).unwrap();
+        // Again over the tool's own copy: replaced.
+        copy_log(&shard.join("a.log"), &dir.join(LOGS)).unwrap();
+        write(&tmp.path().join("precious.txt"), "keep");
+        std::os::unix::fs::symlink(tmp.path().join("precious.txt"), dir.join("logs/b.log"))
+            .unwrap();
+        assert!(copy_log(&shard.join("b.log"), &dir.join(LOGS)).is_err());
+        assert_eq!(
+            std::fs::read_to_string(tmp.path().join("precious.txt")).unwrap(),
+            "keep"
+        );
+        std::fs::remove_dir_all(dir.join(LOGS)).unwrap();
+        std::os::unix::fs::symlink(&shard, dir.join(LOGS)).unwrap();
+        let err = copy_log(&shard.join("a.log"), &dir.join(LOGS)).unwrap_err();
+        assert!(err.to_string().contains("not a folder"), "{err}");
     }
 }
