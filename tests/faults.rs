@@ -71,6 +71,11 @@ fn mkfifo(path: &Path) {
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
 }
 
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
 fn chmod(path: &Path, mode: u32) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
 }
@@ -397,6 +402,27 @@ fn init_keeps_links_mode_line_endings_and_refuses_what_it_must_not_replace() {
             ..Case::new("init through a symlink and a hard link", existing)
         },
         Case {
+            // As root (CI), the manifest belongs to another user, whom the new file must keep;
+            // elsewhere it is ours, which must be kept as well.
+            setup: |root| {
+                if is_root() {
+                    std::os::unix::fs::chown(root.join("capacity.toml"), Some(65534), Some(65534))
+                        .unwrap();
+                }
+            },
+            args: &["init"],
+            code: 0,
+            writes: &["capacity.toml"],
+            after: |root| {
+                let meta = std::fs::metadata(root.join("capacity.toml")).unwrap();
+                // SAFETY: geteuid and getegid have no preconditions.
+                let me = unsafe { (libc::geteuid(), libc::getegid()) };
+                let owner = if is_root() { (65534, 65534) } else { me };
+                assert_eq!((meta.uid(), meta.gid()), owner);
+            },
+            ..Case::new("init keeps the owner", existing)
+        },
+        Case {
             setup: |root| chmod(&root.join("capacity.toml"), 0o444),
             args: &["init"],
             stderr: &["is read-only; nothing was written"],
@@ -591,19 +617,28 @@ fn an_output_folder_whose_logs_became_a_link_is_refused() {
     );
 }
 
-/// SIGTERM, SIGHUP and SIGINT, each at another moment of a run, end it with 128 + the signal,
+/// SIGTERM, SIGHUP and SIGINT, each at three moments of a run, end it with 128 + the signal,
 /// kill every child, remove the scratch copy, keep the verdicts that finished and leave the tree
 /// as it was. SIGKILL leaves processes and a copy behind: the next run removes both and says so.
 #[test]
 fn signals_stop_the_run_cleanly_and_the_next_run_cleans_up_after_sigkill() {
     let hanging = |t: &str| t.contains("\nwith: 0\n") && t.contains("Running");
     // (signal, when, exit code)
-    let moments: [(libc::c_int, &str, i32); 4] = [
-        (libc::SIGTERM, "the hanging mutant runs", 143),
-        (libc::SIGHUP, "the baseline tests run", 129),
-        (libc::SIGINT, "the output folder is claimed", 130),
-        (libc::SIGKILL, "the hanging mutant runs", -1),
-    ];
+    const CLAIMED: &str = "the output folder is claimed";
+    const BASELINE: &str = "the baseline tests run";
+    const HANGING: &str = "the hanging mutant runs";
+    // (signal, when, exit code): each stop signal at each moment, then SIGKILL.
+    let mut moments: Vec<(libc::c_int, &str, i32)> = Vec::new();
+    for when in [CLAIMED, BASELINE, HANGING] {
+        for (signal, code) in [
+            (libc::SIGTERM, 143),
+            (libc::SIGHUP, 129),
+            (libc::SIGINT, 130),
+        ] {
+            moments.push((signal, when, code));
+        }
+    }
+    moments.push((libc::SIGKILL, HANGING, -1));
     for (signal, when, code) in moments {
         let run = Run::of_fixture("mutants-hang");
         let before = snapshot(run.root());
@@ -611,8 +646,8 @@ fn signals_stop_the_run_cleanly_and_the_next_run_cleans_up_after_sigkill() {
             run.spawn(&["--operator", "perturb-capacity", "--timeout-floor", "120"]);
         let logs = run.logs();
         match when {
-            "the hanging mutant runs" => wait_for(&mut child, when, || any_log(&logs, hanging)),
-            "the baseline tests run" => wait_for(&mut child, when, || {
+            HANGING => wait_for(&mut child, when, || any_log(&logs, hanging)),
+            BASELINE => wait_for(&mut child, when, || {
                 any_log(&logs, |t| {
                     t.starts_with("baseline") && t.contains("Running")
                 })
@@ -637,7 +672,7 @@ fn signals_stop_the_run_cleanly_and_the_next_run_cleans_up_after_sigkill() {
                 std::fs::read_to_string(logs.with_file_name("verdicts.jsonl")).unwrap_or_default();
             let printed = err.lines().filter(|l| l.starts_with('[')).count();
             assert_eq!(verdicts.lines().count(), printed, "{when}: {err}");
-            if when == "the hanging mutant runs" {
+            if when == HANGING {
                 // The `+ 1` mutant comes first in canonical order and was done by then.
                 assert_eq!(printed, 1, "{err}");
             }
@@ -649,6 +684,8 @@ fn signals_stop_the_run_cleanly_and_the_next_run_cleans_up_after_sigkill() {
             !processes_in(run.scratch()).is_empty(),
             "nothing was left to clean"
         );
+        let copies = std::fs::read_dir(run.scratch()).unwrap().count();
+        assert_eq!(copies, 1, "the killed run's scratch copy is there");
         let out = run.output(&["--operator", "perturb-capacity", "--timeout-floor", "5"]);
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(4), "timeouts only: {err}");
