@@ -71,6 +71,16 @@ fn mkfifo(path: &Path) {
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
 }
 
+/// The manifest `init` wrote at `path`, which must bind the crate's capacity.
+fn init_wrote(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(
+        text.contains("site = \"faults::MAX_CONCURRENCY\""),
+        "{text}"
+    );
+    text
+}
+
 fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
@@ -324,11 +334,7 @@ fn init_keeps_links_mode_line_endings_and_refuses_what_it_must_not_replace() {
             code: 0,
             writes: &["new.toml"],
             after: |root| {
-                let text = std::fs::read_to_string(root.join("new.toml")).unwrap();
-                assert!(
-                    text.contains("site = \"faults::MAX_CONCURRENCY\""),
-                    "{text}"
-                );
+                init_wrote(&root.join("new.toml"));
             },
             ..Case::new("init --capacity creates the file", "")
         },
@@ -341,13 +347,24 @@ fn init_keeps_links_mode_line_endings_and_refuses_what_it_must_not_replace() {
             code: 0,
             writes: &["ops.toml"],
             after: |root| {
-                let text = std::fs::read_to_string(root.join("ops.toml")).unwrap();
-                assert!(
-                    text.contains("site = \"faults::MAX_CONCURRENCY\""),
-                    "{text}"
-                );
+                init_wrote(&root.join("ops.toml"));
             },
             ..Case::new("init creates the manifest the config names", "")
+        },
+        Case {
+            args: &["init"],
+            code: 0,
+            writes: &["capacity.toml"],
+            after: |root| {
+                let text = init_wrote(&root.join("capacity.toml"));
+                assert!(text.contains("# mine"), "{text}");
+                let out = capcheck_in(root, &["check"]);
+                assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+            },
+            ..Case::new(
+                "init extends an inline-table manifest",
+                "workload = { natural_bound = 64 }\ncapacity = [ # mine\n]\n",
+            )
         },
         Case {
             setup: |root| {

@@ -63,22 +63,26 @@ fn role(cap: &Capacity) -> &'static str {
 /// many were added. `existing` is the current text (empty for a new file).
 pub fn add_unmeasured(existing: &str, caps: &[Capacity]) -> anyhow::Result<(String, usize)> {
     let mut doc: DocumentMut = existing.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
-    let covered: Vec<String> = doc
-        .get("capacity")
-        .and_then(Item::as_array_of_tables)
-        .map(|a| {
-            a.iter()
-                .filter_map(|t| t.get("site")?.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default();
     if doc.get("capacity").is_none() {
         doc.insert("capacity", Item::ArrayOfTables(ArrayOfTables::new()));
     }
-    let arr = doc
-        .get_mut("capacity")
-        .and_then(Item::as_array_of_tables_mut)
-        .ok_or_else(|| anyhow::anyhow!("`capacity` must be an array of tables, [[capacity]]"))?;
+    // `[[capacity]]` tables, or `capacity = [{ .. }, ..]`, whose new entries are inline too.
+    let mut entries = match doc.get_mut("capacity") {
+        Some(Item::ArrayOfTables(a)) => Entries::Tables(a),
+        Some(Item::Value(toml_edit::Value::Array(a)))
+            if a.iter().all(toml_edit::Value::is_inline_table) =>
+        {
+            Entries::Inline(a)
+        }
+        _ => anyhow::bail!("`capacity` must be an array of tables, [[capacity]]"),
+    };
+    let covered: Vec<String> = match &entries {
+        Entries::Tables(a) => a.iter().filter_map(|t| site_of(t)).collect(),
+        Entries::Inline(a) => a
+            .iter()
+            .filter_map(|v| site_of(v.as_inline_table()?))
+            .collect(),
+    };
     let mut added = 0;
     let mut seen: Vec<&str> = Vec::new();
     for cap in caps {
@@ -102,7 +106,25 @@ pub fn add_unmeasured(existing: &str, caps: &[Capacity]) -> anyhow::Result<(Stri
                 cap.loc.file, cap.loc.line
             )),
         );
-        arr.push(t);
+        match &mut entries {
+            Entries::Tables(a) => a.push(t),
+            Entries::Inline(a) => {
+                let mut t = t.into_inline_table();
+                // Indented as the entries already there.
+                let indent = a
+                    .iter()
+                    .find_map(|v| v.decor().prefix()?.as_str()?.rsplit_once('\n'))
+                    .map_or("    ", |(_, indent)| indent);
+                let indent = format!("\n{indent}");
+                t.decor_mut().set_prefix(indent);
+                a.push_formatted(toml_edit::Value::InlineTable(t));
+                // Comments before `]` stay; the closing bracket goes on a line of its own.
+                if !a.trailing().as_str().is_some_and(|t| t.contains('\n')) {
+                    a.set_trailing("\n");
+                }
+                a.set_trailing_comma(true);
+            }
+        }
         added += 1;
     }
     let mut text = doc.to_string();
@@ -110,6 +132,15 @@ pub fn add_unmeasured(existing: &str, caps: &[Capacity]) -> anyhow::Result<(Stri
         text = format!("{HEADER}{text}");
     }
     Ok((text, added))
+}
+
+enum Entries<'a> {
+    Tables(&'a mut ArrayOfTables),
+    Inline(&'a mut toml_edit::Array),
+}
+
+fn site_of(t: &dyn toml_edit::TableLike) -> Option<String> {
+    t.get("site")?.as_str().map(String::from)
 }
 
 const HEADER: &str = "\
