@@ -94,9 +94,12 @@ fn logs_folder(logs: &Path) -> anyhow::Result<bool> {
 }
 
 /// Write a report into the claimed folder `dir`: an earlier run's is replaced, anything else by
-/// that name (a user's file, a link) is refused.
+/// that name (a user's file, a link) is refused. Written atomically, as the manifest is: a kill
+/// mid-write must not leave a half report that the next run could not tell for its own.
 pub fn write_report(dir: &Path, name: &str, text: &str) -> anyhow::Result<()> {
-    write_replacing(&dir.join(name), text.as_bytes())
+    let path = dir.join(name);
+    remove_ours(&path)?;
+    crate::manifest::write_atomic(&path, text)
 }
 
 /// Copy a shard's log into `logs`, the claimed folder's log folder (`merge`), on the same terms
@@ -183,13 +186,22 @@ fn written_by_us(path: &Path) -> bool {
         }
         ELEMENTS_JSON => json()["framework"]["name"] == "cargo-capcheck",
         SARIF => json()["runs"][0]["tool"]["driver"]["name"] == "cargo-capcheck",
-        VERDICTS => bytes
-            .split(|b| *b == b'\n')
-            .filter(|l| !l.is_empty())
-            .all(|l| {
-                serde_json::from_slice::<serde_json::Value>(l)
-                    .is_ok_and(|v| v.get("outcome").is_some())
-            }),
+        VERDICTS => {
+            // Each line is one verdict; the last may be cut short by a kill mid-append (the
+            // line and its newline go in one write).
+            let (lines, last) = match bytes.iter().rposition(|b| *b == b'\n') {
+                Some(i) => (&bytes[..i], &bytes[i + 1..]),
+                None => (&[][..], bytes.as_slice()),
+            };
+            (last.is_empty() || last.starts_with(br#"{"id":"#))
+                && lines
+                    .split(|b| *b == b'\n')
+                    .filter(|l| !l.is_empty())
+                    .all(|l| {
+                        serde_json::from_slice::<serde_json::Value>(l)
+                            .is_ok_and(|v| v.get("outcome").is_some())
+                    })
+        }
         _ => {
             bytes.starts_with(MUTANT_HEADER.as_bytes())
                 || bytes.starts_with(BASELINE_HEADER.as_bytes())
@@ -257,7 +269,8 @@ mod tests {
                 SARIF,
                 r#"{"runs": [{"tool": {"driver": {"name": "cargo-capcheck"}}}]}"#,
             ),
-            (VERDICTS, "{\"outcome\": \"killed\"}\n"),
+            // The last line cut short by a kill mid-append.
+            (VERDICTS, "{\"outcome\": \"killed\"}\n{\"id\":\"perturb"),
             ("logs/baseline.log", BASELINE_HEADER),
             ("logs/x.log", "mutant: x\n"),
         ] {
