@@ -725,3 +725,39 @@ fn signals_stop_the_run_cleanly_and_the_next_run_cleans_up_after_sigkill() {
         );
     }
 }
+
+/// Ctrl-C in the first moments, while `cargo metadata` runs (a terminal signals the whole
+/// foreground group, so cargo dies too): the run says it was interrupted and exits 130, not 2 with
+/// cargo's empty complaint. `$CARGO` is a wrapper that waits for the signal.
+#[test]
+fn ctrl_c_while_cargo_metadata_runs_exits_130() {
+    let run = Run::of_fixture("mutants-hang");
+    let bin = tempfile::tempdir().unwrap();
+    let (cargo, started) = (bin.path().join("cargo"), bin.path().join("started"));
+    std::fs::write(
+        &cargo,
+        format!("#!/bin/sh\ntouch '{}'\nsleep 60\n", started.display()),
+    )
+    .unwrap();
+    chmod(&cargo, 0o755);
+    let before = snapshot(run.root());
+    let mut child = run
+        .command(&[])
+        .env("CARGO", &cargo)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    wait_for(&mut child, "cargo metadata", || started.exists());
+    // SAFETY: signals the process group of the child this test spawned, as a terminal would.
+    unsafe { libc::killpg(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = finish_within(child, Duration::from_secs(20), "one Ctrl-C must be enough");
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(stderr(&out).contains("interrupted"), "{}", stderr(&out));
+    assert_eq!(
+        changes(&before, &snapshot(run.root())),
+        Vec::<PathBuf>::new()
+    );
+    run.assert_nothing_left();
+}
