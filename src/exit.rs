@@ -16,8 +16,24 @@ pub enum Exit {
     BaselineFailed = 3,
     /// `mutants`: no survivor, but some mutants timed out.
     TimeoutsOnly = 4,
-    /// Interrupted by Ctrl-C; scratch copies and children were cleaned up.
+    /// Stopped by SIGHUP (128 + 1); scratch copies and children were cleaned up.
+    HungUp = 129,
+    /// Interrupted by Ctrl-C (SIGINT, 128 + 2); scratch copies and children were cleaned up.
     Interrupted = 130,
+    /// Stopped by SIGTERM (128 + 15); scratch copies and children were cleaned up.
+    Terminated = 143,
+}
+
+impl Exit {
+    /// The exit status after a run stopped for `signal` (the shell's 128 + n); Ctrl-C's when the
+    /// signal is unknown.
+    pub fn interrupted_by(signal: Option<i32>) -> Exit {
+        match signal {
+            Some(libc::SIGHUP) => Exit::HungUp,
+            Some(libc::SIGTERM) => Exit::Terminated,
+            _ => Exit::Interrupted,
+        }
+    }
 }
 
 impl From<Exit> for ExitCode {

@@ -78,7 +78,9 @@ impl Project {
             config.manifest.as_deref(),
         );
         let manifest = if needs.manifest {
-            manifest::load(&ws.root, &manifest_path, opts.capacity.is_some())?
+            // A manifest named by the flag or the config must exist; the default one may not.
+            let named = opts.capacity.is_some() || config.manifest.is_some();
+            manifest::load(&ws.root, &manifest_path, named)?
         } else {
             None
         };

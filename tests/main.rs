@@ -2,6 +2,7 @@
 
 mod check;
 mod docs;
+mod faults;
 mod fixtures;
 mod manifest;
 mod measure;

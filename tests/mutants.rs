@@ -17,13 +17,13 @@ use serde_json::Value;
 use crate::support::*;
 
 /// A fixture copied to a temp folder, and a scratch parent of its own outside it.
-struct Copy {
+pub(crate) struct Copy {
     ws: tempfile::TempDir,
-    scratch: tempfile::TempDir,
+    pub(crate) scratch: tempfile::TempDir,
     name: &'static str,
 }
 
-fn copy(name: &'static str) -> Copy {
+pub(crate) fn copy(name: &'static str) -> Copy {
     Copy {
         ws: copy_fixture(name),
         scratch: tempfile::tempdir().unwrap(),
@@ -32,11 +32,11 @@ fn copy(name: &'static str) -> Copy {
 }
 
 impl Copy {
-    fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         self.ws.path()
     }
 
-    fn build_dir(&self) -> PathBuf {
+    pub(crate) fn build_dir(&self) -> PathBuf {
         // libtest names each test's thread after the test.
         let test = std::thread::current()
             .name()
@@ -48,7 +48,7 @@ impl Copy {
             .join(test)
     }
 
-    fn args<'a>(&'a self, extra: &[&'a str]) -> Vec<String> {
+    pub(crate) fn args<'a>(&'a self, extra: &[&'a str]) -> Vec<String> {
         let mut args: Vec<String> = vec![
             "mutants".into(),
             "--build-dir".into(),
@@ -109,7 +109,7 @@ fn tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 }
 
 /// Processes whose working folder or command line mentions `dir`.
-fn processes_in(dir: &Path) -> Vec<String> {
+pub(crate) fn processes_in(dir: &Path) -> Vec<String> {
     let needle = dir.display().to_string();
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {

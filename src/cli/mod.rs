@@ -79,11 +79,7 @@ fn init(args: &InitArgs) -> anyhow::Result<Exit> {
         capacity: args.capacity.clone(),
         full_parse: false,
     };
-    let needs = crate::project::Needs {
-        manifest: true,
-        ..Default::default()
-    };
-    let front = crate::project::Project::load(&opts, needs)?;
+    let front = crate::manifest::init::front(&opts)?;
     let path = front.manifest_path;
     let existing = if front.manifest.is_some() {
         std::fs::read_to_string(&path)?
@@ -238,7 +234,7 @@ fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
         }
         Err(Stop::Interrupted) => {
             eprintln!("interrupted: children killed, scratch copies removed");
-            Ok(Exit::Interrupted)
+            Ok(Exit::interrupted_by(crate::mutate::process::signal()))
         }
         Err(Stop::Error(e)) => Err(e),
     }

@@ -1,7 +1,11 @@
 //! Manifest expressions: `min(kv_cache_tokens / p90_prompt_tokens, max_num_seqs)`, `2 * per_box`.
-//! Arithmetic is in f64; the result is floored to an integer (a capacity of 14.9 holds 14), so
-//! write `ceil(..)` to round up on purpose.
+//! Arithmetic is exact: integers and decimal literals are fractions of 128-bit integers, so
+//! `9007199254740993 - 1` is `9007199254740992`, not f64's neighbour; only a quantity that is a
+//! non-integral float in the manifest, or an intermediate past 128 bits, falls back to f64. The
+//! result is floored to an integer (a capacity of 14.9 holds 14), so write `ceil(..)` to round up
+//! on purpose.
 
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 /// A parse or evaluation error at a byte offset inside the expression.
@@ -11,11 +15,174 @@ pub struct ExprError {
     pub message: String,
 }
 
+/// A number: an exact fraction (denominator > 0, reduced) or, past what that holds, an f64.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Num {
+    Exact(i128, i128),
+    Float(f64),
+}
+
+impl Num {
+    pub fn int(n: i64) -> Num {
+        Num::Exact(i128::from(n), 1)
+    }
+
+    /// A manifest float: exact when it is a whole number that f64 holds exactly.
+    pub fn float(f: f64) -> Num {
+        if f.fract() == 0.0 && f.abs() < 2f64.powi(53) {
+            Num::Exact(f as i128, 1)
+        } else {
+            Num::Float(f)
+        }
+    }
+
+    fn ratio(n: i128, d: i128) -> Option<Num> {
+        if d == 0 {
+            return None;
+        }
+        let g = gcd(n, d);
+        let (n, d) = (n / g, d / g);
+        Some(if d < 0 {
+            Num::Exact(n.checked_neg()?, d.checked_neg()?)
+        } else {
+            Num::Exact(n, d)
+        })
+    }
+
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Num::Exact(n, d) => n as f64 / d as f64,
+            Num::Float(f) => f,
+        }
+    }
+
+    /// Floored to an integer, when it is a finite number from 0 to `u64::MAX`.
+    pub fn floor_u64(self) -> Option<u64> {
+        match self {
+            Num::Exact(n, d) => u64::try_from(n.div_euclid(d)).ok(),
+            Num::Float(f) if f.is_finite() && f >= 0.0 && f < 2f64.powi(64) => Some(f as u64),
+            Num::Float(_) => None,
+        }
+    }
+
+    fn exact_or_float(
+        self,
+        other: Num,
+        exact: impl Fn(i128, i128, i128, i128) -> Option<Num>,
+        float: impl Fn(f64, f64) -> f64,
+    ) -> Num {
+        if let (Num::Exact(a, b), Num::Exact(c, d)) = (self, other) {
+            if let Some(n) = exact(a, b, c, d) {
+                return n;
+            }
+        }
+        Num::Float(float(self.as_f64(), other.as_f64()))
+    }
+
+    fn add(self, o: Num) -> Num {
+        self.exact_or_float(
+            o,
+            |a, b, c, d| {
+                Num::ratio(
+                    a.checked_mul(d)?.checked_add(c.checked_mul(b)?)?,
+                    b.checked_mul(d)?,
+                )
+            },
+            |x, y| x + y,
+        )
+    }
+
+    fn sub(self, o: Num) -> Num {
+        self.exact_or_float(
+            o,
+            |a, b, c, d| {
+                Num::ratio(
+                    a.checked_mul(d)?.checked_sub(c.checked_mul(b)?)?,
+                    b.checked_mul(d)?,
+                )
+            },
+            |x, y| x - y,
+        )
+    }
+
+    fn mul(self, o: Num) -> Num {
+        self.exact_or_float(
+            o,
+            |a, b, c, d| Num::ratio(a.checked_mul(c)?, b.checked_mul(d)?),
+            |x, y| x * y,
+        )
+    }
+
+    /// `None` for a division by zero.
+    fn div(self, o: Num) -> Option<Num> {
+        if o.as_f64() == 0.0 && matches!(o, Num::Exact(..)) {
+            return None;
+        }
+        Some(self.exact_or_float(
+            o,
+            |a, b, c, d| Num::ratio(a.checked_mul(d)?, b.checked_mul(c)?),
+            |x, y| x / y,
+        ))
+    }
+
+    fn cmp(self, o: Num) -> Ordering {
+        if let (Num::Exact(a, b), Num::Exact(c, d)) = (self, o) {
+            if let (Some(l), Some(r)) = (a.checked_mul(d), c.checked_mul(b)) {
+                return l.cmp(&r);
+            }
+        }
+        self.as_f64().total_cmp(&o.as_f64())
+    }
+
+    fn floor(self) -> Num {
+        match self {
+            Num::Exact(n, d) => Num::Exact(n.div_euclid(d), 1),
+            Num::Float(f) => Num::float(f.floor()),
+        }
+    }
+
+    fn ceil(self) -> Num {
+        match self {
+            Num::Exact(n, d) => Num::Exact(n.div_euclid(d) + i128::from(n.rem_euclid(d) != 0), 1),
+            Num::Float(f) => Num::float(f.ceil()),
+        }
+    }
+
+    /// A decimal literal (`1_000`, `0.9`), exactly.
+    fn parse(text: &str) -> Option<Num> {
+        let (int, frac) = text.split_once('.').unwrap_or((text, ""));
+        if int.is_empty() || frac.contains('.') {
+            return None;
+        }
+        let digits = format!("{int}{frac}");
+        let n: i128 = digits.parse().ok()?;
+        let d = 10i128.checked_pow(u32::try_from(frac.len()).ok()?)?;
+        Num::ratio(n, d)
+    }
+}
+
+impl std::fmt::Display for Num {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Num::Exact(n, 1) => write!(f, "{n}"),
+            other => write!(f, "{}", other.as_f64()),
+        }
+    }
+}
+
+fn gcd(a: i128, b: i128) -> i128 {
+    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    i128::try_from(a).unwrap_or(1).max(1)
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Expr {
-    Num(f64),
+    Num(Num),
     Var(String, usize),
-    Bin(char, Box<Expr>, Box<Expr>),
+    Bin(char, Box<Expr>, Box<Expr>, usize),
     Call(String, Vec<Expr>, usize),
 }
 
@@ -35,7 +202,7 @@ pub fn variables(e: &Expr, out: &mut Vec<(String, usize)>) {
     match e {
         Expr::Num(_) => {}
         Expr::Var(v, at) => out.push((v.clone(), *at)),
-        Expr::Bin(_, a, b) => {
+        Expr::Bin(_, a, b, _) => {
             variables(a, out);
             variables(b, out);
         }
@@ -44,18 +211,15 @@ pub fn variables(e: &Expr, out: &mut Vec<(String, usize)>) {
 }
 
 /// Evaluate with the given variables; the result is floored.
-pub fn eval(e: &Expr, vars: &BTreeMap<String, f64>) -> Result<u64, ExprError> {
-    let v = eval_f(e, vars)?;
-    if !v.is_finite() || v < 0.0 {
-        return Err(ExprError {
-            offset: 0,
-            message: format!("evaluates to {v}, not a capacity"),
-        });
-    }
-    Ok(v.floor() as u64)
+pub fn eval(e: &Expr, vars: &BTreeMap<String, Num>) -> Result<u64, ExprError> {
+    let v = eval_n(e, vars)?;
+    v.floor_u64().ok_or_else(|| ExprError {
+        offset: 0,
+        message: format!("evaluates to {v}, not a capacity (0 to {})", u64::MAX),
+    })
 }
 
-fn eval_f(e: &Expr, vars: &BTreeMap<String, f64>) -> Result<f64, ExprError> {
+fn eval_n(e: &Expr, vars: &BTreeMap<String, Num>) -> Result<Num, ExprError> {
     Ok(match e {
         Expr::Num(n) => *n,
         Expr::Var(v, at) => *vars.get(v).ok_or_else(|| ExprError {
@@ -65,23 +229,30 @@ fn eval_f(e: &Expr, vars: &BTreeMap<String, f64>) -> Result<f64, ExprError> {
                 vars.keys().cloned().collect::<Vec<_>>().join(", ")
             ),
         })?,
-        Expr::Bin(op, a, b) => {
-            let (a, b) = (eval_f(a, vars)?, eval_f(b, vars)?);
+        Expr::Bin(op, a, b, at) => {
+            let (a, b) = (eval_n(a, vars)?, eval_n(b, vars)?);
             match op {
-                '+' => a + b,
-                '-' => a - b,
-                '*' => a * b,
-                _ => a / b,
+                '+' => a.add(b),
+                '-' => a.sub(b),
+                '*' => a.mul(b),
+                _ => a.div(b).ok_or_else(|| ExprError {
+                    offset: *at,
+                    message: "divides by zero".into(),
+                })?,
             }
         }
         Expr::Call(f, args, at) => {
-            let vals: Vec<f64> = args
+            let vals: Vec<Num> = args
                 .iter()
-                .map(|a| eval_f(a, vars))
+                .map(|a| eval_n(a, vars))
                 .collect::<Result<_, _>>()?;
             match (f.as_str(), vals.as_slice()) {
-                ("min", [first, rest @ ..]) => rest.iter().fold(*first, |m, v| m.min(*v)),
-                ("max", [first, rest @ ..]) => rest.iter().fold(*first, |m, v| m.max(*v)),
+                ("min", [first, rest @ ..]) => rest
+                    .iter()
+                    .fold(*first, |m, v| if v.cmp(m).is_lt() { *v } else { m }),
+                ("max", [first, rest @ ..]) => rest
+                    .iter()
+                    .fold(*first, |m, v| if v.cmp(m).is_gt() { *v } else { m }),
                 ("floor", [x]) => x.floor(),
                 ("ceil", [x]) => x.ceil(),
                 _ => {
@@ -129,8 +300,9 @@ impl Parser<'_> {
     fn expr(&mut self) -> Result<Expr, ExprError> {
         let mut e = self.term()?;
         while let Some(op @ ('+' | '-')) = self.peek() {
+            let at = self.pos;
             self.pos += 1;
-            e = Expr::Bin(op, Box::new(e), Box::new(self.term()?));
+            e = Expr::Bin(op, Box::new(e), Box::new(self.term()?), at);
         }
         Ok(e)
     }
@@ -138,8 +310,9 @@ impl Parser<'_> {
     fn term(&mut self) -> Result<Expr, ExprError> {
         let mut e = self.factor()?;
         while let Some(op @ ('*' | '/')) = self.peek() {
+            let at = self.pos;
             self.pos += 1;
-            e = Expr::Bin(op, Box::new(e), Box::new(self.factor()?));
+            e = Expr::Bin(op, Box::new(e), Box::new(self.factor()?), at);
         }
         Ok(e)
     }
@@ -160,9 +333,9 @@ impl Parser<'_> {
                     self.pos += 1;
                 }
                 let text = self.src[start..self.pos].replace('_', "");
-                text.parse().map(Expr::Num).map_err(|_| ExprError {
+                Num::parse(&text).map(Expr::Num).ok_or_else(|| ExprError {
                     offset: start,
-                    message: format!("`{text}` is not a number"),
+                    message: format!("`{text}` is not a number (or has more than 38 digits)"),
                 })
             }
             Some(c) if c.is_ascii_alphabetic() || c == '_' => {
@@ -206,10 +379,12 @@ mod tests {
 
     fn run(src: &str) -> Result<u64, ExprError> {
         let vars = BTreeMap::from([
-            ("kv_cache_tokens".to_string(), 1_490_818.0),
-            ("p90_prompt_tokens".to_string(), 100_000.0),
-            ("max_num_seqs".to_string(), 160.0),
-            ("per_box".to_string(), 14.0),
+            ("kv_cache_tokens".to_string(), Num::int(1_490_818)),
+            ("p90_prompt_tokens".to_string(), Num::int(100_000)),
+            ("max_num_seqs".to_string(), Num::int(160)),
+            ("per_box".to_string(), Num::int(14)),
+            ("big".to_string(), Num::int(9_007_199_254_740_993)),
+            ("utilization".to_string(), Num::float(0.9)),
         ]);
         eval(&parse(src)?, &vars)
     }
@@ -241,5 +416,25 @@ mod tests {
                 .contains("unknown function")
         );
         assert_eq!(run("2 3").unwrap_err().offset, 2);
+    }
+
+    #[test]
+    fn integers_stay_exact_and_division_by_zero_is_located() {
+        // f64 would say 9007199254740992 for each.
+        assert_eq!(run("big"), Ok(9_007_199_254_740_993));
+        assert_eq!(run("big * 3 / 3"), Ok(9_007_199_254_740_993));
+        assert_eq!(run("(big + 2) - 2"), Ok(9_007_199_254_740_993));
+        assert_eq!(run("0.1 * 30"), Ok(3), "decimal literals are exact");
+        assert_eq!(run("floor(10 * utilization)"), Ok(9));
+        assert_eq!(run("min(big, big + 1)"), Ok(9_007_199_254_740_993));
+        let e = run("per_box / (2 - 2)").unwrap_err();
+        assert_eq!((e.offset, e.message.as_str()), (8, "divides by zero"));
+        assert!(run("0 - 1").unwrap_err().message.contains("not a capacity"));
+        assert!(
+            run("big * big * big")
+                .unwrap_err()
+                .message
+                .contains("not a capacity")
+        );
     }
 }

@@ -2,10 +2,45 @@
 //! Writes a `[[capacity]]` entry with `method = "unmeasured"` for every capacity the manifest does
 //! not cover yet; existing entries, comments and tables are kept as they are.
 
+use std::path::Path;
+
+use anyhow::Context;
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 
 use super::binds;
 use crate::index::{Capacity, CapacityKind};
+
+/// `Project::load` for `init`: a manifest that is named (by `--capacity` or the config) and does
+/// not exist yet is created (empty), as the flag's help says, and removed again when reading the
+/// workspace fails.
+pub fn front(opts: &crate::project::ProjectOptions) -> anyhow::Result<crate::project::Project> {
+    let flag = opts.capacity.as_deref();
+    let needs = crate::project::Needs {
+        manifest: true,
+        ..Default::default()
+    };
+    let create = |p: &Path| {
+        std::fs::File::create_new(p)
+            .map(|_| p.to_path_buf())
+            .with_context(|| format!("cannot create the capacity manifest `{}`", p.display()))
+    };
+    let mut created = match flag {
+        Some(p) if std::fs::symlink_metadata(p).is_err() => Some(create(p)?),
+        _ => None,
+    };
+    let mut front = crate::project::Project::load(opts, needs);
+    if let (None, Some(super::Missing(p))) = (
+        &created,
+        front.as_ref().err().and_then(|e| e.downcast_ref()),
+    ) {
+        created = Some(create(&p.clone())?);
+        front = crate::project::Project::load(opts, needs);
+    }
+    if let (Err(_), Some(p)) = (&front, created) {
+        let _ = std::fs::remove_file(p);
+    }
+    front
+}
 
 /// The role `init` proposes: a floor for minimums, a queue for channel and buffer bounds.
 fn role(cap: &Capacity) -> &'static str {
@@ -30,22 +65,26 @@ fn role(cap: &Capacity) -> &'static str {
 /// many were added. `existing` is the current text (empty for a new file).
 pub fn add_unmeasured(existing: &str, caps: &[Capacity]) -> anyhow::Result<(String, usize)> {
     let mut doc: DocumentMut = existing.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
-    let covered: Vec<String> = doc
-        .get("capacity")
-        .and_then(Item::as_array_of_tables)
-        .map(|a| {
-            a.iter()
-                .filter_map(|t| t.get("site")?.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default();
     if doc.get("capacity").is_none() {
         doc.insert("capacity", Item::ArrayOfTables(ArrayOfTables::new()));
     }
-    let arr = doc
-        .get_mut("capacity")
-        .and_then(Item::as_array_of_tables_mut)
-        .ok_or_else(|| anyhow::anyhow!("`capacity` must be an array of tables, [[capacity]]"))?;
+    // `[[capacity]]` tables, or `capacity = [{ .. }, ..]`, whose new entries are inline too.
+    let mut entries = match doc.get_mut("capacity") {
+        Some(Item::ArrayOfTables(a)) => Entries::Tables(a),
+        Some(Item::Value(toml_edit::Value::Array(a)))
+            if a.iter().all(toml_edit::Value::is_inline_table) =>
+        {
+            Entries::Inline(a)
+        }
+        _ => anyhow::bail!("`capacity` must be an array of tables, [[capacity]]"),
+    };
+    let covered: Vec<String> = match &entries {
+        Entries::Tables(a) => a.iter().filter_map(|t| site_of(t)).collect(),
+        Entries::Inline(a) => a
+            .iter()
+            .filter_map(|v| site_of(v.as_inline_table()?))
+            .collect(),
+    };
     let mut added = 0;
     let mut seen: Vec<&str> = Vec::new();
     for cap in caps {
@@ -69,7 +108,25 @@ pub fn add_unmeasured(existing: &str, caps: &[Capacity]) -> anyhow::Result<(Stri
                 cap.loc.file, cap.loc.line
             )),
         );
-        arr.push(t);
+        match &mut entries {
+            Entries::Tables(a) => a.push(t),
+            Entries::Inline(a) => {
+                let mut t = t.into_inline_table();
+                // Indented as the entries already there.
+                let indent = a
+                    .iter()
+                    .find_map(|v| v.decor().prefix()?.as_str()?.rsplit_once('\n'))
+                    .map_or("    ", |(_, indent)| indent);
+                let indent = format!("\n{indent}");
+                t.decor_mut().set_prefix(indent);
+                a.push_formatted(toml_edit::Value::InlineTable(t));
+                // Comments before `]` stay; the closing bracket goes on a line of its own.
+                if !a.trailing().as_str().is_some_and(|t| t.contains('\n')) {
+                    a.set_trailing("\n");
+                }
+                a.set_trailing_comma(true);
+            }
+        }
         added += 1;
     }
     let mut text = doc.to_string();
@@ -77,6 +134,15 @@ pub fn add_unmeasured(existing: &str, caps: &[Capacity]) -> anyhow::Result<(Stri
         text = format!("{HEADER}{text}");
     }
     Ok((text, added))
+}
+
+enum Entries<'a> {
+    Tables(&'a mut ArrayOfTables),
+    Inline(&'a mut toml_edit::Array),
+}
+
+fn site_of(t: &dyn toml_edit::TableLike) -> Option<String> {
+    t.get("site")?.as_str().map(String::from)
 }
 
 const HEADER: &str = "\

@@ -5,10 +5,12 @@ pub mod eval;
 pub mod init;
 pub mod model;
 pub mod parse;
+mod write;
 
 use std::path::{Path, PathBuf};
 
 pub use model::{Entry, Manifest, Method, Role};
+pub use write::write_atomic;
 
 use crate::index::Capacity;
 
@@ -22,14 +24,27 @@ pub fn locate(root: &Path, flag: Option<&Path>, config: Option<&str>) -> PathBuf
     }
 }
 
-/// Read the manifest at `path` if it exists. A flag naming a missing file is an error; a missing
-/// default manifest is simply absent.
+/// A manifest that was named but does not exist (`init` creates it).
+#[derive(Debug, thiserror::Error)]
+#[error("capacity manifest `{}` does not exist", .0.display())]
+pub struct Missing(pub PathBuf);
+
+/// Read the manifest at `path` if it exists. A manifest that was named (`required`: by
+/// `--capacity` or the config's `manifest`) and is missing is an error; a missing default manifest
+/// is simply absent. Anything but a regular file (a FIFO would block the read) is refused.
 pub fn load(root: &Path, path: &Path, required: bool) -> anyhow::Result<Option<Manifest>> {
-    if !path.exists() {
-        if required {
-            anyhow::bail!("capacity manifest `{}` does not exist", path.display());
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if required {
+                return Err(Missing(path.to_path_buf()).into());
+            }
+            return Ok(None);
         }
-        return Ok(None);
+        Ok(m) if !m.is_file() => anyhow::bail!(
+            "capacity manifest `{}` is not a regular file (a folder, FIFO or device)",
+            path.display()
+        ),
+        _ => {}
     }
     let text = std::fs::read_to_string(path)
         .map_err(|e| anyhow::anyhow!("cannot read capacity manifest `{}`: {e}", path.display()))?;
@@ -40,20 +55,4 @@ pub fn load(root: &Path, path: &Path, required: bool) -> anyhow::Result<Option<M
 /// Whether an entry's site names this capacity, by the one site rule (`site::Site::matches`).
 pub fn binds(entry_site: &str, cap: &Capacity) -> bool {
     crate::site::Site::matches(&cap.site, entry_site)
-}
-
-/// Replace `path` with `text` atomically (a temp file in the same folder, then a rename), so an
-/// interrupted write never leaves a half-written manifest.
-pub fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
-    use std::io::Write;
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .map_err(|e| anyhow::anyhow!("cannot write next to `{}`: {e}", path.display()))?;
-    tmp.write_all(text.as_bytes())?;
-    tmp.persist(path)
-        .map_err(|e| anyhow::anyhow!("cannot write `{}`: {}", path.display(), e.error))?;
-    Ok(())
 }

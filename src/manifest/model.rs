@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::manifest::eval::Num;
 use crate::syntax::Loc;
 
 /// What a capacity is for.
@@ -47,16 +48,40 @@ pub struct Date {
 }
 
 impl Date {
+    /// A real calendar date (`2026-02-31` is none), years 1 to 9999.
+    pub fn new(year: i32, month: u32, day: u32) -> Option<Date> {
+        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+        let days = match month {
+            2 if leap => 29,
+            2 => 28,
+            4 | 6 | 9 | 11 => 30,
+            1..=12 => 31,
+            _ => return None,
+        };
+        ((1..=9999).contains(&year) && (1..=days).contains(&day)).then_some(Date {
+            year,
+            month,
+            day,
+        })
+    }
+
+    /// `YYYY-MM-DD`, optionally followed by a TOML/RFC 3339 time (`T09:40:00Z`, what
+    /// `measure --write` writes).
     pub fn parse(s: &str) -> Option<Date> {
         let head = s.get(..10)?;
-        let mut it = head.split('-');
-        let (y, m, d) = (it.next()?, it.next()?, it.next()?);
-        let date = Date {
-            year: y.parse().ok()?,
-            month: m.parse().ok()?,
-            day: d.parse().ok()?,
-        };
-        ((1..=12).contains(&date.month) && (1..=31).contains(&date.day)).then_some(date)
+        if s.len() > 10 && s.parse::<toml_edit::Datetime>().is_err() {
+            return None;
+        }
+        let b = head.as_bytes();
+        let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+        if !(digits(0..4) && b[4] == b'-' && digits(5..7) && b[7] == b'-' && digits(8..10)) {
+            return None;
+        }
+        Date::new(
+            head[..4].parse().ok()?,
+            head[5..7].parse().ok()?,
+            head[8..].parse().ok()?,
+        )
     }
 
     /// Today (UTC) from the system clock.
@@ -93,7 +118,7 @@ impl std::fmt::Display for Date {
 pub struct Backend {
     pub name: String,
     /// Numeric quantities (`engines`, `kv_cache_tokens`, `max_num_seqs`, ...).
-    pub quantities: BTreeMap<String, f64>,
+    pub quantities: BTreeMap<String, Num>,
     /// Quantities `measure` assumed rather than read (`max_num_seqs_measured = false`).
     pub assumed: Vec<String>,
     pub loc: Loc,
@@ -133,7 +158,7 @@ pub struct Manifest {
     pub backends: Vec<Backend>,
     /// Every named quantity an expression may read: `[workload]`, `[prompt]` (as
     /// `p90_prompt_tokens`), `[derived]`, the narrowest backend's fields, `backends`.
-    pub quantities: BTreeMap<String, f64>,
+    pub quantities: BTreeMap<String, Num>,
     pub entries: Vec<Entry>,
 }
 
@@ -145,7 +170,7 @@ impl Manifest {
         let assumed: Vec<&String> = self.backends.iter().flat_map(|b| &b.assumed).collect();
         self.quantities
             .get("per_box_capacity")
-            .map(|v| *v as u64)
+            .and_then(|v| v.floor_u64())
             .or_else(|| {
                 self.entries
                     .iter()

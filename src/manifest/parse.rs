@@ -4,9 +4,9 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use toml_edit::{Item, Table, Value};
+use toml_edit::{Item, Table, TableLike, Value};
 
-use super::eval;
+use super::eval::{self, Num};
 use super::model::*;
 use crate::diag::{InputError, Problem, line_col};
 use crate::syntax::Loc;
@@ -55,7 +55,7 @@ impl Reader<'_> {
         });
     }
 
-    fn string(&mut self, t: &Table, key: &str, ctx: &str) -> Option<String> {
+    fn string(&mut self, t: &dyn TableLike, key: &str, ctx: &str) -> Option<String> {
         let item = t.get(key)?;
         match item.as_str() {
             Some(s) => Some(s.to_string()),
@@ -72,38 +72,57 @@ impl Reader<'_> {
         }
     }
 
-    fn date(&mut self, t: &Table, key: &str, ctx: &str) -> Option<Date> {
+    fn date(&mut self, t: &dyn TableLike, key: &str, ctx: &str) -> Option<Date> {
         let item = t.get(key)?;
         let parsed = match item.as_value() {
             Some(Value::String(s)) => Date::parse(s.value()),
-            Some(Value::Datetime(d)) => d.value().date.map(|d| Date {
-                year: i32::from(d.year),
-                month: u32::from(d.month),
-                day: u32::from(d.day),
-            }),
+            Some(Value::Datetime(d)) => d
+                .value()
+                .date
+                .and_then(|d| Date::new(i32::from(d.year), u32::from(d.month), u32::from(d.day))),
             _ => None,
         };
         if parsed.is_none() {
             self.problem(
                 item.span(),
-                format!("{ctx}: `{key}` must be a date such as 2027-02-28"),
+                format!("{ctx}: `{key}` must be a real date such as 2027-02-28"),
             );
         }
         parsed
     }
 
-    /// Numeric keys of a data table become quantities, with an optional prefix.
-    fn quantities(&mut self, t: &Table, out: &mut BTreeMap<String, f64>) {
+    /// Numeric keys of a data table (but `skip`) become quantities; each must be a finite number
+    /// from 0 to 2^53 (past that an f64 no longer holds the integer that was written).
+    fn quantities(
+        &mut self,
+        t: &dyn TableLike,
+        ctx: &str,
+        skip: &[&str],
+        out: &mut BTreeMap<String, Num>,
+    ) {
+        const MAX: f64 = 9_007_199_254_740_992.0;
         for (k, item) in t.iter() {
-            match item.as_value() {
-                Some(Value::Integer(i)) => {
-                    out.insert(k.to_string(), *i.value() as f64);
+            let n = match item.as_value() {
+                Some(Value::Integer(i)) if *i.value() >= 0 => Num::int(*i.value()),
+                Some(Value::Float(f)) if (0.0..=MAX).contains(f.value()) => Num::float(*f.value()),
+                Some(Value::Integer(_) | Value::Float(_)) => {
+                    if !skip.contains(&k) {
+                        let written = item
+                            .span()
+                            .and_then(|s| self.text.get(s))
+                            .map_or(String::new(), |t| {
+                                format!(", found {}", t.chars().take(24).collect::<String>())
+                            });
+                        self.problem(
+                            item.span(),
+                            format!("{ctx}: `{k}` must be a number at least 0 (a float at most 2^53){written}"),
+                        );
+                    }
+                    continue;
                 }
-                Some(Value::Float(f)) => {
-                    out.insert(k.to_string(), *f.value());
-                }
-                _ => {}
-            }
+                _ => continue,
+            };
+            out.insert(k.to_string(), n);
         }
     }
 }
@@ -161,15 +180,48 @@ pub fn parse(file: &str, text: &str) -> Result<Manifest, InputError> {
     }
 }
 
-fn table<'t>(r: &mut Reader, root: &'t Table, key: &str) -> Option<&'t Table> {
+/// `[key]` or `key = { .. }`.
+fn table<'t>(r: &mut Reader, root: &'t Table, key: &str) -> Option<&'t dyn TableLike> {
     let item = root.get(key)?;
-    match item.as_table() {
+    match item.as_table_like() {
         Some(t) => Some(t),
         None => {
             r.problem(item.span(), format!("`{key}` must be a table, [{key}]"));
             None
         }
     }
+}
+
+/// `[[key]]`, or `key = [{ .. }, ..]`: each table with its span.
+fn tables<'t>(
+    r: &mut Reader,
+    root: &'t Table,
+    key: &str,
+) -> Vec<(&'t dyn TableLike, Option<Range<usize>>)> {
+    let Some(item) = root.get(key) else {
+        return Vec::new();
+    };
+    if let Some(arr) = item.as_array_of_tables() {
+        return arr
+            .iter()
+            .map(|t| (t as &dyn TableLike, t.span()))
+            .collect();
+    }
+    let mut out = Vec::new();
+    match item.as_array() {
+        Some(arr) if arr.iter().all(Value::is_inline_table) => {
+            for v in arr.iter() {
+                if let Some(t) = v.as_inline_table() {
+                    out.push((t as &dyn TableLike, t.span()));
+                }
+            }
+        }
+        _ => r.problem(
+            item.span(),
+            format!("`{key}` must be an array of tables, [[{key}]]"),
+        ),
+    }
+    out
 }
 
 fn read_data_tables(r: &mut Reader, root: &Table, m: &mut Manifest) {
@@ -186,11 +238,11 @@ fn read_data_tables(r: &mut Reader, root: &Table, m: &mut Manifest) {
                 ),
             }
         }
-        r.quantities(w, &mut m.quantities);
+        r.quantities(w, "[workload]", &["natural_bound"], &mut m.quantities);
     }
     if let Some(p) = table(r, root, "prompt") {
         let mut q = BTreeMap::new();
-        r.quantities(p, &mut q);
+        r.quantities(p, "[prompt]", &[], &mut q);
         if let Some(v) = q.remove("p90_tokens") {
             m.quantities.insert("p90_prompt_tokens".into(), v);
         }
@@ -198,29 +250,19 @@ fn read_data_tables(r: &mut Reader, root: &Table, m: &mut Manifest) {
             .extend(q.into_iter().map(|(k, v)| (format!("prompt_{k}"), v)));
     }
     if let Some(d) = table(r, root, "derived") {
-        r.quantities(d, &mut m.quantities);
+        r.quantities(d, "[derived]", &[], &mut m.quantities);
     }
 }
 
 fn read_backends(r: &mut Reader, root: &Table, m: &mut Manifest) {
-    let Some(item) = root.get("backend") else {
-        return;
-    };
-    let Some(arr) = item.as_array_of_tables() else {
-        r.problem(
-            item.span(),
-            "`backend` must be an array of tables, [[backend]]".into(),
-        );
-        return;
-    };
-    for (i, t) in arr.iter().enumerate() {
+    for (i, (t, span)) in tables(r, root, "backend").into_iter().enumerate() {
         let ctx = format!("[[backend]] #{}", i + 1);
         let name = r.string(t, "name", &ctx);
         if name.is_none() && t.get("name").is_none() {
-            r.problem(t.span(), format!("{ctx}: missing `name`"));
+            r.problem(span.clone(), format!("{ctx}: missing `name`"));
         }
         let mut quantities = BTreeMap::new();
-        r.quantities(t, &mut quantities);
+        r.quantities(t, &ctx, &[], &mut quantities);
         let assumed = t
             .iter()
             .filter(|(_, v)| v.as_bool() == Some(false))
@@ -230,16 +272,16 @@ fn read_backends(r: &mut Reader, root: &Table, m: &mut Manifest) {
             name: name.unwrap_or_default(),
             quantities,
             assumed,
-            loc: r.loc(t.span()),
+            loc: r.loc(span),
         });
     }
     m.quantities
-        .insert("backends".into(), m.backends.len() as f64);
+        .insert("backends".into(), Num::int(m.backends.len() as i64));
 }
 
 fn enum_key<T: Copy>(
     r: &mut Reader,
-    t: &Table,
+    t: &dyn TableLike,
     key: &str,
     ctx: &str,
     options: &[(&str, T)],
@@ -262,17 +304,9 @@ fn enum_key<T: Copy>(
 }
 
 fn read_entries(r: &mut Reader, root: &Table, m: &mut Manifest) {
-    let Some(item) = root.get("capacity") else {
-        return;
-    };
-    let Some(arr) = item.as_array_of_tables() else {
-        r.problem(
-            item.span(),
-            "`capacity` must be an array of tables, [[capacity]]".into(),
-        );
-        return;
-    };
-    for (i, t) in arr.iter().enumerate() {
+    // Each site's first entry: its `site` line.
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, (t, span)) in tables(r, root, "capacity").into_iter().enumerate() {
         let ctx = format!("[[capacity]] #{}", i + 1);
         for (k, _) in t.iter() {
             if !ENTRY_KEYS.contains(&k) {
@@ -287,6 +321,30 @@ fn read_entries(r: &mut Reader, root: &Table, m: &mut Manifest) {
             }
         }
         let site = r.string(t, "site", &ctx);
+        if let Some(s) = &site {
+            let at = t.get("site").and_then(Item::span);
+            let line = r.loc(at.clone()).line;
+            if s.split("::").count() < 2 || s.split("::").any(|seg| seg.trim().is_empty()) {
+                r.problem(
+                    at,
+                    format!(
+                        "{ctx}: `site` must name a code site by its path, at least two `::` \
+                         segments such as \"my_crate::PER_BACKEND\" or \"Config::max_limit\", \
+                         found \"{s}\""
+                    ),
+                );
+            } else if let Some(first) = seen.get(s) {
+                r.problem(
+                    at,
+                    format!(
+                        "{ctx}: site `{s}` is already bound by the entry at line {first}; \
+                         one entry per site: remove one of them (lines {first} and {line})"
+                    ),
+                );
+            } else {
+                seen.insert(s.clone(), line);
+            }
+        }
         let role = enum_key(
             r,
             t,
@@ -317,7 +375,7 @@ fn read_entries(r: &mut Reader, root: &Table, m: &mut Manifest) {
             ("method", "measured, derived, vendor-limit or unmeasured"),
         ] {
             if t.get(key).is_none() {
-                r.problem(t.span(), format!("{ctx}: missing `{key}` ({what})"));
+                r.problem(span.clone(), format!("{ctx}: missing `{key}` ({what})"));
             }
         }
         let per_backend = match t.get("per") {
@@ -348,7 +406,12 @@ fn read_entries(r: &mut Reader, root: &Table, m: &mut Manifest) {
             );
         }
         if value_item.is_none() {
-            r.problem(t.span(), format!("{ctx}: missing `value` (a number) or `expr` (a formula over measured quantities)"));
+            r.problem(
+                span.clone(),
+                format!(
+                    "{ctx}: missing `value` (a number) or `expr` (a formula over measured quantities)"
+                ),
+            );
         }
         let expected = match (&expr, value) {
             (_, Some(v)) => Some(v),
@@ -381,8 +444,8 @@ fn read_entries(r: &mut Reader, root: &Table, m: &mut Manifest) {
             reason: r.string(t, "reason", &ctx),
             measured_at: r.date(t, "measured_at", &ctx),
             re_measure_after,
-            loc: r.loc(t.get("site").and_then(Item::span).or(t.span())),
-            value_loc: r.loc(value_item.and_then(Item::span).or(t.span())),
+            loc: r.loc(t.get("site").and_then(Item::span).or(span.clone())),
+            value_loc: r.loc(value_item.and_then(Item::span).or(span)),
             re_measure_loc: t.get("re_measure_after").map(|i| r.loc(i.span())),
         };
         m.entries.push(entry);

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::mutate::Mutant;
 use crate::mutate::outcome::{Baseline, MAX_RAN, MutantResult, Outcome, test_names};
+use crate::mutate::output;
 use crate::mutate::process::{self, Ended};
 use crate::mutate::scratch::{self, Scratch};
 use crate::mutate::strategy::Strategy;
@@ -38,6 +39,9 @@ pub struct Options {
     /// Package selection for cargo, valid in the scratch copy's root.
     pub cargo_args: Vec<String>,
     pub log_dir: PathBuf,
+    /// One JSON line per finished mutant, appended as each finishes, so an interrupted run keeps
+    /// its verdicts.
+    pub verdicts: PathBuf,
 }
 
 /// Progress, for the caller to print.
@@ -58,15 +62,21 @@ pub enum Stop {
     Error(anyhow::Error),
 }
 
+/// An error after a stop signal is the signal's doing (a child killed mid-step, a copy cut short):
+/// the run reports the interruption, not the error.
 impl From<anyhow::Error> for Stop {
     fn from(e: anyhow::Error) -> Self {
-        Stop::Error(e)
+        if process::interrupted() {
+            Stop::Interrupted
+        } else {
+            Stop::Error(e)
+        }
     }
 }
 
 impl From<std::io::Error> for Stop {
     fn from(e: std::io::Error) -> Self {
-        Stop::Error(e.into())
+        anyhow::Error::from(e).into()
     }
 }
 
@@ -88,6 +98,19 @@ pub fn run(
     progress: &(dyn Fn(Event) + Sync),
 ) -> Result<Ran, Stop> {
     std::fs::create_dir_all(&opts.log_dir)?;
+    for stale in scratch::clean_stale(opts.scratch_parent.as_deref()) {
+        // Printed here, as it happens: the run that left it is gone and no report will say so.
+        eprintln!(
+            "capcheck: removed {}, a scratch copy left by an earlier run (pid {}) that was killed{}",
+            stale.dir.display(),
+            stale.pid,
+            match stale.killed {
+                0 => String::new(),
+                n => format!("; {n} of its processes were still running and were killed"),
+            }
+        );
+    }
+    output::create_new(&opts.verdicts)?;
     let first = Scratch::copy(root, &opts.target_dir, opts.scratch_parent.as_deref())?;
     let baseline = baseline(first.root(), &target_of(opts, 0), opts)?;
     progress(Event::Baseline(&baseline));
@@ -151,7 +174,9 @@ pub fn run(
                             total: mutants.len(),
                             result: &r,
                         });
-                        results.lock().expect("results lock")[i] = Some(r);
+                        let mut results = results.lock().expect("results lock");
+                        record(&opts.verdicts, &r)?;
+                        results[i] = Some(r);
                     }
                 };
                 if let Err(stop) = work() {
@@ -217,7 +242,7 @@ fn test_cmd(scratch: &Path, target: &Path, opts: &Options) -> Command {
 
 fn baseline(scratch: &Path, target: &Path, opts: &Options) -> Result<Baseline, Stop> {
     let log = opts.log_dir.join("baseline.log");
-    std::fs::write(&log, "baseline: the unmutated scratch copy\n")?;
+    write_log(&log, output::BASELINE_HEADER)?;
     let (ended, build) = process::run(
         &mut build_cmd(scratch, target, opts),
         &log,
@@ -272,11 +297,19 @@ fn run_one(
 ) -> Result<MutantResult, Stop> {
     let name = log_name(&m.id);
     let log = opts.log_dir.join(&name);
-    std::fs::write(
+    write_log(
         &log,
-        format!(
-            "mutant: {}\nat: {}:{}:{}\nin: {}\nchange: {}\nreplaced: {}\nwith: {}\n\n",
-            m.id, m.file, m.line, m.column, m.function, m.description, m.original, m.replacement
+        &format!(
+            "{}{}\nat: {}:{}:{}\nin: {}\nchange: {}\nreplaced: {}\nwith: {}\n\n",
+            output::MUTANT_HEADER,
+            m.id,
+            m.file,
+            m.line,
+            m.column,
+            m.function,
+            m.description,
+            m.original,
+            m.replacement
         ),
     )?;
     let start = Instant::now();
@@ -323,6 +356,12 @@ fn run_one(
     Ok(r)
 }
 
+/// Start a new log with `text`, never through a symlink nor over a file the tool did not write.
+fn write_log(log: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    output::create_new(log)?.write_all(text.as_bytes())
+}
+
 fn result(m: &Mutant, outcome: Outcome, duration_ms: u64, log: String) -> MutantResult {
     MutantResult {
         mutant: m.clone(),
@@ -339,6 +378,16 @@ fn result(m: &Mutant, outcome: Outcome, duration_ms: u64, log: String) -> Mutant
             format!("logs/{log}")
         },
     }
+}
+
+/// Append one finished verdict to the verdicts file (callers hold the results lock, so lines
+/// never interleave).
+fn record(verdicts: &Path, r: &MutantResult) -> Result<(), Stop> {
+    use std::io::Write;
+    let mut line = serde_json::to_string(r).map_err(anyhow::Error::from)?;
+    line.push('\n');
+    output::append(verdicts)?.write_all(line.as_bytes())?;
+    Ok(())
 }
 
 fn read_from(log: &Path, at: usize) -> String {

@@ -183,6 +183,7 @@ pub fn run(args: &MutantsOptions, progress: &(dyn Fn(Event) + Sync)) -> Result<M
         target_dir: ws.target_dir.clone(),
         cargo_args: cargo_args(&args.project.selection, &ws.root),
         log_dir: output.join(LOGS),
+        verdicts: output.join(crate::mutate::output::VERDICTS),
     };
     let pinned = pinned_tests(&listed.index);
     let pins = |failed: &[String]| {
@@ -218,10 +219,7 @@ pub fn default_output(target_dir: &Path) -> PathBuf {
 /// folder this tool created or marked (`merge --into` a foreign folder is refused).
 pub fn write_output(output: &Path, report: &MutantsReport, root: &Path) -> anyhow::Result<()> {
     crate::mutate::output::claim(output)?;
-    let write = |name: &str, text: String| {
-        std::fs::write(output.join(name), text)
-            .with_context(|| format!("cannot write {}", output.join(name).display()))
-    };
+    let write = |name: &str, text: String| crate::mutate::output::write_report(output, name, &text);
     write(REPORT_JSON, crate::report::mutants::json(report))?;
     write(
         ELEMENTS_JSON,
@@ -283,8 +281,7 @@ pub fn copy_logs(dirs: &[PathBuf], output: &Path) -> anyhow::Result<()> {
             {
                 continue;
             }
-            std::fs::copy(e.path(), logs.join(&name))
-                .with_context(|| format!("cannot copy {}", e.path().display()))?;
+            crate::mutate::output::copy_log(&e.path(), &logs)?;
         }
     }
     Ok(())

@@ -1,36 +1,61 @@
-//! Child processes: each in its own process group, killed as a group on timeout or Ctrl-C, so a
-//! test binary that cargo started never outlives the run. Ctrl-C only sets a flag; the wait loop
-//! polls it, so one Ctrl-C is enough and cleanup always runs.
+//! Child processes: each in its own process group, killed as a group on timeout or on a signal,
+//! so a test binary that cargo started never outlives the run. SIGINT, SIGTERM and SIGHUP only
+//! record which signal came (signal-hook); the wait loop polls it, so one signal is enough and
+//! cleanup always runs. A second signal ends the tool at once (the next run cleans what it left,
+//! see `scratch::clean_stale`).
 
-use std::fs::File;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// The signal that asked the run to stop (0: none yet).
+static SIGNAL: AtomicUsize = AtomicUsize::new(0);
+/// Set by the first signal; a second one then gets the default action (the tool ends).
+static ARMED: AtomicBool = AtomicBool::new(false);
 
-/// How often the wait loop looks at the child, the clock and the Ctrl-C flag.
+/// How often the wait loop looks at the child, the clock and the signal flag.
 const POLL: Duration = Duration::from_millis(50);
 /// How long a group gets between SIGTERM and SIGKILL.
 const GRACE: Duration = Duration::from_secs(2);
 
-/// Route Ctrl-C (SIGINT) to the flag. Idempotent.
+/// The signals that stop a run: Ctrl-C, `kill`/`timeout`/`docker stop`/CI cancellation, and a
+/// closed terminal.
+pub const STOP_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+/// Route SIGINT, SIGTERM and SIGHUP to the flag. Idempotent.
 pub fn install_interrupt_handler() -> anyhow::Result<()> {
     static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
     INSTALLED
         .get_or_init(|| {
-            ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst))
+            STOP_SIGNALS
+                .iter()
+                .try_for_each(|&sig| {
+                    // The order matters: the conditional default sees the flag the first signal
+                    // has not set yet.
+                    signal_hook::flag::register_conditional_default(sig, &ARMED)?;
+                    signal_hook::flag::register(sig, &ARMED)?;
+                    signal_hook::flag::register_usize(sig, &SIGNAL, sig as usize)?;
+                    Ok::<_, std::io::Error>(())
+                })
                 .map_err(|e| e.to_string())
         })
         .clone()
-        .map_err(|e| anyhow::anyhow!("cannot install the Ctrl-C handler: {e}"))
+        .map_err(|e| anyhow::anyhow!("cannot install the signal handlers: {e}"))
 }
 
 pub fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::SeqCst)
+    SIGNAL.load(Ordering::SeqCst) != 0
+}
+
+/// The signal that stopped the run, if one did.
+pub fn signal() -> Option<i32> {
+    match SIGNAL.load(Ordering::SeqCst) {
+        0 => None,
+        s => i32::try_from(s).ok(),
+    }
 }
 
 /// How a child ended.
@@ -48,9 +73,9 @@ impl Ended {
 }
 
 /// Run `cmd` in its own process group with stdout and stderr appended to `log`, until it exits,
-/// `timeout` passes, or Ctrl-C. On timeout or Ctrl-C the whole group is killed and reaped.
+/// `timeout` passes, or a stop signal. On timeout or a signal the whole group is killed and reaped.
 pub fn run(cmd: &mut Command, log: &Path, timeout: Duration) -> std::io::Result<(Ended, Duration)> {
-    let out = File::options().create(true).append(true).open(log)?;
+    let out = crate::mutate::output::append(log)?;
     let err = out.try_clone()?;
     cmd.stdin(Stdio::null())
         .stdout(out)
@@ -103,4 +128,59 @@ fn kill_group(child: &Child, signal: libc::c_int) {
     unsafe {
         libc::killpg(pgid, signal);
     }
+}
+
+/// The start time of process `pid` (clock ticks since boot, /proc's field 22), to tell a live
+/// owner from a new process that reuses its pid. `None` where /proc does not say.
+pub fn start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces: count after the last `)`.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Whether process `pid`, started at `started` (0: unknown), still runs.
+pub fn alive(pid: u32, started: u64) -> bool {
+    let Ok(id) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: signal 0 only checks that the process exists and may be signalled.
+    let exists = unsafe { libc::kill(id, 0) } == 0
+        || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+    exists && (started == 0 || start_time(pid).is_none_or(|s| s == started))
+}
+
+/// SIGKILL the process group of every process whose working folder is inside `dir` (what a
+/// killed run left building or testing in its scratch copy); returns how many processes were
+/// found. Never our own group. Linux (/proc); elsewhere nothing is found.
+pub fn kill_groups_working_in(dir: &Path) -> usize {
+    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    // SAFETY: getpgrp has no preconditions.
+    let own_group = unsafe { libc::getpgrp() };
+    let mut found = 0;
+    for p in procs.flatten() {
+        let Some(pid) = p
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<libc::pid_t>().ok())
+        else {
+            continue;
+        };
+        if !std::fs::read_link(p.path().join("cwd")).is_ok_and(|cwd| cwd.starts_with(&dir)) {
+            continue;
+        }
+        // SAFETY: getpgid and killpg only look up or signal processes. Every child of a run has
+        // a group of its own (`process_group(0)`), never ours.
+        unsafe {
+            let group = libc::getpgid(pid);
+            if group > 1 && group != own_group {
+                libc::killpg(group, libc::SIGKILL);
+                found += 1;
+            }
+        }
+    }
+    found
 }

@@ -1,0 +1,763 @@
+//! Fault injection: hostile trees, hostile manifests and signals, through the real binary. Each
+//! case is data (a small crate, what is done to it, the exit code and what stderr must say); every
+//! case also checks that the user's tree is unchanged (every file's bytes and mode, every link's
+//! target), but for the one file the action names, which gets its own check, and that nothing it
+//! started is left running or left in the scratch folder.
+//!
+//! The cases that run cargo on a crate share one build folder per crate and stay few and small.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::mutants::{Copy, copy, processes_in};
+use crate::support::*;
+
+const CARGO_TOML: &str =
+    "[package]\nname = \"faults\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n";
+const LIB_RS: &str = "pub const MAX_CONCURRENCY: u64 = 8;\n";
+
+/// One entry of a tree: a file's bytes, a link's target, or another kind, with the mode.
+#[derive(Debug, PartialEq)]
+enum Node {
+    File(Vec<u8>, u32),
+    Link(PathBuf),
+    Dir(u32),
+    Special(u32),
+}
+
+/// Every entry under `root` but `target/`.
+fn snapshot(root: &Path) -> BTreeMap<PathBuf, Node> {
+    walkdir::WalkDir::new(root)
+        .min_depth(1)
+        .into_iter()
+        .filter_entry(|e| e.file_name() != "target")
+        .map(|e| e.unwrap())
+        .map(|e| {
+            let meta = std::fs::symlink_metadata(e.path()).unwrap();
+            let mode = meta.mode() & 0o7777;
+            let t = meta.file_type();
+            let node = if t.is_symlink() {
+                Node::Link(std::fs::read_link(e.path()).unwrap())
+            } else if t.is_dir() {
+                Node::Dir(mode)
+            } else if t.is_file() {
+                Node::File(std::fs::read(e.path()).unwrap(), mode)
+            } else {
+                Node::Special(mode)
+            };
+            (e.path().strip_prefix(root).unwrap().to_path_buf(), node)
+        })
+        .collect()
+}
+
+/// What changed between two snapshots, as paths.
+fn changes(before: &BTreeMap<PathBuf, Node>, after: &BTreeMap<PathBuf, Node>) -> Vec<PathBuf> {
+    let changed: std::collections::BTreeSet<PathBuf> = before
+        .keys()
+        .chain(after.keys())
+        .filter(|p| before.get(*p) != after.get(*p))
+        .cloned()
+        .collect();
+    changed.into_iter().collect()
+}
+
+fn mkfifo(path: &Path) {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+}
+
+/// The manifest `init` wrote at `path`, which must bind the crate's capacity.
+fn init_wrote(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(
+        text.contains("site = \"faults::MAX_CONCURRENCY\""),
+        "{text}"
+    );
+    text
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+fn chmod(path: &Path, mode: u32) {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// A manifest entry for the crate's one capacity, with `value` as written.
+fn entry(site: &str, value: &str) -> String {
+    format!(
+        "[[capacity]]\nsite = \"{site}\"\nvalue = {value}\nrole = \"cap\"\nmethod = \"measured\"\n"
+    )
+}
+
+/// A case: the workspace's files (beside Cargo.toml and src/lib.rs), a set-up step for what files
+/// cannot say (links, FIFOs, modes), the command, the exit code, what stderr must contain, and
+/// the paths the command may change, with a check of what it wrote.
+struct Case {
+    name: &'static str,
+    files: Vec<(&'static str, String)>,
+    setup: fn(&Path),
+    args: &'static [&'static str],
+    code: i32,
+    stderr: &'static [&'static str],
+    writes: &'static [&'static str],
+    after: fn(&Path),
+}
+
+fn none(_: &Path) {}
+
+impl Case {
+    fn new(name: &'static str, manifest: impl Into<String>) -> Case {
+        Case {
+            name,
+            files: vec![("capacity.toml", manifest.into())],
+            setup: none,
+            args: &["check"],
+            code: 2,
+            stderr: &[],
+            writes: &[],
+            after: none,
+        }
+    }
+}
+
+fn workspace(files: &[(&str, String)]) -> tempfile::TempDir {
+    let mut all: Vec<(&str, &str)> = vec![("Cargo.toml", CARGO_TOML), ("src/lib.rs", LIB_RS)];
+    all.extend(files.iter().map(|(p, t)| (*p, t.as_str())));
+    scratch(&all)
+}
+
+/// `capcheck ARGS` in `dir`, killed when it runs past `limit` (a FIFO must never hang a job).
+fn bounded(dir: &Path, args: &[&str], limit: Duration) -> Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_cargo-capcheck"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("CARGO_TARGET_DIR")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    finish_within(child, limit, &format!("{args:?}"))
+}
+
+/// `child`'s output once it exits; it is SIGKILLed, and the test fails, when it runs past `limit`.
+fn finish_within(child: Child, limit: Duration, what: &str) -> Output {
+    let pid = child.id() as libc::pid_t;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(child.wait_with_output().unwrap()));
+    rx.recv_timeout(limit).unwrap_or_else(|_| {
+        // SAFETY: the child this test spawned.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+        panic!("{what}: still running after {limit:?}")
+    })
+}
+
+fn run_case(case: &Case) {
+    let ws = workspace(&case.files);
+    let root = ws.path();
+    (case.setup)(root);
+    let before = snapshot(root);
+    let out = bounded(root, case.args, Duration::from_secs(60));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(case.code), "{}: {err}", case.name);
+    for want in case.stderr {
+        let want = want.replace("{root}", &root.display().to_string());
+        assert!(
+            err.contains(&want),
+            "{}: stderr lacks {want:?}: {err}",
+            case.name
+        );
+    }
+    let changed = changes(&before, &snapshot(root));
+    let allowed: Vec<PathBuf> = case.writes.iter().map(PathBuf::from).collect();
+    assert_eq!(changed, allowed, "{}: the tree changed: {err}", case.name);
+    (case.after)(root);
+    let temps: Vec<String> = std::fs::read_dir(root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("capcheck-tmp"))
+        .collect();
+    assert!(
+        temps.is_empty(),
+        "{}: temp files left: {temps:?}",
+        case.name
+    );
+}
+
+/// Every manifest value that cannot be a capacity is a located error (exit 2).
+#[test]
+fn bad_manifest_values_are_located_errors() {
+    let value = |v: &str| entry("faults::MAX_CONCURRENCY", v);
+    let quantity = |q: &str| format!("[derived]\nper_box = {q}\n\n{}", value("8"));
+    let digits = "9".repeat(300);
+    let cases = [
+        Case {
+            stderr: &["capacity.toml:3:9:", "non-negative integer"],
+            ..Case::new("negative value", value("-8"))
+        },
+        Case {
+            stderr: &["capacity.toml:3:9:", "overflow"],
+            ..Case::new("300-digit value", value(&digits))
+        },
+        Case {
+            stderr: &[
+                "capacity.toml:2:11:",
+                "`per_box` must be a number at least 0",
+            ],
+            ..Case::new("negative quantity", quantity("-3"))
+        },
+        Case {
+            stderr: &["capacity.toml:2:11:", "found nan"],
+            ..Case::new("NaN quantity", quantity("nan"))
+        },
+        Case {
+            stderr: &["capacity.toml:2:11:", "found inf"],
+            ..Case::new("infinite quantity", quantity("inf"))
+        },
+        Case {
+            stderr: &["capacity.toml:2:11:", "found 1e300"],
+            ..Case::new("1e300 quantity", quantity("1e300"))
+        },
+        Case {
+            stderr: &["capacity.toml:2:11:"],
+            ..Case::new("300-digit float quantity", quantity(&format!("{digits}.0")))
+        },
+        Case {
+            stderr: &[
+                "capacity.toml:8:8:",
+                "already bound by the entry at line 2",
+                "lines 2 and 8",
+            ],
+            ..Case::new("duplicate site", format!("{}\n{}", value("8"), value("9")))
+        },
+        Case {
+            stderr: &["capacity.toml:6:20:", "real date"],
+            ..Case::new(
+                "impossible date",
+                format!("{}re_measure_after = \"2026-02-31\"\n", value("8")),
+            )
+        },
+        Case {
+            stderr: &["capacity.toml:6:20:", "invalid date"],
+            ..Case::new(
+                "impossible TOML date",
+                format!("{}re_measure_after = 2027-02-29\n", value("8")),
+            )
+        },
+        Case {
+            stderr: &["capacity.toml:2:8:", "at least two `::`"],
+            ..Case::new("one-segment site", entry("MAX_CONCURRENCY", "8"))
+        },
+        Case {
+            stderr: &["capacity.toml:2:8:", "at least two `::`"],
+            ..Case::new("empty site", entry("", "8"))
+        },
+        Case {
+            stderr: &["capacity.toml:2:8:", "at least two `::`"],
+            ..Case::new("empty segment", entry("faults::", "8"))
+        },
+        Case {
+            stderr: &["capacity.toml:3:11:", "divides by zero"],
+            ..Case::new(
+                "division by zero",
+                "[[capacity]]\nsite = \"faults::MAX_CONCURRENCY\"\nexpr = \"8 / (2 - 2)\"\nrole = \"cap\"\nmethod = \"derived\"\n",
+            )
+        },
+    ];
+    for case in &cases {
+        run_case(case);
+    }
+}
+
+/// Manifests that are valid, or named and missing, get the answer they deserve.
+#[test]
+fn valid_and_named_manifests_are_read_as_written() {
+    let exact = "[derived]\nbig = 9007199254740993\n\n[[capacity]]\nsite = \"faults::MAX_CONCURRENCY\"\nexpr = \"big * 3 / 3\"\nrole = \"cap\"\nmethod = \"derived\"\n";
+    let cases = [
+        Case {
+            files: vec![
+                ("capacity.toml", exact.to_string()),
+                (
+                    "src/lib.rs",
+                    "pub const MAX_CONCURRENCY: u64 = 9007199254740993;\n".to_string(),
+                ),
+            ],
+            code: 0,
+            ..Case::new("integers stay exact in expr", "")
+        },
+        Case {
+            code: 0,
+            ..Case::new(
+                "inline tables",
+                "workload = { natural_bound = 64 }\ncapacity = [{ site = \"faults::MAX_CONCURRENCY\", value = 8, role = \"cap\", method = \"measured\" }]\n",
+            )
+        },
+        Case {
+            files: vec![(
+                "Cargo.toml",
+                format!(
+                    "{CARGO_TOML}\n[workspace.metadata.capcheck]\nmanifest = \"missing.toml\"\n"
+                ),
+            )],
+            stderr: &["missing.toml` does not exist"],
+            ..Case::new("config names a missing manifest", "")
+        },
+        Case {
+            args: &["check", "--capacity", "pipe.toml"],
+            setup: |root| mkfifo(&root.join("pipe.toml")),
+            stderr: &["not a regular file"],
+            ..Case::new("a FIFO as the manifest never blocks", "")
+        },
+    ];
+    for case in &cases {
+        run_case(case);
+    }
+}
+
+/// `init` writes the manifest the way the user set it up, and refuses what it must not replace.
+#[test]
+fn init_keeps_links_mode_line_endings_and_refuses_what_it_must_not_replace() {
+    let existing = "\u{feff}# mine\r\n[workload]\r\nnatural_bound = 64\r\n";
+    let cases = [
+        Case {
+            args: &["init", "--capacity", "new.toml"],
+            code: 0,
+            writes: &["new.toml"],
+            after: |root| {
+                init_wrote(&root.join("new.toml"));
+            },
+            ..Case::new("init --capacity creates the file", "")
+        },
+        Case {
+            files: vec![(
+                "Cargo.toml",
+                format!("{CARGO_TOML}\n[workspace.metadata.capcheck]\nmanifest = \"ops.toml\"\n"),
+            )],
+            args: &["init"],
+            code: 0,
+            writes: &["ops.toml"],
+            after: |root| {
+                init_wrote(&root.join("ops.toml"));
+            },
+            ..Case::new("init creates the manifest the config names", "")
+        },
+        Case {
+            args: &["init"],
+            code: 0,
+            writes: &["capacity.toml"],
+            after: |root| {
+                let text = init_wrote(&root.join("capacity.toml"));
+                assert!(text.contains("# mine"), "{text}");
+                let out = capcheck_in(root, &["check"]);
+                assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+            },
+            ..Case::new(
+                "init extends an inline-table manifest",
+                "workload = { natural_bound = 64 }\ncapacity = [ # mine\n]\n",
+            )
+        },
+        Case {
+            setup: |root| {
+                std::fs::create_dir(root.join("shared")).unwrap();
+                std::fs::rename(root.join("capacity.toml"), root.join("shared/cap.toml")).unwrap();
+                chmod(&root.join("shared/cap.toml"), 0o640);
+                std::fs::hard_link(root.join("shared/cap.toml"), root.join("hard.toml")).unwrap();
+                std::os::unix::fs::symlink("shared/cap.toml", root.join("capacity.toml")).unwrap();
+                // A killed writer's temp file: its pid cannot run.
+                std::fs::write(root.join("shared/.cap.toml.4194305.capcheck-tmp"), "half").unwrap();
+            },
+            args: &["init"],
+            code: 0,
+            writes: &[
+                "hard.toml",
+                "shared/.cap.toml.4194305.capcheck-tmp",
+                "shared/cap.toml",
+            ],
+            stderr: &["1 unmeasured capacity added"],
+            after: |root| {
+                let real = root.join("shared/cap.toml");
+                assert_eq!(
+                    std::fs::read_link(root.join("capacity.toml")).unwrap(),
+                    Path::new("shared/cap.toml")
+                );
+                let text = std::fs::read_to_string(&real).unwrap();
+                assert!(
+                    text.starts_with("\u{feff}# mine\r\n[workload]\r\n"),
+                    "{text:?}"
+                );
+                assert!(
+                    text.contains("site = \"faults::MAX_CONCURRENCY\"\r\n"),
+                    "{text:?}"
+                );
+                assert!(
+                    !text.replace("\r\n", "").contains('\n'),
+                    "mixed endings: {text:?}"
+                );
+                assert_eq!(
+                    std::fs::read_to_string(root.join("hard.toml")).unwrap(),
+                    text
+                );
+                let meta = std::fs::metadata(&real).unwrap();
+                assert_eq!((meta.mode() & 0o777, meta.nlink()), (0o640, 2));
+                let left: Vec<_> = std::fs::read_dir(root.join("shared")).unwrap().collect();
+                assert_eq!(
+                    left.len(),
+                    1,
+                    "the stale temp file was not removed: {left:?}"
+                );
+            },
+            ..Case::new("init through a symlink and a hard link", existing)
+        },
+        Case {
+            // As root (CI), the manifest belongs to another user, whom the new file must keep;
+            // elsewhere it is ours, which must be kept as well.
+            setup: |root| {
+                if is_root() {
+                    std::os::unix::fs::chown(root.join("capacity.toml"), Some(65534), Some(65534))
+                        .unwrap();
+                }
+            },
+            args: &["init"],
+            code: 0,
+            writes: &["capacity.toml"],
+            after: |root| {
+                let meta = std::fs::metadata(root.join("capacity.toml")).unwrap();
+                // SAFETY: geteuid and getegid have no preconditions.
+                let me = unsafe { (libc::geteuid(), libc::getegid()) };
+                let owner = if is_root() { (65534, 65534) } else { me };
+                assert_eq!((meta.uid(), meta.gid()), owner);
+            },
+            ..Case::new("init keeps the owner", existing)
+        },
+        Case {
+            setup: |root| chmod(&root.join("capacity.toml"), 0o444),
+            args: &["init"],
+            stderr: &["is read-only; nothing was written"],
+            ..Case::new("init refuses a read-only manifest", existing)
+        },
+        Case {
+            args: &["init", "--capacity", "pipe.toml"],
+            setup: |root| mkfifo(&root.join("pipe.toml")),
+            stderr: &["not a regular file"],
+            ..Case::new("init refuses a FIFO", "")
+        },
+        Case {
+            args: &["init", "--capacity", "/dev/null"],
+            stderr: &["not a regular file"],
+            after: |_| assert!(!Path::new("/dev/null").is_file()),
+            ..Case::new("init refuses a device", "")
+        },
+        Case {
+            args: &["init", "--capacity", "no/such/dir.toml"],
+            stderr: &["cannot create the capacity manifest"],
+            ..Case::new("init into a missing folder", "")
+        },
+    ];
+    for case in &cases {
+        run_case(case);
+    }
+}
+
+// ---- mutants: links, special files, the output folder, signals --------------------------------
+
+/// A copy of a fixture crate in a temp folder, with its own scratch parent and build folder
+/// (`mutants.rs`'s, shared by the runs of one test).
+struct Run(Copy);
+
+impl Run {
+    fn of_fixture(name: &'static str) -> Run {
+        Run(copy(name))
+    }
+
+    fn root(&self) -> &Path {
+        self.0.root()
+    }
+
+    fn command(&self, extra: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-capcheck"));
+        cmd.args(self.0.args(extra))
+            .current_dir(self.root())
+            .env("NO_COLOR", "1")
+            .env_remove("CARGO_TARGET_DIR")
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    fn output(&self, extra: &[&str]) -> Output {
+        self.command(extra).output().unwrap()
+    }
+
+    /// Start in the background (its own process group, as a shell would), stderr to a file.
+    fn spawn(&self, extra: &[&str]) -> (Child, PathBuf) {
+        let log = self.root().join("target/stderr.log");
+        std::fs::create_dir_all(log.parent().unwrap()).unwrap();
+        let child = self
+            .command(extra)
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        (child, log)
+    }
+
+    fn logs(&self) -> PathBuf {
+        self.root().join("target/capcheck/mutants/logs")
+    }
+
+    fn scratch(&self) -> &Path {
+        self.0.scratch.path()
+    }
+
+    /// No process of the run is left, nor any scratch copy.
+    fn assert_nothing_left(&self) {
+        for dir in [self.scratch(), self.0.build_dir().as_path()] {
+            assert_eq!(processes_in(dir), Vec::<String>::new(), "left running");
+        }
+        let left: Vec<_> = std::fs::read_dir(self.scratch()).unwrap().collect();
+        assert!(left.is_empty(), "scratch copies left behind: {left:?}");
+    }
+}
+
+/// Wait until `ready` holds (the run must still be going), at most two minutes.
+fn wait_for(child: &mut Child, what: &str, ready: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !ready() {
+        assert!(Instant::now() < deadline, "{what} never happened");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before {what}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn any_log(dir: &Path, pred: impl Fn(&str) -> bool) -> bool {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| std::fs::read_to_string(e.path()).is_ok_and(|t| pred(&t)))
+}
+
+/// fixtures/faults-links, whose tests write through links that lead back into the workspace,
+/// with a FIFO and a socket in its tree: the scratch copy must redirect the links and skip the
+/// special files, and the user's tree must come out byte-identical.
+#[test]
+fn links_back_into_the_tree_and_special_files_never_reach_the_user_s_files() {
+    let run = Run::of_fixture("faults-links");
+    let root = run.root();
+    let link = |to: &Path, at: &str| std::os::unix::fs::symlink(to, root.join(at)).unwrap();
+    link(&root.join("snapshots"), "tests/abs");
+    link(Path::new("../snapshots"), "tests/rel");
+    link(&root.join("snapshots/new.snap"), "tests/new.snap"); // dangling
+    mkfifo(&root.join("pipe"));
+    let _socket = std::os::unix::net::UnixListener::bind(root.join("sock")).unwrap();
+    let before = snapshot(root);
+    let out = finish_within(
+        run.command(&["--format", "json"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+        Duration::from_secs(300),
+        "mutants on a tree with a FIFO",
+    );
+    let (code, report) = json_of(&out);
+    assert_ne!(code, 3, "the baseline must pass: {}", stderr(&out));
+    let outcomes: Vec<&str> = report["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["outcome"].as_str().unwrap())
+        .collect();
+    assert!(outcomes.contains(&"killed"), "{report:#}");
+    assert_eq!(changes(&before, &snapshot(root)), Vec::<PathBuf>::new());
+    run.assert_nothing_left();
+
+    // A link to a folder that holds the workspace cannot be redirected: refused before any build.
+    std::os::unix::fs::symlink("..", root.join("up")).unwrap();
+    let before = snapshot(root);
+    let out = run.output(&[]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("a folder that holds the workspace"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(changes(&before, &snapshot(root)), Vec::<PathBuf>::new());
+}
+
+/// A marked output folder whose `logs/` became a link: nothing is removed through it.
+#[test]
+fn an_output_folder_whose_logs_became_a_link_is_refused() {
+    let ws = workspace(&[]);
+    let out_dir = ws.path().join("out");
+    let elsewhere = ws.path().join("elsewhere");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    std::fs::write(out_dir.join(".capcheck-mutants"), "marked\n").unwrap();
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("precious.log"), "mutant: looks like ours\n").unwrap();
+    std::os::unix::fs::symlink(&elsewhere, out_dir.join("logs")).unwrap();
+    let before = snapshot(ws.path());
+    let scratch_parent = tempfile::tempdir().unwrap();
+    let out = bounded(
+        ws.path(),
+        &[
+            "mutants",
+            "--output",
+            "out",
+            "--scratch-dir",
+            scratch_parent.path().to_str().unwrap(),
+        ],
+        Duration::from_secs(60),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not a folder (a link"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        changes(&before, &snapshot(ws.path())),
+        Vec::<PathBuf>::new()
+    );
+}
+
+/// SIGTERM, SIGHUP and SIGINT, each at three moments of a run, end it with 128 + the signal,
+/// kill every child, remove the scratch copy, keep the verdicts that finished and leave the tree
+/// as it was. SIGKILL leaves processes and a copy behind: the next run removes both and says so.
+#[test]
+fn signals_stop_the_run_cleanly_and_the_next_run_cleans_up_after_sigkill() {
+    let hanging = |t: &str| t.contains("\nwith: 0\n") && t.contains("Running");
+    // (signal, when, exit code)
+    const CLAIMED: &str = "the output folder is claimed";
+    const BASELINE: &str = "the baseline tests run";
+    const HANGING: &str = "the hanging mutant runs";
+    // (signal, when, exit code): each stop signal at each moment, then SIGKILL.
+    let mut moments: Vec<(libc::c_int, &str, i32)> = Vec::new();
+    for when in [CLAIMED, BASELINE, HANGING] {
+        for (signal, code) in [
+            (libc::SIGTERM, 143),
+            (libc::SIGHUP, 129),
+            (libc::SIGINT, 130),
+        ] {
+            moments.push((signal, when, code));
+        }
+    }
+    moments.extend([BASELINE, HANGING].map(|when| (libc::SIGKILL, when, -1)));
+    for (signal, when, code) in moments {
+        let run = Run::of_fixture("mutants-hang");
+        let before = snapshot(run.root());
+        let (mut child, err_log) =
+            run.spawn(&["--operator", "perturb-capacity", "--timeout-floor", "120"]);
+        let logs = run.logs();
+        match when {
+            HANGING => wait_for(&mut child, when, || any_log(&logs, hanging)),
+            BASELINE => wait_for(&mut child, when, || {
+                any_log(&logs, |t| {
+                    t.starts_with("baseline") && t.contains("Running")
+                })
+            }),
+            _ => wait_for(&mut child, when, || logs.is_dir()),
+        }
+        // SAFETY: signals the process this test spawned.
+        let pid = child.id();
+        unsafe { libc::kill(pid as libc::pid_t, signal) };
+        let status =
+            finish_within(child, Duration::from_secs(20), "one signal must be enough").status;
+        let err = std::fs::read_to_string(&err_log).unwrap();
+        assert_eq!(
+            changes(&before, &snapshot(run.root())),
+            Vec::<PathBuf>::new()
+        );
+        if signal != libc::SIGKILL {
+            assert_eq!(status.code(), Some(code), "{when}: {err}");
+            run.assert_nothing_left();
+            // Every verdict the run printed was written as it finished.
+            let verdicts =
+                std::fs::read_to_string(logs.with_file_name("verdicts.jsonl")).unwrap_or_default();
+            let printed = err.lines().filter(|l| l.starts_with('[')).count();
+            assert_eq!(verdicts.lines().count(), printed, "{when}: {err}");
+            if when == HANGING {
+                // The `+ 1` mutant comes first in canonical order and was done by then.
+                assert_eq!(printed, 1, "{err}");
+            }
+            continue;
+        }
+        // SIGKILL: the copy, and while a mutant hangs its test binary, are still there (which is
+        // why the next run must clean them up)...
+        let copies = std::fs::read_dir(run.scratch()).unwrap().count();
+        assert_eq!(copies, 1, "{when}: the killed run's scratch copy is there");
+        // A hanging test binary runs until killed; what the baseline left may end by itself.
+        if when == HANGING {
+            assert!(
+                !processes_in(run.scratch()).is_empty(),
+                "nothing was left running to clean"
+            );
+        }
+        // ...and it does, and says so.
+        let out = run.output(&["--operator", "perturb-capacity", "--timeout-floor", "5"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(4), "timeouts only: {err}");
+        let removed = format!("a scratch copy left by an earlier run (pid {pid})");
+        assert!(err.contains(&removed), "{when}: {err}");
+        if when == HANGING {
+            assert!(
+                err.contains("of its processes were still running and were killed"),
+                "{when}: {err}"
+            );
+        }
+        run.assert_nothing_left();
+        assert_eq!(
+            changes(&before, &snapshot(run.root())),
+            Vec::<PathBuf>::new()
+        );
+    }
+}
+
+/// Ctrl-C in the first moments, while `cargo metadata` runs (a terminal signals the whole
+/// foreground group, so cargo dies too): the run says it was interrupted and exits 130, not 2 with
+/// cargo's empty complaint. `$CARGO` is a wrapper that waits for the signal.
+#[test]
+fn ctrl_c_while_cargo_metadata_runs_exits_130() {
+    let run = Run::of_fixture("mutants-hang");
+    let bin = tempfile::tempdir().unwrap();
+    let (cargo, started) = (bin.path().join("cargo"), bin.path().join("started"));
+    std::fs::write(
+        &cargo,
+        format!("#!/bin/sh\ntouch '{}'\nsleep 60\n", started.display()),
+    )
+    .unwrap();
+    chmod(&cargo, 0o755);
+    let before = snapshot(run.root());
+    let mut child = run
+        .command(&[])
+        .env("CARGO", &cargo)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    wait_for(&mut child, "cargo metadata", || started.exists());
+    // SAFETY: signals the process group of the child this test spawned, as a terminal would.
+    unsafe { libc::killpg(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = finish_within(child, Duration::from_secs(20), "one Ctrl-C must be enough");
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(stderr(&out).contains("interrupted"), "{}", stderr(&out));
+    assert_eq!(
+        changes(&before, &snapshot(run.root())),
+        Vec::<PathBuf>::new()
+    );
+    run.assert_nothing_left();
+}
