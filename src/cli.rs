@@ -154,7 +154,10 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
         None => check(&cli.check),
         Some(Command::Check(args)) => check(&args),
         Some(Command::Init(args)) => init(&args),
-        Some(Command::Measure(a)) => crate::measure::run(a, &cli.check.workspace),
+        Some(Command::Measure(a)) => crate::measure::run(
+            a.into_options(),
+            cli.check.workspace.manifest_path.as_deref(),
+        ),
         Some(Command::Fixtures(args)) => fixtures(&args),
         Some(Command::Rules(f)) => rules(&f),
         Some(Command::Explain { id }) => explain(&id),

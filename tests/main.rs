@@ -5,6 +5,8 @@ mod docs;
 mod fixtures;
 mod manifest;
 mod measure;
+mod measure_evidence;
+mod measure_logs;
 mod mutants;
 mod sparse;
 mod support;
