@@ -7,6 +7,7 @@ mod manifest;
 mod measure;
 mod measure_evidence;
 mod measure_logs;
+mod measure_real;
 mod mutants;
 mod sparse;
 mod support;
