@@ -150,6 +150,41 @@ fn a_failed_start_is_a_warning_and_no_capacity_never_a_zero() {
 }
 
 #[test]
+fn write_leaves_out_a_box_that_did_not_start() {
+    let zero = "INFO # GPU blocks: 0, # CPU blocks: 2048\n";
+    let ok = "INFO GPU KV cache size: 100,000 tokens\n";
+    let dir = scratch(&[("zero.log", zero), ("ok.log", ok)]);
+    let manifest = dir.path().join("capacity.toml");
+    let out = capcheck(&[
+        "measure",
+        "--log",
+        dir.path().join("zero.log").to_str().unwrap(),
+        "--log",
+        dir.path().join("ok.log").to_str().unwrap(),
+        "--write",
+        manifest.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let (code, v) = json_of(&out);
+    assert_eq!(code, 0, "{v:#}");
+    assert!(
+        v["warnings"]
+            .to_string()
+            .contains("[[backend]] `zero` not written: its log shows no started engine"),
+        "{v:#}"
+    );
+    let written: toml::Table = std::fs::read_to_string(&manifest).unwrap().parse().unwrap();
+    let names: Vec<&str> = written["backend"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["ok"]);
+}
+
+#[test]
 fn one_box_without_a_floor_does_not_null_the_fleets() {
     let with = "INFO GPU KV cache size: 80,000 tokens, Maximum concurrency for 8,000 tokens per request: 10.00x\n";
     let without = "INFO GPU KV cache size: 50,000 tokens\n";

@@ -192,7 +192,7 @@ pub fn window(before: &Exposition, after: &Exposition) -> (Vec<Problem>, Vec<Str
             n => format!(", and {} more series went down", n - 1),
         }
     );
-    if a_start.is_some() {
+    if b_start.is_some() && a_start.is_some() {
         (
             vec![Problem::new(
                 a.line,

@@ -208,7 +208,7 @@ pub fn human(m: &Measurement, written: Option<&Path>, colour: bool) -> String {
     }
     if m.per_box_capacity.is_some() {
         out.push_str(&format!(
-            "per box {}, fleet {}, pessimistic floor (KV / max_model_len) {} per box\n",
+            "per box {}, fleet {}, pessimistic floor (requests of max_model_len at once) {} per box\n",
             assumed(m.per_box_capacity, m.per_box_capacity_assumed),
             assumed(m.fleet_capacity, m.fleet_capacity_assumed),
             opt(m.pessimistic_floor)

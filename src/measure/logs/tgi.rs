@@ -1,7 +1,8 @@
 //! TGI's startup lines, 0.9 to 3.x: the router's `Setting max batch total tokens to N` (the KV
 //! budget; older launchers only state `max_batch_total_tokens` in `Args`), the launcher's
 //! `Args { .. }` (one line or pretty-printed, `Some(N)` or `N`), its `Default \`max_total_tokens\`
-//! to N`, and JSON output (`--json-output`), where the same texts sit in `"message"`.
+//! to N` (3.x: `Maximum total tokens defaulted to N`), and JSON output (`--json-output`), where
+//! the same texts sit in `"message"`.
 
 use std::sync::LazyLock;
 
@@ -17,7 +18,10 @@ static ARGS_TOTAL: LazyLock<Regex> =
 static BATCH: LazyLock<Regex> = LazyLock::new(|| re(r"\bmax_batch_size: (?:Some\(\s*)?(\d+)"));
 static CONCURRENT: LazyLock<Regex> = LazyLock::new(|| re(r"\bmax_concurrent_requests: (\d+)"));
 static LEN: LazyLock<Regex> = LazyLock::new(|| re(r"\bmax_total_tokens: (?:Some\(\s*)?(\d+)"));
-static DEFAULT_LEN: LazyLock<Regex> = LazyLock::new(|| re(r"Default `max_total_tokens` to (\d+)"));
+/// The launcher's default (2.x) and the v3 router's (3.x).
+static DEFAULT_LEN: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?:Default `max_total_tokens` to|Maximum total tokens defaulted to) (\d+)")
+});
 static PREFILL: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?:\bmax_batch_prefill_tokens: (?:Some\(\s*)?|Default `max_batch_prefill_tokens` to )(\d+)",
@@ -83,6 +87,10 @@ mod tests {
             })
         );
         assert_eq!(f.max_num_seqs, None);
+        let v3 = "Z INFO text_generation_router_v3: backends/v3/src/main.rs:174: Maximum total tokens defaulted to 131072\n\
+                  Z INFO text_generation_router_v3: backends/v3/src/lib.rs:137: Setting max batch total tokens to 1490816\n";
+        let f = parse(v3).unwrap();
+        assert_eq!(f.max_model_len.map(|r| r.value), Some(131_072));
         let log = "Z INFO text_generation_launcher: Args { max_concurrent_requests: 64, max_total_tokens: 8192, max_batch_total_tokens: 16000, max_batch_size: None }\n";
         let f = parse(log).unwrap();
         assert_eq!(

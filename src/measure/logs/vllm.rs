@@ -15,9 +15,12 @@ use crate::diag::Problem;
 
 static KV: LazyLock<Regex> = LazyLock::new(|| re(r"GPU KV cache size: ([\d,]+) tokens"));
 static KV_ANCHOR: LazyLock<Regex> = LazyLock::new(|| re(r"GPU KV cache size:"));
-/// `# GPU blocks: 5225, # CPU blocks: 2048`, `# CUDA blocks: ...` (0.7), and pastes that lost the `#`.
-static BLOCKS: LazyLock<Regex> = LazyLock::new(|| re(r"(?:#\s*)?(?i:gpu|cuda) blocks: ?([\d,]+)"));
-static BLOCKS_ANCHOR: LazyLock<Regex> = LazyLock::new(|| re(r"#\s*(?i:gpu|cuda) blocks:"));
+/// `# GPU blocks: 5225, # CPU blocks: 2048`; later V0 names the device (`# CUDA blocks:` in 0.7,
+/// `# HPU`, `# TPU`, `# XPU`, `# NPU` on other platforms); pastes that lost the `#` too.
+static BLOCKS: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?:#\s*)?\b(?i:gpu|cuda|hpu|tpu|xpu|npu|mlu) blocks: ?([\d,]+)"));
+static BLOCKS_ANCHOR: LazyLock<Regex> =
+    LazyLock::new(|| re(r"#\s*(?i:gpu|cuda|hpu|tpu|xpu|npu|mlu) blocks:"));
 static BLOCK_SIZE: LazyLock<Regex> =
     LazyLock::new(|| re(r"['\x22]?\bblock_size['\x22]?\s*[:=]\s*(\d+)"));
 static SEQS_ARG: LazyLock<Regex> = LazyLock::new(|| {
@@ -215,6 +218,7 @@ mod tests {
             "# GPU blocks: 1,000",
             "# CUDA blocks: 1,000",
             "# cuda blocks: 1000",
+            "# HPU blocks: 1000",
         ] {
             let log = format!(
                 "INFO args: Namespace(block_size=32, max_num_seqs=64, max_model_len=4096)\n\
