@@ -1,7 +1,7 @@
-//! The real-output corpus in fixtures/measure/real: short excerpts of startup logs people
-//! pasted into public issues and docs, each with its provenance and the figures the server
-//! printed about itself (labelled by reading the log, in expected.json). Every one of those
-//! figures must be capcheck's, through the real binary.
+//! The real-output corpus in fixtures/measure/real: short excerpts of startup logs and /metrics
+//! scrapes people pasted into public issues and docs, each with its provenance and the figures
+//! the server printed about itself (labelled by reading it, in expected.json). Every one of
+//! those figures must be capcheck's, through the real binary.
 
 use std::path::Path;
 
@@ -14,7 +14,7 @@ fn logs_under(dir: &Path, root: &Path, out: &mut Vec<String>) {
         let path = entry.unwrap().path();
         if path.is_dir() {
             logs_under(&path, root, out);
-        } else if path.extension().is_some_and(|e| e == "log") {
+        } else if path.extension().is_some_and(|e| e == "log" || e == "prom") {
             let rel = path.strip_prefix(root).unwrap();
             out.push(rel.to_string_lossy().replace('\\', "/"));
         }
@@ -27,10 +27,14 @@ fn every_figure_the_servers_printed_is_capchecks() {
     let expected: Vec<Value> =
         serde_json::from_str(&std::fs::read_to_string(root.join("expected.json")).unwrap())
             .unwrap();
-    let mut listed: Vec<String> = expected
-        .iter()
-        .map(|e| e["log"].as_str().unwrap().to_string())
-        .collect();
+    let file = |e: &Value| {
+        e["log"]
+            .as_str()
+            .or(e["scrape"].as_str())
+            .unwrap()
+            .to_string()
+    };
+    let mut listed: Vec<String> = expected.iter().map(file).collect();
     let mut found = Vec::new();
     logs_under(&root, &root, &mut found);
     listed.sort();
@@ -46,15 +50,38 @@ fn every_figure_the_servers_printed_is_capchecks() {
     assert_eq!(servers.len(), 3, "{servers:?}");
     assert!(expected.len() >= 20, "{} excerpts", expected.len());
 
-    let mut wrong = Vec::new();
     for e in &expected {
-        let log = e["log"].as_str().unwrap();
         for key in ["source", "version", "printed"] {
             assert!(
                 e[key].as_str().is_some_and(|s| !s.is_empty()),
-                "{log}: no {key}"
+                "{}: no {key}",
+                file(e)
             );
         }
+    }
+    let mut wrong = Vec::new();
+    for e in expected.iter().filter(|e| e["scrape"].is_string()) {
+        let scrape = root.join(file(e));
+        let out = capcheck(&[
+            "measure",
+            "--scrape-after",
+            scrape.to_str().unwrap(),
+            "--format",
+            "json",
+        ]);
+        let (code, got) = json_of(&out);
+        assert_eq!(code, 0, "{}: {got:#}", file(e));
+        if got["scrape_kv_cache_tokens"] != e["scrape_kv_cache_tokens"] {
+            wrong.push(format!(
+                "{}: the scrape's KV cache tokens are {}, the server printed {}",
+                file(e),
+                got["scrape_kv_cache_tokens"],
+                e["scrape_kv_cache_tokens"]
+            ));
+        }
+    }
+    for e in expected.iter().filter(|e| e["log"].is_string()) {
+        let log = e["log"].as_str().unwrap();
         let path = root.join(log);
         let out = capcheck(&[
             "measure",

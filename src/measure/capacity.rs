@@ -114,6 +114,10 @@ pub fn compute(
         ));
     }
 
+    let scraped_kv = signals.and_then(|s| s.kv_cache_tokens.as_ref());
+    if let Some(k) = scraped_kv {
+        sources.insert("scrape_kv_cache_tokens".into(), cite(&k.lines));
+    }
     let queue = signals.and_then(|s| s.queue.as_ref());
     let queue_p50 = queue.and_then(|q| q.value.quantile(0.5)).map(|q| q.value);
     let queue_p90 = queue.and_then(|q| q.value.quantile(0.9)).map(|q| q.value);
@@ -216,6 +220,7 @@ pub fn compute(
         queue_p90_s: queue_p90,
         roster,
         kv_usage_peak: kv_usage_peak.map(|k| k.value),
+        scrape_kv_cache_tokens: scraped_kv.map(|k| k.value),
         preemptions: signals
             .and_then(|s| s.preemptions.as_ref())
             .map(|p| p.value),

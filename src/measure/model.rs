@@ -142,6 +142,9 @@ pub struct Measurement {
     pub queue_p90_s: Option<f64>,
     pub roster: Option<Roster>,
     pub kv_usage_peak: Option<f64>,
+    /// KV cache tokens the later scrape reports itself (vLLM `cache_config_info`, SGLang's
+    /// `max_total_num_tokens` gauge), summed over engines.
+    pub scrape_kv_cache_tokens: Option<u64>,
     pub preemptions: Option<f64>,
     pub prefix_cache_hit_rate: Option<f64>,
     pub what_if: Vec<WhatIfReport>,
