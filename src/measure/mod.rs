@@ -116,16 +116,18 @@ type Texts = (Option<String>, String, String, Option<f64>);
 /// Scrape the endpoint twice; the first answer is checked at once, so a wrong URL fails
 /// before the window is waited out.
 fn live(url: &str, window: Duration) -> anyhow::Result<Texts> {
-    let agent = scrape::agent();
-    let before = scrape::fetch(&agent, url)?;
-    let mut problems = InputErrors::default();
-    parse_scrape(&before, &format!("{url} (first scrape)"), &mut problems);
-    problems.into_result()?;
-    let start = std::time::Instant::now();
-    scrape::wait(window);
-    let after = scrape::fetch(&agent, url)?;
-    let elapsed = start.elapsed().as_secs_f64();
-    Ok((Some(before), after, url.to_string(), Some(elapsed)))
+    let check = |first: &str| {
+        let mut problems = InputErrors::default();
+        parse_scrape(first, &format!("{url} (first scrape)"), &mut problems);
+        problems.into_result()
+    };
+    let live = scrape::twice(url, window, check)?;
+    Ok((
+        Some(live.before),
+        live.after,
+        url.to_string(),
+        Some(live.elapsed.as_secs_f64()),
+    ))
 }
 
 fn scrape_texts(opts: &Options, problems: &mut InputErrors) -> anyhow::Result<Option<Texts>> {

@@ -32,8 +32,35 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         .map_err(|_| format!("expected a duration like 15m, 900s or 200ms, found `{s}`"))
 }
 
+/// Two scrapes and the time between them.
+pub struct Live {
+    pub before: String,
+    pub after: String,
+    pub elapsed: Duration,
+}
+
+/// Scrape `url`, hand the answer to `check` (an error there ends the run before any wait),
+/// wait `window`, scrape again.
+pub fn twice(
+    url: &str,
+    window: Duration,
+    check: impl FnOnce(&str) -> anyhow::Result<()>,
+) -> anyhow::Result<Live> {
+    let agent = agent();
+    let before = fetch(&agent, url)?;
+    check(&before)?;
+    let start = Instant::now();
+    wait(window);
+    let after = fetch(&agent, url)?;
+    Ok(Live {
+        before,
+        after,
+        elapsed: start.elapsed(),
+    })
+}
+
 /// An HTTP agent that sends no `Accept` header and gives up after 30 s.
-pub fn agent() -> ureq::Agent {
+fn agent() -> ureq::Agent {
     let config = ureq::Agent::config_builder()
         .accept(ureq::config::AutoHeaderValue::None)
         .timeout_global(Some(Duration::from_secs(30)))
@@ -42,7 +69,7 @@ pub fn agent() -> ureq::Agent {
 }
 
 /// One scrape's body.
-pub fn fetch(agent: &ureq::Agent, url: &str) -> anyhow::Result<String> {
+fn fetch(agent: &ureq::Agent, url: &str) -> anyhow::Result<String> {
     let mut response = agent
         .get(url)
         .call()
@@ -54,7 +81,7 @@ pub fn fetch(agent: &ureq::Agent, url: &str) -> anyhow::Result<String> {
 }
 
 /// Wait `window`, with a progress bar on a terminal's stderr.
-pub fn wait(window: Duration) {
+fn wait(window: Duration) {
     let start = Instant::now();
     let bar = ProgressBar::with_draw_target(
         Some(window.as_millis().try_into().unwrap_or(u64::MAX)),
