@@ -193,10 +193,11 @@ impl<'a> Clean<'a> {
             .map_or_else(String::new, |r| format!("dp{r:0>6}"))
     }
 
-    /// Start reading at the last server life: a `marker` line after a KV line starts a new one.
-    /// Returns a warning when the log holds more than one start.
-    fn last_life(&mut self, marker: &Regex, kv: &[&Regex]) -> Option<String> {
-        let kv_lines: Vec<usize> = kv
+    /// Start reading at the last server life: a `marker` line after an `outcome` line (a KV
+    /// cache size, or a failed start) starts a new one. Returns a warning when the log holds
+    /// more than one start.
+    fn last_life(&mut self, marker: &Regex, outcome: &[&Regex]) -> Option<String> {
+        let kv_lines: Vec<usize> = outcome
             .iter()
             .flat_map(|p| self.captures(p).map(|(l, _)| l).collect::<Vec<_>>())
             .collect();

@@ -42,7 +42,7 @@ pub(super) fn detect(text: &str) -> bool {
 
 pub(super) fn read(clean: &mut Clean, errors: &mut Vec<Problem>) -> LogFacts {
     let warnings = clean
-        .last_life(&LIFE, &[&TOTAL, &ALLOC])
+        .last_life(&LIFE, &[&TOTAL, &ALLOC, &NO_MEMORY])
         .into_iter()
         .collect();
     let mut kv = clean.numbers(&TOTAL, errors);

@@ -43,7 +43,10 @@ pub(super) fn detect(text: &str) -> bool {
 }
 
 pub(super) fn read(clean: &mut Clean, errors: &mut Vec<Problem>) -> LogFacts {
-    let warnings = clean.last_life(&LIFE, &[&TOTAL]).into_iter().collect();
+    let warnings = clean
+        .last_life(&LIFE, &[&TOTAL, &FAILED])
+        .into_iter()
+        .collect();
     let mut kv = clean.numbers(&TOTAL, errors);
     if kv.is_empty() {
         kv = clean.numbers(&ARGS_TOTAL, errors);

@@ -88,7 +88,17 @@ const DEFAULT_BLOCK_SIZE: u64 = 16;
 
 pub(super) fn read(clean: &mut Clean, errors: &mut Vec<Problem>) -> LogFacts {
     let mut warnings: Vec<String> = clean
-        .last_life(&LIFE, &[&KV, &BLOCKS])
+        .last_life(
+            &LIFE,
+            &[
+                &KV,
+                &BLOCKS,
+                &TOO_LONG,
+                &TOO_LONG_V1,
+                &NO_MEMORY,
+                &ENGINE_FAILED,
+            ],
+        )
         .into_iter()
         .collect();
     let mut kv = clean.numbers(&KV, errors);
@@ -272,6 +282,26 @@ mod tests {
             "{:?}",
             f.warnings
         );
+    }
+
+    #[test]
+    fn a_start_that_failed_and_was_started_again_counts_the_second() {
+        let log = "INFO vLLM API server version 0.9.0\n\
+                   ERROR EngineCore failed to start.\n\
+                   INFO vLLM API server version 0.9.0\n\
+                   INFO GPU KV cache size: 1,200 tokens\n";
+        let f = parse(log).unwrap();
+        assert_eq!(f.failed, None);
+        assert_eq!(
+            f.engines,
+            vec![Read {
+                value: 1200,
+                line: 4
+            }]
+        );
+        let again =
+            format!("{log}INFO vLLM API server version 0.9.0\nERROR EngineCore failed to start.\n");
+        assert_eq!(parse(&again).unwrap().failed.map(|x| x.line), Some(6));
     }
 
     #[test]
