@@ -75,7 +75,9 @@ fn per_worker_lines_take_the_smallest_and_data_parallel_engines_add_up() {
 
 #[test]
 fn the_request_limit_comes_from_the_servers_own_precedence() {
-    let context = "DEBUG 05-01 [arg_utils.py:1] Setting max_num_seqs to 1024 for LLM_CLASS usage context.\n\
+    // The first line is vLLM's own (DEBUG level), as pasted in
+    // https://github.com/openshift-psap/auto-tuning-vllm/issues/106; the KV line is written here.
+    let context = "(APIServer pid=62232) DEBUG 10-24 12:53:53 [engine/arg_utils.py:1681] Setting max_num_seqs to 1024 for OPENAI_API_SERVER usage context.\n\
                    INFO GPU KV cache size: 2,000,000 tokens\n";
     let (_, v, _) = measure_logs(&[("ctx.log", context)], &["--p90-prompt-tokens", "1000"]);
     let b = &v["boxes"][0];
