@@ -207,11 +207,17 @@ pub fn human(m: &Measurement, written: Option<&Path>, colour: bool) -> String {
         ));
     }
     if m.per_box_capacity.is_some() {
+        let of = |without: &[String]| match without.len() {
+            0 => String::new(),
+            n => format!(" ({} of {} boxes)", m.boxes.len() - n, m.boxes.len()),
+        };
         out.push_str(&format!(
-            "per box {}, fleet {}, pessimistic floor (requests of max_model_len at once) {} per box\n",
+            "per box {}, fleet {}{}, pessimistic floor (requests of max_model_len at once) {} per box{}\n",
             assumed(m.per_box_capacity, m.per_box_capacity_assumed),
             assumed(m.fleet_capacity, m.fleet_capacity_assumed),
-            opt(m.pessimistic_floor)
+            of(&m.boxes_without_capacity),
+            opt(m.pessimistic_floor),
+            of(&m.boxes_without_floor),
         ));
     }
     if let Some(b) = &m.breakdown {
