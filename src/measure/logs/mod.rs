@@ -29,8 +29,9 @@ pub enum ServerKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LimitSource {
-    /// Set on the command line: vLLM's `non-default args`/`Namespace`, SGLang's `ServerArgs`,
-    /// TGI's `max_batch_size`.
+    /// The server's arguments as it printed them: vLLM's `non-default args` (only what was set)
+    /// or `args: Namespace(..)` (older versions print every value there, defaults included),
+    /// SGLang's `ServerArgs`, TGI's `max_batch_size`.
     Argument,
     /// vLLM's default for the usage context: `Setting max_num_seqs to N for LLM_CLASS usage context.`
     UsageContext,
