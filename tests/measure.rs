@@ -475,9 +475,9 @@ fn malformed_evidence_is_located_and_exits_2() {
         "fixtures/measure/malformed.log:2:43: expected `GPU KV cache size: N tokens`",
         "fixtures/measure/malformed.log:3:42: expected `# GPU blocks: N`",
         "fixtures/measure/malformed.prom has 3 problems",
-        "fixtures/measure/malformed.prom:3:1: expected a closing `\"`",
-        "fixtures/measure/malformed.prom:4:1: expected one of counter",
-        "fixtures/measure/malformed.prom:5:1: expected a number",
+        "fixtures/measure/malformed.prom:3:34: expected a closing `\"`",
+        "fixtures/measure/malformed.prom:4:15: expected one of counter",
+        "fixtures/measure/malformed.prom:5:38: expected a number",
     ] {
         assert!(stderr.contains(at), "missing `{at}` in:\n{stderr}");
     }
@@ -649,7 +649,7 @@ fn write_refuses_a_malformed_manifest_with_its_line() {
 }
 
 /// Serve `bodies` in order on a loopback port, one connection each; report each request's head.
-fn serve(bodies: Vec<String>) -> (String, mpsc::Receiver<String>) {
+pub(crate) fn serve(bodies: Vec<String>) -> (String, mpsc::Receiver<String>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/metrics", listener.local_addr().unwrap());
     let (tx, rx) = mpsc::channel();

@@ -47,7 +47,7 @@ pub enum Command {
         id: String,
     },
     /// Read startup logs and /metrics scrapes; compute capacity, latency breakdown and waves.
-    Measure(crate::measure::MeasureArgs),
+    Measure(super::measure::MeasureArgs),
     /// Mutate capacity logic in a scratch copy and report which mutants the tests miss.
     Mutants(Box<MutantsArgs>),
 }

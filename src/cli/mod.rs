@@ -9,8 +9,10 @@ use clap::Parser;
 use crate::exit::Exit;
 
 mod args;
+pub mod measure;
 pub use crate::report::{Color, Format, use_color};
 pub use args::*;
+pub use measure::MeasureArgs;
 
 /// Parse the command line (dropping cargo's `capcheck` argument) and run.
 pub fn main() -> ExitCode {
@@ -43,7 +45,10 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
         None => check(&cli.check),
         Some(Command::Check(args)) => check(&args),
         Some(Command::Init(args)) => init(&args),
-        Some(Command::Measure(a)) => crate::measure::run(a, &cli.check.workspace.selection()),
+        Some(Command::Measure(a)) => {
+            let manifest_path = a.manifest_path.clone();
+            crate::measure::run(a.into_options(), manifest_path.as_deref())
+        }
         Some(Command::Fixtures(args)) => fixtures(&args),
         Some(Command::Rules(f)) => rules(f.format),
         Some(Command::Explain { id }) => explain(&id),

@@ -4,26 +4,13 @@
 
 use std::collections::BTreeMap;
 
-use super::logs::{LogFacts, Read, ServerKind};
+pub use super::boxes::BoxInput;
+use super::boxes::{box_report, have, names};
 use super::model::{
-    BoxReport, Breakdown, Measurement, Options, Phase, Roster, WhatIf, WhatIfReport,
+    BoxReport, Breakdown, Measurement, Phase, Roster, Settings, WhatIf, WhatIfReport,
 };
 use super::signals::{Located, Signals};
 use super::window::Histogram;
-
-/// vLLM's `max_num_seqs` when the user did not set it. Recent versions use 1024 for the API
-/// server on H100/H200 and 256 elsewhere; the log does not say which GPU ran, so the smaller,
-/// safer value is assumed and the report says it was not measured.
-pub const VLLM_DEFAULT_MAX_NUM_SEQS: u64 = 256;
-/// TGI's default `--max-concurrent-requests`.
-pub const TGI_DEFAULT_MAX_CONCURRENT: u64 = 128;
-
-/// One box: a name and the startup log that describes it.
-pub struct BoxInput {
-    pub name: String,
-    pub path: String,
-    pub facts: LogFacts,
-}
 
 /// `path:line`, or `path:first-last` for a value read from several lines.
 pub fn locate(path: &str, lines: &[usize]) -> String {
@@ -42,7 +29,7 @@ fn mean(h: &Option<Located<Histogram>>) -> Option<f64> {
 pub fn compute(
     boxes: &[BoxInput],
     scrape: Option<(&Signals, &str)>,
-    opts: &Options,
+    opts: &Settings,
 ) -> Measurement {
     let mut warnings = Vec::new();
     let mut sources = BTreeMap::new();
@@ -66,7 +53,14 @@ pub fn compute(
         },
         (None, None) => (None, false),
     };
-    if p90.is_none() {
+    let p90 = match p90 {
+        Some(p) if !(p.is_finite() && p > 0.0) => {
+            warnings.push(format!("the p90 prompt length is {p} tokens, not a positive number: capacity is not computed"));
+            None
+        }
+        p => p,
+    };
+    if p90.is_none() && warnings.is_empty() {
         warnings.push("no p90 prompt length (no prompt-token histogram with requests in the window, and no --p90-prompt-tokens): capacity is not computed".to_string());
     }
     if lower_bound {
@@ -80,13 +74,24 @@ pub fn compute(
         .iter()
         .map(|b| box_report(b, p90, &mut warnings, &mut sources))
         .collect();
-    let capacities: Option<Vec<u64>> = reports.iter().map(|b| b.capacity).collect();
-    let floors: Option<Vec<u64>> = reports.iter().map(|b| b.pessimistic_floor).collect();
-    let nonempty = |v: Option<Vec<u64>>| v.filter(|v| !v.is_empty());
-    let capacities = nonempty(capacities);
-    let floors = nonempty(floors);
-    let fleet_capacity = capacities.as_ref().map(|c| c.iter().sum::<u64>());
-    let per_box_capacity = capacities.as_ref().and_then(|c| c.iter().min().copied());
+    let (capacities, boxes_without_capacity) = have(&reports, |b| b.capacity);
+    let (floors, boxes_without_floor) = have(&reports, |b| b.pessimistic_floor);
+    for (what, got, without) in [
+        ("capacity", &capacities, &boxes_without_capacity),
+        ("pessimistic floor", &floors, &boxes_without_floor),
+    ] {
+        if !got.is_empty() && !without.is_empty() {
+            warnings.push(format!(
+                "the fleet {what} covers {} of {} boxes: {} ha{} none",
+                got.len(),
+                reports.len(),
+                names(without),
+                if without.len() == 1 { "s" } else { "ve" }
+            ));
+        }
+    }
+    let fleet_capacity = (!capacities.is_empty()).then(|| capacities.iter().sum::<u64>());
+    let per_box_capacity = capacities.iter().min().copied();
     // The smallest box decides the per-box value: it rests on a guess only when every box at
     // that minimum does. One guessed box is enough to make the fleet's sum a guess.
     let per_box_capacity_assumed = per_box_capacity.is_some_and(|min| {
@@ -100,14 +105,19 @@ pub fn compute(
 
     if let (Some(s), [only]) = (signals, reports.as_slice())
         && let Some(kv) = &s.kv_cache_tokens
-        && kv.value != only.kv_cache_tokens
+        && let Some(logged) = only.kv_cache_tokens
+        && kv.value != logged
     {
         warnings.push(format!(
-            "the scrape's {} says {} KV cache tokens, the log of `{}` says {}",
-            kv.name, kv.value, only.name, only.kv_cache_tokens
+            "the scrape's {} says {} KV cache tokens, the log of `{}` says {logged}",
+            kv.name, kv.value, only.name
         ));
     }
 
+    let scraped_kv = signals.and_then(|s| s.kv_cache_tokens.as_ref());
+    if let Some(k) = scraped_kv {
+        sources.insert("scrape_kv_cache_tokens".into(), cite(&k.lines));
+    }
     let queue = signals.and_then(|s| s.queue.as_ref());
     let queue_p50 = queue.and_then(|q| q.value.quantile(0.5)).map(|q| q.value);
     let queue_p90 = queue.and_then(|q| q.value.quantile(0.9)).map(|q| q.value);
@@ -146,11 +156,8 @@ pub fn compute(
         }
     }
     let breakdown = signals.and_then(breakdown);
-    if signals.is_some() && breakdown.is_none() {
-        warnings.push(
-            "no queue/prefill/decode histograms with requests in the window: no latency breakdown"
-                .to_string(),
-        );
+    if let (Some(s), None) = (signals, &breakdown) {
+        warnings.push(no_breakdown(s));
     }
     let what_if = breakdown
         .as_ref()
@@ -203,14 +210,17 @@ pub fn compute(
         per_box_capacity_assumed,
         fleet_capacity,
         fleet_capacity_assumed,
-        pessimistic_floor: floors.as_ref().and_then(|f| f.iter().min().copied()),
-        fleet_pessimistic_floor: floors.map(|f| f.iter().sum()),
+        pessimistic_floor: floors.iter().min().copied(),
+        fleet_pessimistic_floor: (!floors.is_empty()).then(|| floors.iter().sum()),
+        boxes_without_capacity,
+        boxes_without_floor,
         boxes: reports,
         breakdown,
         queue_p50_s: queue_p50,
         queue_p90_s: queue_p90,
         roster,
         kv_usage_peak: kv_usage_peak.map(|k| k.value),
+        scrape_kv_cache_tokens: scraped_kv.map(|k| k.value),
         preemptions: signals
             .and_then(|s| s.preemptions.as_ref())
             .map(|p| p.value),
@@ -225,76 +235,24 @@ pub fn compute(
     }
 }
 
-fn box_report(
-    b: &BoxInput,
-    p90: Option<f64>,
-    warnings: &mut Vec<String>,
-    sources: &mut BTreeMap<String, String>,
-) -> BoxReport {
-    let f = &b.facts;
-    let at = |r: &Read| format!("{}:{}", b.path, r.line);
-    let default = match f.kind {
-        ServerKind::Vllm => Some(VLLM_DEFAULT_MAX_NUM_SEQS),
-        ServerKind::Tgi => Some(TGI_DEFAULT_MAX_CONCURRENT),
-        ServerKind::Sglang => None,
-    };
-    let max_num_seqs = f.max_num_seqs.map(|r| r.value).or(default);
-    match (f.max_num_seqs, default) {
-        (Some(r), _) => {
-            sources.insert(format!("boxes.{}.max_num_seqs", b.name), at(&r));
-        }
-        (None, Some(d)) => warnings.push(format!(
-            "{}: the request limit (max_num_seqs) is not in the log; assumed the server's default {d}, not measured{}",
-            b.path,
-            if f.kind == ServerKind::Vllm { " (vLLM uses 1024 on H100/H200 for the API server)" } else { "" }
-        )),
-        (None, None) => warnings.push(format!("{}: the request limit is not in the log; capacity is bounded by the KV cache alone", b.path)),
-    }
-    for w in &f.warnings {
-        warnings.push(format!("{}: {w}", b.path));
-    }
-    let lines: Vec<usize> = f.engines.iter().map(|e| e.line).collect();
-    let source = locate(&b.path, &lines);
-    sources.insert(format!("boxes.{}.kv_cache_tokens", b.name), source.clone());
-    if let Some(r) = f.max_model_len {
-        sources.insert(format!("boxes.{}.max_model_len", b.name), at(&r));
-    }
-    if let Some(r) = f.max_num_batched_tokens {
-        sources.insert(format!("boxes.{}.max_num_batched_tokens", b.name), at(&r));
-    }
-    let by_kv = |kv: u64| -> Option<u64> {
-        let p90 = p90.filter(|p| !p.is_nan())?;
-        Some(if p90 > 0.0 {
-            (kv as f64 / p90).floor() as u64
-        } else {
-            u64::MAX
-        })
-    };
-    let per_engine = |kv: u64| by_kv(kv).map(|k| max_num_seqs.map_or(k, |m| k.min(m)));
-    // The min() picked an assumed default for some engine: the KV cache allowed more, so the
-    // box's capacity rests on a guess, not on the log.
-    let capacity_assumed = f.max_num_seqs.is_none()
-        && max_num_seqs.is_some_and(|m| {
-            f.engines
-                .iter()
-                .any(|e| by_kv(e.value).is_some_and(|k| k > m))
-        });
-    BoxReport {
-        name: b.name.clone(),
-        server: f.kind,
-        engines: f.engines.len(),
-        kv_cache_tokens: f.engines.iter().map(|e| e.value).sum(),
-        max_num_seqs,
-        max_num_seqs_measured: f.max_num_seqs.is_some(),
-        max_model_len: f.max_model_len.map(|r| r.value),
-        max_num_batched_tokens: f.max_num_batched_tokens.map(|r| r.value),
-        capacity: f.engines.iter().map(|e| per_engine(e.value)).sum(),
-        capacity_assumed,
-        pessimistic_floor: f
-            .max_model_len
-            .filter(|m| m.value > 0)
-            .map(|m| f.engines.iter().map(|e| e.value / m.value).sum()),
-        source,
+/// Why there is no breakdown, naming the phases the scrapes lack.
+fn no_breakdown(s: &Signals) -> String {
+    let missing: Vec<&str> = [
+        ("queue", &s.queue),
+        ("prefill", &s.prefill),
+        ("decode", &s.decode),
+    ]
+    .into_iter()
+    .filter(|(_, h)| mean(h).is_none())
+    .map(|(name, _)| name)
+    .collect();
+    if missing.is_empty() {
+        "the queue, prefill and decode means sum to 0 s: no latency breakdown".to_string()
+    } else {
+        format!(
+            "no latency breakdown: the scrapes have no {} histogram with requests in the window",
+            missing.join(" or ")
+        )
     }
 }
 

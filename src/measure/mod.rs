@@ -1,8 +1,11 @@
 //! `cargo capcheck measure`: evidence in (startup logs, /metrics scrapes), numbers and the
 //! capacity manifest out. Reading and arithmetic never print; [`report`] renders to text, [`run`]
 //! prints it, and only [`write`] touches the filesystem, at the one path the user asked for.
+//! The engine takes plain [`Options`]; the command line lives in [`args`] alone.
 
+pub mod boxes;
 pub mod capacity;
+pub mod check;
 pub mod logs;
 pub mod model;
 pub mod prom;
@@ -13,58 +16,27 @@ pub mod window;
 pub mod write;
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use clap::Args;
-
-use crate::cli::FormatArgs;
-use crate::diag::{InputError, InputErrors};
+use crate::diag::{InputError, InputErrors, Problem};
 use crate::exit::Exit;
-use crate::workspace::Selection as WorkspaceArgs;
 use capacity::BoxInput;
-use model::{Options, WhatIf};
+use model::Settings;
 
-#[derive(Debug, Args, Clone, Default)]
-pub struct MeasureArgs {
-    /// A box's vLLM, SGLang or TGI startup log, once per box; NAME defaults to the file stem.
-    #[arg(long = "log", value_name = "[NAME=]PATH")]
+/// Everything `measure` is asked to do, as plain data.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// `[NAME=]PATH` of each box's startup log.
     pub logs: Vec<String>,
-    /// A /metrics scrape taken at the start of the window (Prometheus text format).
-    #[arg(long, value_name = "PATH", requires = "scrape_after")]
     pub scrape_before: Option<PathBuf>,
-    /// A /metrics scrape taken at the end of the window; alone, the window is the server's life.
-    #[arg(long, value_name = "PATH", conflicts_with = "scrape_url")]
     pub scrape_after: Option<PathBuf>,
-    /// Scrape this /metrics endpoint twice, --window apart.
-    #[arg(long, value_name = "URL", requires = "window")]
     pub scrape_url: Option<String>,
-    /// The window between two scrapes, e.g. 15m, 900s, 200ms (with files: their distance).
-    #[arg(long, value_name = "DURATION", value_parser = scrape::parse_duration)]
-    pub window: Option<std::time::Duration>,
-    /// How many requests the workload can have in flight at once (its natural bound).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    pub roster: Option<u64>,
-    /// The most end-to-end latency can gain if a phase shrinks, e.g. prefill=-50%.
-    #[arg(long = "what-if", value_name = "PHASE=-N%", value_parser = clap::value_parser!(WhatIfArg))]
-    pub what_if: Vec<WhatIfArg>,
-    /// Use this p90 prompt length (tokens) instead of the scrapes' histogram.
-    #[arg(long, value_name = "N")]
-    pub p90_prompt_tokens: Option<f64>,
-    /// Create or update the capacity manifest (default: capacity.toml at the workspace root).
-    #[arg(long, value_name = "PATH", num_args = 0..=1)]
+    pub window: Option<Duration>,
+    pub settings: Settings,
+    /// `--write [PATH]`: `Some(None)` writes at the workspace's manifest path.
     pub write: Option<Option<PathBuf>>,
-    #[command(flatten)]
-    pub format: FormatArgs,
-}
-
-/// clap wants `Clone + Send + Sync + 'static` values with a `FromStr` it can call.
-#[derive(Debug, Clone, Copy)]
-pub struct WhatIfArg(pub WhatIf);
-
-impl std::str::FromStr for WhatIfArg {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        s.parse().map(WhatIfArg)
-    }
+    pub json: bool,
+    pub colour: bool,
 }
 
 fn read(path: &Path) -> Result<String, String> {
@@ -104,56 +76,96 @@ fn read_logs(args: &[String], problems: &mut InputErrors) -> Vec<BoxInput> {
                 path: shown,
                 facts,
             }),
-            Ok(Err(found)) => problems.files.push(InputError {
-                file: shown,
-                problems: found,
-            }),
+            Ok(Err(found)) => file_problems(problems, &shown, found),
             Err(e) => problems.unlocated.push(e),
         }
     }
     boxes
 }
 
+fn file_problems(problems: &mut InputErrors, file: &str, found: Vec<Problem>) {
+    if !found.is_empty() {
+        problems.files.push(InputError {
+            file: file.to_string(),
+            problems: found,
+        });
+    }
+}
+
+/// Parse one scrape and check it could be right; every problem goes to `problems`.
 fn parse_scrape(text: &str, shown: &str, problems: &mut InputErrors) -> Option<prom::Exposition> {
-    match prom::parse(text) {
+    let found = prom::parse(text).and_then(|e| match check::exposition(&e) {
+        p if p.is_empty() => Ok(e),
+        p => Err(p),
+    });
+    match found {
         Ok(e) => Some(e),
         Err(found) => {
-            problems.files.push(InputError {
-                file: shown.to_string(),
-                problems: found,
-            });
+            file_problems(problems, shown, found);
             None
         }
     }
 }
 
-/// Run `measure`: read, compute, render, and write the manifest when asked.
-pub fn run(args: MeasureArgs, workspace: &WorkspaceArgs) -> anyhow::Result<Exit> {
-    let mut problems = InputErrors::default();
-    let boxes = read_logs(&args.logs, &mut problems);
-    let mut window_s = args.window.map(|w| w.as_secs_f64());
-    // (before text, after text, how the after scrape is cited)
-    let texts: Option<(Option<String>, String, String)> = if let Some(url) = &args.scrape_url {
-        let window = args.window.unwrap_or_default();
-        let live = scrape::twice(url, window)?;
-        window_s = Some(live.elapsed.as_secs_f64());
-        Some((Some(live.before), live.after, url.clone()))
-    } else if let Some(after) = &args.scrape_after {
-        let before = args.scrape_before.as_deref().map(read).transpose();
-        match (before, read(after)) {
-            (Ok(b), Ok(a)) => Some((b, a, after.display().to_string())),
-            (b, a) => {
-                problems.unlocated.extend(b.err());
-                problems.unlocated.extend(a.err());
-                None
-            }
-        }
-    } else {
-        None
+/// The two scrapes' texts: (before, after, how the after scrape is cited, window seconds).
+type Texts = (Option<String>, String, String, Option<f64>);
+
+/// Scrape the endpoint twice; the first answer is checked at once, so a wrong URL fails
+/// before the window is waited out.
+fn live(url: &str, window: Duration) -> anyhow::Result<Texts> {
+    let check = |first: &str| {
+        let mut problems = InputErrors::default();
+        parse_scrape(first, &format!("{url} (first scrape)"), &mut problems);
+        problems.into_result()
     };
+    let live = scrape::twice(url, window, check)?;
+    Ok((
+        Some(live.before),
+        live.after,
+        url.to_string(),
+        Some(live.elapsed.as_secs_f64()),
+    ))
+}
+
+fn scrape_texts(opts: &Options, problems: &mut InputErrors) -> anyhow::Result<Option<Texts>> {
+    let window_s = opts.window.map(|w| w.as_secs_f64());
+    if let Some(url) = &opts.scrape_url {
+        return live(url, opts.window.unwrap_or_default()).map(Some);
+    }
+    let Some(after) = &opts.scrape_after else {
+        return Ok(None);
+    };
+    let before = opts.scrape_before.as_deref().map(read).transpose();
+    Ok(match (before, read(after)) {
+        (Ok(b), Ok(a)) => Some((b, a, after.display().to_string(), window_s)),
+        (b, a) => {
+            problems.unlocated.extend(b.err());
+            problems.unlocated.extend(a.err());
+            None
+        }
+    })
+}
+
+/// Run `measure`: read, compute, render, and write the manifest when asked. `manifest_path`
+/// is `--manifest-path`, for `--write` without a path. With `--format json` an error is also
+/// printed as a JSON object on stdout.
+pub fn run(opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Exit> {
+    let json = opts.json;
+    measure(opts, manifest_path).inspect_err(|e| {
+        if json {
+            print!("{}", report::error_json(e));
+        }
+    })
+}
+
+fn measure(mut opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Exit> {
+    let mut problems = InputErrors::default();
+    let boxes = read_logs(&opts.logs, &mut problems);
+    let texts = scrape_texts(&opts, &mut problems)?;
     let mut expositions = None;
-    if let Some((before, after, shown)) = &texts {
-        let before_shown = args.scrape_before.as_ref().map_or_else(
+    let mut window_warnings = Vec::new();
+    if let Some((before, after, shown, _)) = &texts {
+        let before_shown = opts.scrape_before.as_ref().map_or_else(
             || format!("{shown} (first scrape)"),
             |p| p.display().to_string(),
         );
@@ -161,9 +173,14 @@ pub fn run(args: MeasureArgs, workspace: &WorkspaceArgs) -> anyhow::Result<Exit>
             .as_deref()
             .map(|t| parse_scrape(t, &before_shown, &mut problems));
         let a = parse_scrape(after, shown, &mut problems);
+        if let (Some(Some(b)), Some(a)) = (&b, &a) {
+            let (found, warnings) = check::window(b, a);
+            file_problems(&mut problems, shown, found);
+            window_warnings = warnings;
+        }
         expositions = a.map(|a| (b.flatten(), a));
     }
-    if args.logs.is_empty() && texts.is_none() {
+    if opts.logs.is_empty() && texts.is_none() {
         problems.unlocated.push(
             "expected evidence: --log [NAME=]PATH, --scrape-after PATH or --scrape-url URL"
                 .to_string(),
@@ -171,6 +188,7 @@ pub fn run(args: MeasureArgs, workspace: &WorkspaceArgs) -> anyhow::Result<Exit>
     }
     problems.into_result()?;
 
+    let mut window_s = texts.as_ref().and_then(|t| t.3);
     if window_s.is_none()
         && let Some((Some(b), a)) = &expositions
     {
@@ -183,23 +201,23 @@ pub fn run(args: MeasureArgs, workspace: &WorkspaceArgs) -> anyhow::Result<Exit>
         };
         signals::read(&w)
     });
-    let opts = Options {
-        roster: args.roster,
-        what_if: args.what_if.iter().map(|w| w.0).collect(),
-        p90_prompt_tokens: args.p90_prompt_tokens,
-        window_s,
-    };
+    opts.settings.window_s = window_s;
     let shown = texts.as_ref().map(|t| t.2.as_str()).unwrap_or_default();
-    let mut m = capacity::compute(&boxes, signals.as_ref().map(|s| (s, shown)), &opts);
-    let written = match &args.write {
+    let mut m = capacity::compute(&boxes, signals.as_ref().map(|s| (s, shown)), &opts.settings);
+    m.warnings.extend(window_warnings);
+    let written = match &opts.write {
         Some(path) => {
-            let w = write::update(&write::target(path.as_deref(), workspace)?, &m, &opts)?;
+            let target = write::target(path.as_deref(), manifest_path)?;
+            let w = write::update(&target, &m, &opts.settings)?;
             m.warnings.extend(w.warnings);
             Some(w.path)
         }
         None => None,
     };
     // The one print in `measure`, at its edge: cli's `run` only passes the exit code on.
-    print!("{}", report::render(&m, written.as_deref(), &args.format));
+    print!(
+        "{}",
+        report::render(&m, written.as_deref(), opts.json, opts.colour)
+    );
     Ok(Exit::Clean)
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::logs::ServerKind;
+use super::logs::{LimitSource, ServerKind};
 
 /// A latency phase a what-if can shorten.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -16,7 +16,8 @@ pub enum Phase {
     Decode,
 }
 
-/// `--what-if PHASE=-N%`: remove N% of a phase.
+/// `--what-if PHASE=-N%`: remove N% of a phase. The minus sign is required: `+50%` or `50%`
+/// would read as growth or be ambiguous, never as a cut.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct WhatIf {
     pub phase: Phase,
@@ -28,7 +29,7 @@ impl std::str::FromStr for WhatIf {
     fn from_str(s: &str) -> Result<WhatIf, String> {
         let expected = || {
             format!(
-                "expected PHASE=-N% with PHASE one of queue, prefill, decode and 0 < N <= 100, found `{s}`"
+                "expected PHASE=-N% (a cut, with its minus sign) with PHASE one of queue, prefill, decode and 0 < N <= 100, found `{s}`"
             )
         };
         let (phase, amount) = s.split_once('=').ok_or_else(expected)?;
@@ -38,7 +39,11 @@ impl std::str::FromStr for WhatIf {
             "decode" => Phase::Decode,
             _ => return Err(expected()),
         };
-        let number = amount.trim().trim_start_matches('-').trim_end_matches('%');
+        let number = amount
+            .trim()
+            .strip_prefix('-')
+            .and_then(|n| n.strip_suffix('%'))
+            .ok_or_else(expected)?;
         let percent: f64 = number.parse().map_err(|_| expected())?;
         if !(percent > 0.0 && percent <= 100.0) {
             return Err(expected());
@@ -50,9 +55,9 @@ impl std::str::FromStr for WhatIf {
     }
 }
 
-/// What the user told `measure` besides the evidence.
+/// What the user told `measure` about the arithmetic, besides the evidence.
 #[derive(Debug, Clone, Default)]
-pub struct Options {
+pub struct Settings {
     pub roster: Option<u64>,
     pub what_if: Vec<WhatIf>,
     pub p90_prompt_tokens: Option<f64>,
@@ -64,9 +69,18 @@ pub struct BoxReport {
     pub name: String,
     pub server: ServerKind,
     pub engines: usize,
-    pub kv_cache_tokens: u64,
+    /// False when the log shows a failed or partial start: no capacity comes from this box.
+    pub started: bool,
+    /// Why the start failed, with its line.
+    pub failure: Option<String>,
+    /// None when the log printed no KV cache size (a start that failed before it).
+    pub kv_cache_tokens: Option<u64>,
     pub max_num_seqs: Option<u64>,
     pub max_num_seqs_measured: bool,
+    /// Which source decided `max_num_seqs`, in the server's precedence.
+    pub max_num_seqs_source: Option<LimitSource>,
+    /// vLLM's own `Maximum concurrency for N tokens per request`, summed over engines.
+    pub server_max_concurrency: Option<f64>,
     pub max_model_len: Option<u64>,
     pub max_num_batched_tokens: Option<u64>,
     pub capacity: Option<u64>,
@@ -119,11 +133,18 @@ pub struct Measurement {
     pub fleet_capacity_assumed: bool,
     pub pessimistic_floor: Option<u64>,
     pub fleet_pessimistic_floor: Option<u64>,
+    /// Boxes the fleet capacity leaves out because they have none (no p90, a failed start).
+    pub boxes_without_capacity: Vec<String>,
+    /// Boxes the fleet floor leaves out (no model length in the log, a failed start).
+    pub boxes_without_floor: Vec<String>,
     pub breakdown: Option<Breakdown>,
     pub queue_p50_s: Option<f64>,
     pub queue_p90_s: Option<f64>,
     pub roster: Option<Roster>,
     pub kv_usage_peak: Option<f64>,
+    /// KV cache tokens the later scrape reports itself (vLLM `cache_config_info`, SGLang's
+    /// `max_total_num_tokens` gauge), summed over engines.
+    pub scrape_kv_cache_tokens: Option<u64>,
     pub preemptions: Option<f64>,
     pub prefix_cache_hit_rate: Option<f64>,
     pub what_if: Vec<WhatIfReport>,
@@ -144,7 +165,6 @@ mod tests {
             fraction: 0.5,
         };
         assert_eq!("prefill=-50%".parse::<WhatIf>(), Ok(half));
-        assert_eq!("prefill=50%".parse::<WhatIf>(), Ok(half));
         assert_eq!("queue=-100%".parse::<WhatIf>().map(|w| w.fraction), Ok(1.0));
         for bad in [
             "prefill",
@@ -152,6 +172,9 @@ mod tests {
             "decode=-0%",
             "decode=-150%",
             "decode=-x%",
+            "prefill=+50%",
+            "prefill=50%",
+            "prefill=-50",
         ] {
             assert!(bad.parse::<WhatIf>().is_err(), "{bad}");
         }

@@ -3,21 +3,60 @@
 
 use std::path::Path;
 
-use super::model::{Breakdown, Measurement};
-use crate::cli::{Format, FormatArgs};
+use serde_json::{Value, json};
 
-/// The report in the format the user asked for, ending in a newline.
-pub fn render(m: &Measurement, written: Option<&Path>, format: &FormatArgs) -> String {
-    match format.format {
-        Format::Json => {
-            let mut v = serde_json::to_value(m).unwrap_or_default();
-            if let (Some(obj), Some(p)) = (v.as_object_mut(), written) {
-                obj.insert("written".into(), p.display().to_string().into());
-            }
-            format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
+use super::model::{Breakdown, Measurement};
+use crate::diag::{InputError, InputErrors};
+
+/// The report as JSON or as human text (coloured when `colour`), ending in a newline.
+pub fn render(m: &Measurement, written: Option<&Path>, json: bool, colour: bool) -> String {
+    if json {
+        let mut v = serde_json::to_value(m).unwrap_or_default();
+        if let (Some(obj), Some(p)) = (v.as_object_mut(), written) {
+            obj.insert("written".into(), p.display().to_string().into());
         }
-        Format::Human | Format::Github => human(m, written, crate::cli::use_color(format.color)),
+        format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
+    } else {
+        human(m, written, colour)
     }
+}
+
+/// An error as the JSON object `--format json` prints on stdout: the message, and every
+/// located problem with its file, line, column and what was expected.
+pub fn error_json(e: &anyhow::Error) -> String {
+    let located = |f: &InputError| -> Vec<Value> {
+        f.problems
+            .iter()
+            .map(|p| {
+                json!({
+                    "file": f.file,
+                    "line": p.line,
+                    "column": p.column,
+                    "expected": p.message.strip_prefix("expected ").unwrap_or(&p.message),
+                    "message": p.message,
+                })
+            })
+            .collect()
+    };
+    let (problems, unlocated): (Vec<Value>, Vec<String>) =
+        if let Some(all) = e.downcast_ref::<InputErrors>() {
+            (
+                all.files.iter().flat_map(located).collect(),
+                all.unlocated.clone(),
+            )
+        } else if let Some(one) = e.downcast_ref::<InputError>() {
+            (located(one), Vec::new())
+        } else {
+            (Vec::new(), vec![format!("{e:#}")])
+        };
+    let v = json!({
+        "error": {
+            "message": format!("{e:#}"),
+            "problems": problems,
+            "unlocated": unlocated,
+        }
+    });
+    format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
 }
 
 struct Style(bool);
@@ -133,10 +172,14 @@ pub fn human(m: &Measurement, written: Option<&Path>, colour: bool) -> String {
                 b.name.clone(),
                 format!("{:?}", b.server).to_lowercase(),
                 b.engines.to_string(),
-                n(b.kv_cache_tokens),
+                opt(b.kv_cache_tokens),
                 seqs,
                 opt(b.max_model_len),
-                assumed(b.capacity, b.capacity_assumed),
+                if b.started {
+                    assumed(b.capacity, b.capacity_assumed)
+                } else {
+                    "did not start".to_string()
+                },
                 opt(b.pessimistic_floor),
             ]);
         }
@@ -164,11 +207,17 @@ pub fn human(m: &Measurement, written: Option<&Path>, colour: bool) -> String {
         ));
     }
     if m.per_box_capacity.is_some() {
+        let of = |without: &[String]| match without.len() {
+            0 => String::new(),
+            n => format!(" ({} of {} boxes)", m.boxes.len() - n, m.boxes.len()),
+        };
         out.push_str(&format!(
-            "per box {}, fleet {}, pessimistic floor (KV / max_model_len) {} per box\n",
+            "per box {}, fleet {}{}, pessimistic floor (requests of max_model_len at once) {} per box{}\n",
             assumed(m.per_box_capacity, m.per_box_capacity_assumed),
             assumed(m.fleet_capacity, m.fleet_capacity_assumed),
-            opt(m.pessimistic_floor)
+            of(&m.boxes_without_capacity),
+            opt(m.pessimistic_floor),
+            of(&m.boxes_without_floor),
         ));
     }
     if let Some(b) = &m.breakdown {
@@ -253,27 +302,22 @@ pub fn human(m: &Measurement, written: Option<&Path>, colour: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::Color;
-
-    fn args(format: Format, color: Color) -> FormatArgs {
-        FormatArgs { format, color }
-    }
 
     #[test]
-    fn render_returns_the_text_and_takes_colour_from_cli() {
+    fn render_returns_the_text_in_the_asked_format() {
         let m = Measurement {
             warnings: vec!["only one scrape".into()],
             ..Measurement::default()
         };
         let written = Some(Path::new("capacity.toml"));
-        let json = render(&m, written, &args(Format::Json, Color::Never));
+        let json = render(&m, written, true, false);
         let v: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(v["written"], "capacity.toml");
         assert!(json.ends_with('\n'));
-        let plain = render(&m, written, &args(Format::Human, Color::Never));
+        let plain = render(&m, written, false, false);
         assert!(plain.contains("warning: only one scrape\n"), "{plain}");
         assert!(plain.ends_with("wrote capacity.toml\n"), "{plain}");
-        let coloured = render(&m, None, &args(Format::Human, Color::Always));
+        let coloured = render(&m, None, false, true);
         assert!(coloured.contains("\x1b[33mwarning:"), "{coloured}");
     }
 }

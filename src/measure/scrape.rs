@@ -1,4 +1,5 @@
-//! Live scraping: read one /metrics endpoint twice, a window apart, over plain HTTP.
+//! Live scraping: read one /metrics endpoint over plain HTTP, and wait out the window between
+//! two reads (`measure` checks the first answer before it waits).
 //!
 //! No `Accept` header is sent: prometheus_client then answers in text format 0.0.4. Asked for
 //! OpenMetrics it renames vLLM's samples. Ctrl-C during the wait ends the process by the default
@@ -9,13 +10,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-
-/// Two scrapes and the time between them.
-pub struct Live {
-    pub before: String,
-    pub after: String,
-    pub elapsed: Duration,
-}
 
 /// `15m`, `900s`, `200ms`, `1h`, or a bare number of seconds.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -38,6 +32,43 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         .map_err(|_| format!("expected a duration like 15m, 900s or 200ms, found `{s}`"))
 }
 
+/// Two scrapes and the time between them.
+pub struct Live {
+    pub before: String,
+    pub after: String,
+    pub elapsed: Duration,
+}
+
+/// Scrape `url`, hand the answer to `check` (an error there ends the run before any wait),
+/// wait `window`, scrape again.
+pub fn twice(
+    url: &str,
+    window: Duration,
+    check: impl FnOnce(&str) -> anyhow::Result<()>,
+) -> anyhow::Result<Live> {
+    let agent = agent();
+    let before = fetch(&agent, url)?;
+    check(&before)?;
+    let start = Instant::now();
+    wait(window);
+    let after = fetch(&agent, url)?;
+    Ok(Live {
+        before,
+        after,
+        elapsed: start.elapsed(),
+    })
+}
+
+/// An HTTP agent that sends no `Accept` header and gives up after 30 s.
+fn agent() -> ureq::Agent {
+    let config = ureq::Agent::config_builder()
+        .accept(ureq::config::AutoHeaderValue::None)
+        .timeout_global(Some(Duration::from_secs(30)))
+        .build();
+    ureq::Agent::new_with_config(config)
+}
+
+/// One scrape's body.
 fn fetch(agent: &ureq::Agent, url: &str) -> anyhow::Result<String> {
     let mut response = agent
         .get(url)
@@ -49,14 +80,8 @@ fn fetch(agent: &ureq::Agent, url: &str) -> anyhow::Result<String> {
         .with_context(|| format!("{url}: cannot read the response"))
 }
 
-/// Scrape `url`, wait `window` with a progress bar on a terminal's stderr, scrape again.
-pub fn twice(url: &str, window: Duration) -> anyhow::Result<Live> {
-    let config = ureq::Agent::config_builder()
-        .accept(ureq::config::AutoHeaderValue::None)
-        .timeout_global(Some(Duration::from_secs(30)))
-        .build();
-    let agent = ureq::Agent::new_with_config(config);
-    let before = fetch(&agent, url)?;
+/// Wait `window`, with a progress bar on a terminal's stderr.
+fn wait(window: Duration) {
     let start = Instant::now();
     let bar = ProgressBar::with_draw_target(
         Some(window.as_millis().try_into().unwrap_or(u64::MAX)),
@@ -78,12 +103,6 @@ pub fn twice(url: &str, window: Duration) -> anyhow::Result<Live> {
         bar.set_position(start.elapsed().as_millis().try_into().unwrap_or(u64::MAX));
     }
     bar.finish_and_clear();
-    let after = fetch(&agent, url)?;
-    Ok(Live {
-        before,
-        after,
-        elapsed: start.elapsed(),
-    })
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ pub struct Window<'a> {
 }
 
 /// A series' identity: its name and its labels, sorted, without `le` when asked.
-fn series_key(s: &Sample, skip: &str) -> String {
+pub(super) fn series_key(s: &Sample, skip: &str) -> String {
     let mut labels: Vec<&(String, String)> = s.labels.iter().filter(|(k, _)| k != skip).collect();
     labels.sort();
     let mut key = s.name.clone();

@@ -8,18 +8,23 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{Context, bail};
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, Value};
 
-use super::model::{Measurement, Options};
+use super::model::{Measurement, Settings};
 use crate::diag::{InputError, Problem, line_col};
-use crate::workspace::Selection as WorkspaceArgs;
 
 /// The manifest path: as given, or the one `check` and `init` read (`manifest = ..` in the
 /// workspace's or the root package's capcheck config, else `capacity.toml` at the workspace root,
-/// as `cargo metadata` finds it).
-pub fn target(given: Option<&Path>, ws: &WorkspaceArgs) -> anyhow::Result<PathBuf> {
+/// as `cargo metadata` finds it from `manifest_path`, the `--manifest-path` given, if any).
+pub fn target(given: Option<&Path>, manifest_path: Option<&Path>) -> anyhow::Result<PathBuf> {
     if let Some(given) = given {
         return Ok(given.to_path_buf());
     }
-    let meta = crate::workspace::metadata(ws)
+    let mut cmd = cargo_metadata::MetadataCommand::new();
+    cmd.no_deps();
+    if let Some(p) = manifest_path {
+        cmd.manifest_path(p);
+    }
+    let meta = cmd
+        .exec()
         .context("`--write` without a path writes at the workspace root: pass --write PATH")?;
     let config = crate::config::Config::from_metadata(&crate::workspace::config(&meta))?;
     let root = meta.workspace_root.into_std_path_buf();
@@ -125,7 +130,7 @@ pub struct Written {
 }
 
 /// Create or update the manifest at `path`.
-pub fn update(path: &Path, m: &Measurement, opts: &Options) -> anyhow::Result<Written> {
+pub fn update(path: &Path, m: &Measurement, opts: &Settings) -> anyhow::Result<Written> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
@@ -133,6 +138,7 @@ pub fn update(path: &Path, m: &Measurement, opts: &Options) -> anyhow::Result<Wr
     };
     let mut doc = read_doc(&path.display().to_string(), &text)?;
     let now = now_rfc3339();
+    let mut warnings = Vec::new();
 
     if let Some(roster) = opts.roster {
         let w = table(&mut doc, "workload")?;
@@ -147,6 +153,13 @@ pub fn update(path: &Path, m: &Measurement, opts: &Options) -> anyhow::Result<Wr
             .as_array_of_tables_mut()
             .context("`backend` is not an array of tables")?;
         for b in &m.boxes {
+            let Some(kv) = b.kv_cache_tokens.filter(|_| b.started) else {
+                warnings.push(format!(
+                    "[[backend]] `{}` not written: its log shows no started engine",
+                    b.name
+                ));
+                continue;
+            };
             let found = backends
                 .iter()
                 .position(|t| t.get("name").and_then(Item::as_str) == Some(&b.name));
@@ -160,7 +173,7 @@ pub fn update(path: &Path, m: &Measurement, opts: &Options) -> anyhow::Result<Wr
                 }
             };
             set(t, "engines", int(b.engines as u64));
-            set(t, "kv_cache_tokens", int(b.kv_cache_tokens));
+            set(t, "kv_cache_tokens", int(kv));
             if let Some(s) = b.max_num_seqs {
                 set(t, "max_num_seqs", int(s));
                 set(t, "max_num_seqs_measured", b.max_num_seqs_measured);
@@ -194,7 +207,7 @@ pub fn update(path: &Path, m: &Measurement, opts: &Options) -> anyhow::Result<Wr
         );
         set(t, "measured_at", now.as_str());
     }
-    let warnings = write_derived(&mut doc, m, &now)?;
+    warnings.extend(write_derived(&mut doc, m, &now)?);
     crate::manifest::write_atomic(path, &doc.to_string())?;
     Ok(Written {
         path: path.to_path_buf(),

@@ -1,0 +1,194 @@
+//! One box's figures from its startup log: the request limit in the server's precedence, the
+//! capacity per engine, the pessimistic floor (vLLM's own maximum concurrency when printed,
+//! else KV / max_model_len), and no capacity at all from a start that failed.
+
+use std::collections::BTreeMap;
+
+use super::capacity::locate;
+use super::logs::{LimitSource, LogFacts, ServerKind};
+use super::model::BoxReport;
+
+/// vLLM's `max_num_seqs` when the user did not set it. Recent versions use 1024 for the API
+/// server on H100/H200 and 256 elsewhere; the log does not say which GPU ran, so the smaller,
+/// safer value is assumed and the report says it was not measured.
+pub const VLLM_DEFAULT_MAX_NUM_SEQS: u64 = 256;
+/// TGI's default `--max-concurrent-requests`.
+pub const TGI_DEFAULT_MAX_CONCURRENT: u64 = 128;
+
+/// One box: a name and the startup log that describes it.
+pub struct BoxInput {
+    pub name: String,
+    pub path: String,
+    pub facts: LogFacts,
+}
+
+/// The values of `get` the boxes have, and the names of the boxes without one.
+pub(super) fn have(
+    reports: &[BoxReport],
+    get: fn(&BoxReport) -> Option<u64>,
+) -> (Vec<u64>, Vec<String>) {
+    let mut values = Vec::new();
+    let mut without = Vec::new();
+    for b in reports {
+        match get(b) {
+            Some(v) => values.push(v),
+            None => without.push(b.name.clone()),
+        }
+    }
+    (values, without)
+}
+
+pub(super) fn names(boxes: &[String]) -> String {
+    boxes
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The request limit in the server's precedence: what the log says, else the platform default.
+fn request_limit(b: &BoxInput, warnings: &mut Vec<String>) -> (Option<u64>, Option<LimitSource>) {
+    let f = &b.facts;
+    if let Some((r, source)) = f.max_num_seqs {
+        return (Some(r.value), Some(source));
+    }
+    if f.failed.is_some() {
+        return (None, None);
+    }
+    let default = match f.kind {
+        ServerKind::Vllm => VLLM_DEFAULT_MAX_NUM_SEQS,
+        ServerKind::Tgi => TGI_DEFAULT_MAX_CONCURRENT,
+        ServerKind::Sglang => {
+            warnings.push(format!("{}: the request limit is not in the log; capacity is bounded by the KV cache alone", b.path));
+            return (None, None);
+        }
+    };
+    warnings.push(format!(
+        "{}: the request limit (max_num_seqs) is not in the log; assumed the server's default {default}, not measured{}",
+        b.path,
+        if f.kind == ServerKind::Vllm { " (vLLM uses 1024 on H100/H200 for the API server)" } else { "" }
+    ));
+    (Some(default), Some(LimitSource::Default))
+}
+
+/// The floor from vLLM's own `Maximum concurrency` lines (one per engine), which count what the
+/// KV size line misses for hybrid models; a warning when the two disagree.
+fn own_concurrency(b: &BoxInput, warnings: &mut Vec<String>) -> Option<u64> {
+    let f = &b.facts;
+    if f.max_concurrency.is_empty() || f.max_concurrency.len() != f.engines.len() {
+        return None;
+    }
+    let len = f.max_model_len.filter(|m| m.value > 0)?;
+    for (&(x, line), e) in f.max_concurrency.iter().zip(&f.engines) {
+        let ratio = e.value as f64 / len.value as f64;
+        // The line prints two decimals.
+        if (ratio - x).abs() > 0.006 {
+            warnings.push(format!(
+                "{}:{line}: vLLM's own maximum concurrency {x}x for {} tokens is not its KV cache size / max_model_len ({ratio:.2}); the floor uses vLLM's figure (hybrid models: the size line misses part of the cache)",
+                b.path, len.value
+            ));
+        }
+    }
+    Some(
+        f.max_concurrency
+            .iter()
+            .map(|(x, _)| x.floor() as u64)
+            .sum(),
+    )
+}
+
+pub(super) fn box_report(
+    b: &BoxInput,
+    p90: Option<f64>,
+    warnings: &mut Vec<String>,
+    sources: &mut BTreeMap<String, String>,
+) -> BoxReport {
+    let f = &b.facts;
+    let at = |line: usize| format!("{}:{line}", b.path);
+    let (max_num_seqs, limit_source) = request_limit(b, warnings);
+    if let Some((r, _)) = f.max_num_seqs {
+        sources.insert(format!("boxes.{}.max_num_seqs", b.name), at(r.line));
+    }
+    for w in &f.warnings {
+        warnings.push(format!("{}: {w}", b.path));
+    }
+    if let Some(fail) = &f.failed {
+        warnings.push(format!(
+            "{}: the server did not start ({}): no capacity and no floor from `{}`",
+            at(fail.line),
+            fail.reason,
+            b.name
+        ));
+    }
+    let started = f.failed.is_none();
+    let lines: Vec<usize> = f.engines.iter().map(|e| e.line).collect();
+    let source = locate(&b.path, &lines);
+    if !lines.is_empty() {
+        sources.insert(format!("boxes.{}.kv_cache_tokens", b.name), source.clone());
+    }
+    if let Some(r) = f.max_model_len {
+        sources.insert(format!("boxes.{}.max_model_len", b.name), at(r.line));
+    }
+    if let Some(r) = f.max_num_batched_tokens {
+        sources.insert(
+            format!("boxes.{}.max_num_batched_tokens", b.name),
+            at(r.line),
+        );
+    }
+    let lines: Vec<usize> = f.max_concurrency.iter().map(|c| c.1).collect();
+    if !lines.is_empty() {
+        sources.insert(
+            format!("boxes.{}.server_max_concurrency", b.name),
+            locate(&b.path, &lines),
+        );
+    }
+    let own = own_concurrency(b, warnings);
+    let by_kv = |kv: u64| -> Option<u64> {
+        let p90 = p90.filter(|p| p.is_finite() && *p > 0.0)?;
+        Some((kv as f64 / p90).floor() as u64)
+    };
+    let per_engine = |kv: u64| by_kv(kv).map(|k| max_num_seqs.map_or(k, |m| k.min(m)));
+    let measured = limit_source.is_some_and(|s| s != LimitSource::Default);
+    // The min() picked an assumed default for some engine: the KV cache allowed more, so the
+    // box's capacity rests on a guess, not on the log.
+    let capacity_assumed = started
+        && !measured
+        && max_num_seqs.is_some_and(|m| {
+            f.engines
+                .iter()
+                .any(|e| by_kv(e.value).is_some_and(|k| k > m))
+        });
+    let engines = || f.engines.iter().filter(|_| started);
+    BoxReport {
+        name: b.name.clone(),
+        server: f.kind,
+        engines: f.engines.len(),
+        started,
+        failure: f
+            .failed
+            .as_ref()
+            .map(|x| format!("{}: {}", at(x.line), x.reason)),
+        kv_cache_tokens: (!f.engines.is_empty()).then(|| f.engines.iter().map(|e| e.value).sum()),
+        max_num_seqs,
+        max_num_seqs_measured: measured,
+        max_num_seqs_source: limit_source,
+        server_max_concurrency: (!f.max_concurrency.is_empty())
+            .then(|| f.max_concurrency.iter().map(|c| c.0).sum()),
+        max_model_len: f.max_model_len.map(|r| r.value),
+        max_num_batched_tokens: f.max_num_batched_tokens.map(|r| r.value),
+        capacity: if started && !f.engines.is_empty() {
+            engines().map(|e| per_engine(e.value)).sum()
+        } else {
+            None
+        },
+        capacity_assumed,
+        pessimistic_floor: match own {
+            Some(x) if started => Some(x),
+            _ => f
+                .max_model_len
+                .filter(|m| m.value > 0 && started && !f.engines.is_empty())
+                .map(|m| engines().map(|e| e.value / m.value).sum()),
+        },
+        source,
+    }
+}

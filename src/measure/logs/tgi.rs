@@ -1,0 +1,112 @@
+//! TGI's startup lines, 0.9 to 3.x: the router's `Setting max batch total tokens to N` (the KV
+//! budget; older launchers only state `max_batch_total_tokens` in `Args`), the launcher's
+//! `Args { .. }` (one line or pretty-printed, `Some(N)` or `N`), its `Default \`max_total_tokens\`
+//! to N` (3.x: `Maximum total tokens defaulted to N`), and JSON output (`--json-output`), where
+//! the same texts sit in `"message"`.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::{Anchor, Clean, LimitSource, LogFacts, ServerKind, failure, per_engine, re};
+use crate::diag::Problem;
+
+static TOTAL: LazyLock<Regex> = LazyLock::new(|| re(r"Setting max batch total tokens to (\d+)"));
+static TOTAL_ANCHOR: LazyLock<Regex> = LazyLock::new(|| re(r"Setting max batch total tokens to"));
+static ARGS_TOTAL: LazyLock<Regex> =
+    LazyLock::new(|| re(r"\bmax_batch_total_tokens: (?:Some\(\s*)?(\d+)"));
+static BATCH: LazyLock<Regex> = LazyLock::new(|| re(r"\bmax_batch_size: (?:Some\(\s*)?(\d+)"));
+static CONCURRENT: LazyLock<Regex> = LazyLock::new(|| re(r"\bmax_concurrent_requests: (\d+)"));
+static LEN: LazyLock<Regex> = LazyLock::new(|| re(r"\bmax_total_tokens: (?:Some\(\s*)?(\d+)"));
+/// The launcher's default (2.x) and the v3 router's (3.x).
+static DEFAULT_LEN: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?:Default `max_total_tokens` to|Maximum total tokens defaulted to) (\d+)")
+});
+static PREFILL: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?:\bmax_batch_prefill_tokens: (?:Some\(\s*)?|Default `max_batch_prefill_tokens` to )(\d+)",
+    )
+});
+static FAILED: LazyLock<Regex> =
+    LazyLock::new(|| re(r"Shard \d+ failed to start|ShardCannotStart|Error: ShardFailed"));
+static LIFE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"text_generation_launcher: Args \{|\x22Args \{"));
+
+pub(super) const ANCHORS: [Anchor; 1] = [Anchor {
+    anchor: &TOTAL_ANCHOR,
+    pattern: &TOTAL,
+    expected: "`Setting max batch total tokens to N`",
+}];
+
+pub(super) fn detect(text: &str) -> bool {
+    text.contains("text_generation_")
+}
+
+pub(super) fn read(clean: &mut Clean, errors: &mut Vec<Problem>) -> LogFacts {
+    let warnings = clean
+        .last_life(&LIFE, &[&TOTAL, &FAILED])
+        .into_iter()
+        .collect();
+    let mut kv = clean.numbers(&TOTAL, errors);
+    if kv.is_empty() {
+        kv = clean.numbers(&ARGS_TOTAL, errors);
+    }
+    let max_num_seqs = clean.limit(
+        &[
+            (&BATCH, LimitSource::Argument),
+            (&CONCURRENT, LimitSource::Server),
+        ],
+        errors,
+    );
+    LogFacts {
+        kind: ServerKind::Tgi,
+        engines: per_engine(clean, kv, None),
+        max_num_seqs,
+        max_model_len: clean
+            .last(&LEN, errors)
+            .or_else(|| clean.last(&DEFAULT_LEN, errors)),
+        max_num_batched_tokens: clean.last(&PREFILL, errors),
+        max_concurrency: Vec::new(),
+        failed: failure(clean, &FAILED, "a shard failed to start"),
+        warnings,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Read, parse};
+    use super::*;
+
+    #[test]
+    fn launcher_defaults_and_one_line_args() {
+        let log = "Z INFO text_generation_launcher: Default `max_total_tokens` to 4096\n\
+                   Z INFO text_generation_router: Setting max batch total tokens to 801568\n";
+        let f = parse(log).unwrap();
+        assert_eq!(
+            f.max_model_len,
+            Some(Read {
+                value: 4096,
+                line: 1
+            })
+        );
+        assert_eq!(f.max_num_seqs, None);
+        let v3 = "Z INFO text_generation_router_v3: backends/v3/src/main.rs:174: Maximum total tokens defaulted to 131072\n\
+                  Z INFO text_generation_router_v3: backends/v3/src/lib.rs:137: Setting max batch total tokens to 1490816\n";
+        let f = parse(v3).unwrap();
+        assert_eq!(f.max_model_len.map(|r| r.value), Some(131_072));
+        let log = "Z INFO text_generation_launcher: Args { max_concurrent_requests: 64, max_total_tokens: 8192, max_batch_total_tokens: 16000, max_batch_size: None }\n";
+        let f = parse(log).unwrap();
+        assert_eq!(
+            f.engines,
+            vec![Read {
+                value: 16000,
+                line: 1
+            }]
+        );
+        assert_eq!(
+            f.max_num_seqs,
+            Some((Read { value: 64, line: 1 }, LimitSource::Server))
+        );
+        assert_eq!(f.max_model_len.map(|r| r.value), Some(8192));
+    }
+}
