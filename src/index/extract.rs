@@ -25,6 +25,9 @@ pub struct Extractor<'a> {
     /// their `named_lits` entry once they are one; the outer functions' are stacked.
     locals: Vec<LocalLit>,
     outer_locals: Vec<Vec<LocalLit>>,
+    /// What the file's `use` items import (`channel -> tokio::sync::mpsc::channel`), so a bare
+    /// imported call reaches the API table.
+    imports: std::collections::HashMap<String, Vec<String>>,
 }
 
 struct LocalLit {
@@ -45,6 +48,7 @@ impl<'a> Extractor<'a> {
             },
             locals: Vec::new(),
             outer_locals: Vec::new(),
+            imports: Default::default(),
         }
     }
 
@@ -121,9 +125,18 @@ impl Extractor<'_> {
     /// The capacity API this call matches, with the argument that carries the capacity.
     fn api_of_call(&self, func: &Expr, n_args: usize) -> Option<(String, usize)> {
         let Expr::Path(p) = func else { return None };
+        // `channel(64)` after `use tokio::sync::mpsc::channel;` is `mpsc::channel(64)`.
+        let imported = match (p.path.leading_colon, p.path.segments.len()) {
+            (None, 1) => self.imports.get(&p.path.segments[0].ident.to_string()),
+            _ => None,
+        };
         self.tables.apis.iter().find_map(|api| {
             let call = api.call.as_deref()?;
-            (path_ends_with(&p.path, call) && api.arg < n_args).then(|| (call.to_string(), api.arg))
+            let named = match imported {
+                Some(full) => ends_with(full, call),
+                None => path_ends_with(&p.path, call),
+            };
+            (named && api.arg < n_args).then(|| (call.to_string(), api.arg))
         })
     }
 
@@ -319,12 +332,12 @@ impl Extractor<'_> {
             };
             let val = Val::of(&f.expr);
             let site = v.scope.field_site(&ty, &name.to_string());
+            let field = name.to_string();
+            if !val.is_lit() && self.tables.capacity_names.matches(&field) {
+                let public = Visibility::Public;
+                self.leaf_lits(v, &f.expr, &site, &field, CapacityKind::Field, &public);
+            }
             if matches!(val, Val::Other) {
-                let field = name.to_string();
-                if self.tables.capacity_names.matches(&field) {
-                    let public = Visibility::Public;
-                    self.leaf_lits(v, &f.expr, &site, &field, CapacityKind::Field, &public);
-                }
                 continue;
             }
             let loc = match val {
@@ -343,8 +356,8 @@ impl Extractor<'_> {
         }
     }
 
-    /// `a * b`, or `a.saturating_mul(b)` and its kin.
-    fn product(&mut self, v: &View, l: &Expr, r: &Expr) {
+    /// `a * b`, or `a.saturating_mul(b)` and its kin (`call`, located and quoted whole).
+    fn product(&mut self, v: &View, l: &Expr, r: &Expr, call: Option<&Expr>) {
         // Only a product with a literal, constant or field on one side and something else on the
         // other can be a per-unit cap; the cheap reduction decides before spans are computed.
         let candidate = |v: &Val| matches!(v, Val::Lit(_) | Val::Const(_) | Val::Field(_));
@@ -354,11 +367,15 @@ impl Extractor<'_> {
         }
         let left = Operand::new(l, v.rel, v.text);
         let right = Operand::new(r, v.rel, v.text);
-        let loc = Loc::join(v.rel, l.span(), r.span());
-        let text = v
-            .text
-            .get(l.span().byte_range().start..r.span().byte_range().end)
-            .map_or_else(|| format!("{} * {}", left.text, right.text), str::to_string);
+        let (loc, text) = match call {
+            Some(e) => (loc_of(v.rel, e), snippet(v.text, e)),
+            None => (
+                Loc::join(v.rel, l.span(), r.span()),
+                v.text
+                    .get(l.span().byte_range().start..r.span().byte_range().end)
+                    .map_or_else(|| format!("{} * {}", left.text, right.text), str::to_string),
+            ),
+        };
         self.facts.products.push(Product {
             site: v.function_site(),
             function: v.function().unwrap_or_default().to_string(),
@@ -413,7 +430,175 @@ fn is_int_type(s: &str) -> bool {
     )
 }
 
+/// Where a field's command-line default is written: `#[arg(default_value_t = 4)]`,
+/// `#[clap(default_value = "128")]`, structopt's `#[structopt(default_value = "8")]`.
+fn cli_default_attr(a: &syn::Attribute) -> bool {
+    ["arg", "clap", "structopt"]
+        .iter()
+        .any(|p| a.path().is_ident(p))
+}
+
+/// The literals of a clap or structopt attribute's defaults, with their locations.
+fn cli_defaults(rel: &str, a: &syn::Attribute) -> Vec<(u64, Loc)> {
+    let mut out = Vec::new();
+    let _ = a.parse_nested_meta(|meta| {
+        let name = meta
+            .path
+            .get_ident()
+            .map(|i| i.to_string())
+            .unwrap_or_default();
+        if !meta.input.peek(syn::Token![=]) {
+            // `long`, `short`, or a list such as `value_parser(..)`: nothing to read.
+            if meta.input.peek(syn::token::Paren) {
+                meta.parse_nested_meta(|_| Ok(()))?;
+            }
+            return Ok(());
+        }
+        let value: Expr = meta.value()?.parse()?;
+        match (name.as_str(), &value) {
+            ("default_value", Expr::Lit(l)) => {
+                if let syn::Lit::Str(s) = &l.lit {
+                    if let Ok(v) = s.value().replace('_', "").trim().parse::<u64>() {
+                        out.push((v, loc_of(rel, s)));
+                    }
+                }
+            }
+            ("default_value_t" | "default_values_t", e) => {
+                let elems: Vec<&Expr> = match e {
+                    Expr::Array(a) => a.elems.iter().collect(),
+                    other => vec![other],
+                };
+                for e in elems {
+                    for leaf in crate::index::value::leaves(e) {
+                        if let Val::Lit(v) = Val::of(leaf) {
+                            out.push((v, crate::syntax::expr_loc(rel, leaf)));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    });
+    out
+}
+
+/// The number of CPUs, as code asks for it.
+fn asks_cpus(e: &Expr) -> bool {
+    let (root, _) = crate::fixtures::collect::chain(e);
+    let Expr::Call(c) = root else { return false };
+    let Expr::Path(p) = &*c.func else {
+        return false;
+    };
+    let segs = crate::syntax::path_idents(&p.path);
+    matches!(
+        segs.iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .as_slice(),
+        [.., "available_parallelism"] | [.., "num_cpus", "get" | "get_physical"]
+    )
+}
+
+impl Extractor<'_> {
+    /// The fallback and bounds put on the CPU count (`available_parallelism().map_or(2, ..)`,
+    /// `num_cpus::get().min(8)`): a thread or worker count whatever the name it gets.
+    fn parallelism_default(&mut self, v: &View, e: &Expr, m: &syn::ExprMethodCall) {
+        let bound = [
+            "unwrap_or",
+            "map_or",
+            "unwrap_or_else",
+            "map_or_else",
+            "min",
+            "max",
+            "clamp",
+        ];
+        if !bound.iter().any(|b| m.method == b) || !asks_cpus(&m.receiver) {
+            return;
+        }
+        let literals: Vec<&Expr> = match m.method.to_string().as_str() {
+            "min" | "max" | "clamp" => m
+                .args
+                .iter()
+                .flat_map(crate::index::value::leaves)
+                .collect(),
+            _ => crate::index::value::leaves(e),
+        };
+        for leaf in literals {
+            self.facts.api_args.push(ApiArg {
+                api: "available_parallelism()".to_string(),
+                site: v.function_site(),
+                arg: Operand::new(leaf, v.rel, v.text),
+                in_test: v.in_test(),
+            });
+        }
+    }
+
+    /// `cfg.max_conns = opt.map_or(48, ..)`: a capacity field set outside a struct literal.
+    fn assignment(&mut self, v: &View, a: &syn::ExprAssign) {
+        let Expr::Field(f) = &*a.left else { return };
+        let syn::Member::Named(field) = &f.member else {
+            return;
+        };
+        let field = field.to_string();
+        if self.tables.capacity_names.matches(&field) {
+            let site = crate::site::Site::child(&v.function_site(), &field);
+            let public = Visibility::Public;
+            self.leaf_lits(v, &a.right, &site, &field, CapacityKind::Field, &public);
+        }
+    }
+
+    /// The command-line defaults of a struct's capacity-named fields (a server's flags).
+    fn cli_args(&mut self, v: &View, s: &syn::ItemStruct) {
+        let ty = s.ident.to_string();
+        for f in &s.fields {
+            let Some(name) = f.ident.as_ref().map(|i| i.to_string()) else {
+                continue;
+            };
+            if !self.tables.capacity_names.matches(&name) {
+                continue;
+            }
+            for a in f.attrs.iter().filter(|a| cli_default_attr(a)) {
+                for (value, loc) in cli_defaults(v.rel, a) {
+                    self.facts.named_lits.push(NamedLit {
+                        site: v.scope.field_site(&ty, &name),
+                        ident: name.clone(),
+                        value,
+                        loc,
+                        in_test: v.in_test(),
+                        kind: CapacityKind::Field,
+                        visibility: Visibility::Public,
+                        flows: Vec::new(),
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Whether a path's segments end with those of `suffix` (`Semaphore::new`).
+fn ends_with(path: &[String], suffix: &str) -> bool {
+    let want: Vec<&str> = suffix.split("::").collect();
+    path.len() >= want.len()
+        && path[path.len() - want.len()..]
+            .iter()
+            .zip(&want)
+            .all(|(a, b)| a == b)
+}
+
 impl Collector for Extractor<'_> {
+    fn file(&mut self, _: &View, file: &syn::File) {
+        self.imports = crate::syntax::use_paths(&file.items);
+    }
+
+    fn item(&mut self, v: &View, item: &syn::Item) {
+        if let syn::Item::Struct(s) = item {
+            if !v.in_format() {
+                self.cli_args(v, s);
+            }
+        }
+    }
+
     fn enter_fn(&mut self, v: &View, f: &FnItem) {
         if v.in_format() {
             return;
@@ -452,7 +637,7 @@ impl Collector for Extractor<'_> {
             return;
         };
         let name = ident.to_string();
-        if Val::of(&init.expr) == Val::Other && self.tables.capacity_names.matches(&name) {
+        if !Val::of(&init.expr).is_lit() && self.tables.capacity_names.matches(&name) {
             // `let max_batch = match kind { A => 10_000, _ => 4096 };`
             let site = crate::site::Site::child(&v.function_site(), &name);
             let public = Visibility::Public;
@@ -496,6 +681,7 @@ impl Collector for Extractor<'_> {
                 }
             }
             Expr::MethodCall(m) => {
+                self.parallelism_default(v, e, m);
                 let mul = [
                     "saturating_mul",
                     "checked_mul",
@@ -503,7 +689,7 @@ impl Collector for Extractor<'_> {
                     "overflowing_mul",
                 ];
                 if m.args.len() == 1 && mul.iter().any(|x| m.method == x) {
-                    self.product(v, &m.receiver, &m.args[0]);
+                    self.product(v, &m.receiver, &m.args[0], Some(e));
                 }
                 if let Some((api, arg)) = self.api_of_method(&m.method, m.args.len()) {
                     self.api_arg(v, api, &m.args[arg]);
@@ -514,8 +700,9 @@ impl Collector for Extractor<'_> {
                     }
                 }
             }
+            Expr::Assign(a) => self.assignment(v, a),
             Expr::Binary(b) if matches!(b.op, syn::BinOp::Mul(_)) => {
-                self.product(v, &b.left, &b.right)
+                self.product(v, &b.left, &b.right, None)
             }
 
             _ => {}

@@ -291,6 +291,9 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
         }
     }
     out.sort_by(|a, b| a.loc.cmp(&b.loc));
+    // One literal is one capacity, however many ways it was reached (a named `let` that is also
+    // the CPU count's fallback).
+    out.dedup_by(|b, a| a.loc == b.loc);
     // Two literals with one site (two `Semaphore::new(..)` in a function, a field set in two
     // constructors) get `#2`, `#3`... in source order, so a manifest entry names exactly one.
     let mut seen: HashMap<String, usize> = HashMap::new();

@@ -43,7 +43,7 @@ impl Triggers {
         Triggers {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             capacity_names: tables.capacity_names.clone(),
-            apis: tables.apis.iter().map(api_ident).collect(),
+            apis: tables.apis.iter().flat_map(api_idents).collect(),
             focus: focus.into_iter().collect(),
             count_words: tables
                 .count_words
@@ -114,16 +114,22 @@ impl Triggers {
     }
 }
 
-/// The identifier a capacity API call always names: the first segment of a call pattern (calls
-/// match by trailing segments, so `mpsc::channel` needs `mpsc`, and `Semaphore::new` needs
-/// `Semaphore`), the method of `.buffer_unordered`.
-fn api_ident(api: &Api) -> String {
+/// The identifiers a capacity API call names: the first segment of a call pattern (calls match
+/// by trailing segments, so `mpsc::channel` needs `mpsc`, and `Semaphore::new` needs
+/// `Semaphore`), its last segment unless it is `new` (`channel(64)` after `use
+/// tokio::sync::mpsc::channel;`), the method of `.buffer_unordered`.
+fn api_idents(api: &Api) -> Vec<String> {
     let path = api
         .call
         .as_deref()
         .or(api.method.as_deref())
         .unwrap_or_default();
-    path.split("::").next().unwrap_or_default().to_string()
+    let segs: Vec<&str> = path.split("::").collect();
+    let mut out = vec![segs[0].to_string()];
+    if let Some(last) = segs.last().filter(|l| segs.len() > 1 && **l != "new") {
+        out.push(last.to_string());
+    }
+    out
 }
 
 #[cfg(test)]

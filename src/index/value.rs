@@ -216,15 +216,20 @@ fn leaves_into<'a>(expr: &'a syn::Expr, out: &mut Vec<&'a syn::Expr>, depth: usi
                 leaves_into(t, out, depth + 1);
             }
         }
-        Expr::MethodCall(m) if (m.method == "min" || m.method == "max") && m.args.len() == 1 => {
+        Expr::MethodCall(m) if m.method == "min" && m.args.len() == 1 => {
             leaves_into(&m.receiver, out, depth + 1);
             leaves_into(&m.args[0], out, depth + 1);
         }
+        // A lower bound of 0 or 1 (`n.max(1)`, `clamp(1, 8)`) only keeps the value from being
+        // zero; the upper bound is the capacity.
+        Expr::MethodCall(m) if m.method == "max" && m.args.len() == 1 => {
+            leaves_into(&m.receiver, out, depth + 1);
+            floor_into(&m.args[0], out, depth + 1);
+        }
         Expr::MethodCall(m) if m.method == "clamp" && m.args.len() == 2 => {
             leaves_into(&m.receiver, out, depth + 1);
-            for a in &m.args {
-                leaves_into(a, out, depth + 1);
-            }
+            floor_into(&m.args[0], out, depth + 1);
+            leaves_into(&m.args[1], out, depth + 1);
         }
         Expr::Call(c) if c.args.len() == 2 && matches!(Val::of(e), Val::Min(..) | Val::Max(..)) => {
             for a in &c.args {
@@ -234,6 +239,17 @@ fn leaves_into<'a>(expr: &'a syn::Expr, out: &mut Vec<&'a syn::Expr>, depth: usi
         // `x.unwrap_or(8).clamp(..)` and such: the receiver of any other call is not the value.
         _ => {}
     }
+}
+
+/// A lower bound's literals, when they are more than a guard against zero.
+fn floor_into<'a>(expr: &'a syn::Expr, out: &mut Vec<&'a syn::Expr>, depth: usize) {
+    let mut found = Vec::new();
+    leaves_into(expr, &mut found, depth);
+    out.extend(
+        found
+            .into_iter()
+            .filter(|e| Val::of(e).literal() >= Some(2)),
+    );
 }
 
 /// `Some` or a `NonZero*` constructor.

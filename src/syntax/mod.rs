@@ -279,3 +279,52 @@ pub fn is_test_fn(attrs: &[syn::Attribute]) -> bool {
         })
     })
 }
+
+/// Every name the `use` items of a file import (inline modules included), with the path it
+/// stands for: `use tokio::sync::mpsc::{channel, Sender as Tx};` gives `channel ->
+/// tokio::sync::mpsc::channel` and `Tx -> tokio::sync::mpsc::Sender`. Globs import no name.
+pub fn use_paths(items: &[syn::Item]) -> std::collections::HashMap<String, Vec<String>> {
+    fn walk(
+        tree: &syn::UseTree,
+        prefix: &mut Vec<String>,
+        out: &mut std::collections::HashMap<String, Vec<String>>,
+    ) {
+        let full = |prefix: &Vec<String>, last: &syn::Ident| {
+            let mut p = prefix.clone();
+            p.push(last.to_string());
+            p
+        };
+        match tree {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                walk(&p.tree, prefix, out);
+                prefix.pop();
+            }
+            syn::UseTree::Name(n) => {
+                out.insert(n.ident.to_string(), full(prefix, &n.ident));
+            }
+            syn::UseTree::Rename(r) => {
+                out.insert(r.rename.to_string(), full(prefix, &r.ident));
+            }
+            syn::UseTree::Group(g) => {
+                for t in &g.items {
+                    walk(t, prefix, out);
+                }
+            }
+            syn::UseTree::Glob(_) => {}
+        }
+    }
+    let mut out = std::collections::HashMap::new();
+    for item in items {
+        match item {
+            syn::Item::Use(u) => walk(&u.tree, &mut Vec::new(), &mut out),
+            syn::Item::Mod(m) => {
+                if let Some((_, inner)) = &m.content {
+                    out.extend(use_paths(inner));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}

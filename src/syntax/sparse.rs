@@ -341,9 +341,23 @@ impl<'s> Splitter<'s, '_, '_> {
         let end = match self.text(i) {
             "use" | "type" | "extern" => {
                 // Imports, aliases and `extern crate` hold no facts: constants resolve by name.
+                // An import of a capacity API's function (`use tokio::sync::mpsc::channel;`) is
+                // kept: the index resolves a bare `channel(64)` through it.
                 let end = self.to_semi(i, hi)?;
-                self.drop
-                    .push((self.toks[start].start, self.toks[end - 1].end));
+                let mut imports_api = false;
+                if self.text(i) == "use" {
+                    for j in i..end {
+                        if self.kind(j) == Some(TokenKind::Ident) {
+                            let t = &self.toks[j];
+                            let c = (self.classify)(&self.src[t.start..t.end]);
+                            imports_api |= c.prod_with_value && !c.prod;
+                        }
+                    }
+                }
+                if !imports_api {
+                    self.drop
+                        .push((self.toks[start].start, self.toks[end - 1].end));
+                }
                 end
             }
             "const" | "static" => {
