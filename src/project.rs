@@ -115,7 +115,7 @@ impl Project {
         }
         let index = Index::from_facts(facts, tables);
         let index = match &triggers {
-            Some(t) => late_pass(&ws, index, t),
+            Some(t) => trace_pass(&ws, late_pass(&ws, index, t)),
             None => index,
         };
         let fixtures = needs.fixtures.then(|| {
@@ -210,6 +210,10 @@ impl Load<'_> {
         };
         let scope = Scope::file(&f.crate_name, &f.module, role, &parsed.ast);
         let mut index = Extractor::new(self.tables, &f.rel, role);
+        if triggers.is_none() {
+            // A full walk records the call graph the pin rule traces.
+            index = index.with_graph();
+        }
         let mut fixture = self.needs.fixtures.then(|| FixtureCollector::new(&f.rel));
         let mut code = self.needs.fixtures.then(|| CodeCollector::new(&f.rel));
         let operators = self.needs.operators && role == FileRole::Source;
@@ -287,6 +291,40 @@ fn late_pass(ws: &Workspace, index: Index, triggers: &Triggers) -> Index {
         files[i] = f;
     }
     Index::from_facts(files, tables)
+}
+
+/// The pin rule traces the value a test asserts through the code the test runs; that needs every
+/// function of the package, which the sparse parse does not keep. So the packages with an
+/// assertion some capacity's arithmetic explains (usually few) are walked once more, in full,
+/// for their call graph alone (the sparse parse's other second look; a full parse has the graph
+/// already).
+fn trace_pass(ws: &Workspace, mut index: Index) -> Index {
+    let packages = crate::lint::pinned::packages_to_trace(&index);
+    if packages.is_empty() {
+        return index;
+    }
+    let tables = index.tables.clone();
+    let load = Load {
+        tables: &tables,
+        triggers: None,
+        needs: Needs::default(),
+    };
+    let again: Vec<(usize, Vec<crate::index::facts::FnNode>)> = (0..ws.files.len())
+        .into_par_iter()
+        .filter(|&i| packages.contains(&ws.files[i].package))
+        .map(|i| {
+            (
+                i,
+                load.walk_file(&ws.files[i], index.files[i].role, &[])
+                    .facts
+                    .fns,
+            )
+        })
+        .collect();
+    for (i, fns) in again {
+        index.files[i].fns = fns;
+    }
+    index
 }
 
 /// The identifier a manifest site names last (`crate::m::Type::field` -> `field`), so the sparse

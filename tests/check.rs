@@ -264,7 +264,7 @@ fn a_test_pins_only_the_capacities_of_its_own_package() {
         ("a/src/lib.rs", "pub const MAX_WORKERS: usize = 4;\n"),
         (
             "a/tests/t.rs",
-            "#[test]\nfn t() { let max_seen = 2; assert!(max_seen <= 8); }\n",
+            "#[test]\nfn t() { let max_seen = 2 * a::MAX_WORKERS; assert!(max_seen <= 8); }\n",
         ),
         ("b/Cargo.toml", &MEMBER.replace("NAME", "b")),
         ("b/src/lib.rs", ""),
@@ -331,4 +331,26 @@ fn each_subcommand_accepts_only_the_flags_it_uses() {
     let help = stdout(&capcheck(&["mutants", "--help"]));
     assert!(!help.contains("--full-parse"), "{help}");
     assert!(stdout(&capcheck(&["check", "--help"])).contains("--full-parse"));
+}
+
+#[test]
+fn a_pin_is_a_value_the_test_s_code_takes_from_the_capacity_never_a_coincidence() {
+    let (_, report) = check_json("pins-traced", &[]);
+    assert_eq!(found(&report), annotations("pins-traced"));
+    let pin = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "pinned-capacity-assertion")
+        .unwrap();
+    // Not MAX_QUEUE_DEPTH, another module's 16 that the test never reaches.
+    assert_eq!(pin["item"], "PER_BACKEND");
+    let message = pin["message"].as_str().unwrap();
+    assert!(message.contains("pins 16 = 2 x PER_BACKEND"), "{message}");
+    assert!(
+        message.contains(
+            "`never_exceeds_the_fleet_ceiling` -> `Config::default`, which reads `PER_BACKEND`"
+        ),
+        "{message}"
+    );
 }

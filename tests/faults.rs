@@ -519,9 +519,15 @@ impl Run {
         self.0.scratch.path()
     }
 
-    /// No process of the run is left, nor any scratch copy.
+    /// No process of the run is left, nor any scratch copy. The tool kills its children's
+    /// process group and reaps its own child; a killed grandchild (a test binary cargo started)
+    /// is reaped by init a moment later, so the check allows it a few seconds to go.
     fn assert_nothing_left(&self) {
         for dir in [self.scratch(), self.0.build_dir().as_path()] {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while !processes_in(dir).is_empty() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(100));
+            }
             assert_eq!(processes_in(dir), Vec::<String>::new(), "left running");
         }
         let left: Vec<_> = std::fs::read_dir(self.scratch()).unwrap().collect();

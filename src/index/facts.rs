@@ -141,4 +141,58 @@ pub struct FileFacts {
     /// Constant-like names that only items the sparse parse skipped mention.
     #[serde(skip)]
     pub hidden: Vec<String>,
+    /// The call graph's nodes: every function with a body and the names it mentions. Filled by
+    /// a full walk, only where a pin must be traced (see `project`).
+    #[serde(skip)]
+    pub fns: Vec<FnNode>,
+}
+
+/// A function as the pin rule traces it: what its body mentions, by name (identifiers, macro
+/// bodies included) and the integer literals it holds.
+#[derive(Debug, Clone, Default)]
+pub struct FnNode {
+    pub site: String,
+    pub name: String,
+    /// The impl's type or the trait, if any.
+    pub self_ty: Option<String>,
+    pub in_test: bool,
+    pub idents: std::collections::BTreeSet<String>,
+    pub ints: std::collections::BTreeSet<u64>,
+}
+
+impl FnNode {
+    /// The identifiers and integer literals of `text` (a function's body), by rustc's lexer.
+    pub fn mentions(
+        text: &str,
+    ) -> (
+        std::collections::BTreeSet<String>,
+        std::collections::BTreeSet<u64>,
+    ) {
+        use ra_ap_rustc_lexer::{FrontmatterAllowed, LiteralKind, TokenKind, tokenize};
+        let (mut idents, mut ints) = (
+            std::collections::BTreeSet::new(),
+            std::collections::BTreeSet::new(),
+        );
+        let mut at = 0;
+        for t in tokenize(text, FrontmatterAllowed::No) {
+            let tok = &text[at..at + t.len as usize];
+            at += t.len as usize;
+            match t.kind {
+                TokenKind::Ident | TokenKind::RawIdent => {
+                    idents.insert(tok.trim_start_matches("r#").to_string());
+                }
+                TokenKind::Literal {
+                    kind: LiteralKind::Int { .. },
+                    suffix_start,
+                } => {
+                    let digits = tok[..suffix_start as usize].replace('_', "");
+                    if let Ok(v) = digits.parse::<u64>() {
+                        ints.insert(v);
+                    }
+                }
+                _ => {}
+            }
+        }
+        (idents, ints)
+    }
 }

@@ -9,6 +9,8 @@ use crate::index::names::words;
 use crate::index::value::Operand;
 use crate::index::{Capacity, Index};
 
+mod trace;
+
 pub fn check(index: &Index) -> Vec<Finding> {
     let all: Vec<&Capacity> = named_capacities(index);
     let mut out = Vec::new();
@@ -67,14 +69,15 @@ struct Explanation<'a> {
     multiplier: u64,
 }
 
-/// The best explanation of `v`: the constant whose name shares most words with the compared
-/// expression first, then an exact match, then the smallest multiple, then a product of two.
+/// The explanations of `v`, best first: the constant whose name shares most words with the
+/// compared expression first, then an exact match, then the smallest multiple, then a product of
+/// two.
 fn explain<'a>(
     v: u64,
     caps: &[&'a Capacity],
     max_k: u64,
     subject: &[String],
-) -> Option<Explanation<'a>> {
+) -> Vec<Explanation<'a>> {
     let mut candidates: Vec<(usize, u64, Explanation<'a>)> = Vec::new();
     let related = |c: &Capacity| {
         words(&c.item)
@@ -112,7 +115,7 @@ fn explain<'a>(
         }
     }
     candidates.sort_by_key(|(rel, k, _)| (std::cmp::Reverse(*rel), *k));
-    candidates.into_iter().next().map(|(_, _, e)| e)
+    candidates.into_iter().map(|(_, _, e)| e).collect()
 }
 
 fn pin(
@@ -127,7 +130,17 @@ fn pin(
     if v < 2 || subject.val.literal().is_some() || !t.subject_words.matches_words(&subject.words) {
         return None;
     }
-    let e = explain(v, caps, t.max_multiplier, &subject.words)?;
+    // Of the capacities whose arithmetic gives the literal, the first the test's code reaches
+    // (`trace`), with the path the value took; one the test cannot reach is never the answer.
+    let (e, path) = explain(v, caps, t.max_multiplier, &subject.words)
+        .into_iter()
+        .find_map(|e| {
+            Some((
+                trace::reach(index, c, subject, &e.factors, e.multiplier)?,
+                e,
+            ))
+        })
+        .map(|(path, e)| (e, path))?;
     let mut terms: Vec<String> = e.factors.iter().map(|c| c.item.clone()).collect();
     if e.multiplier > 1 {
         terms.insert(0, e.multiplier.to_string());
@@ -142,7 +155,7 @@ fn pin(
         Rule::PinnedCapacityAssertion,
         c.loc.clone(),
         format!(
-            "`{}` pins {arithmetic}: anyone who raises {} gets a red test first",
+            "`{}` pins {arithmetic} ({path}): anyone who raises {} gets a red test first",
             c.text,
             names.join(" or ")
         ),
@@ -161,4 +174,33 @@ fn pin(
         })
         .collect();
     Some(f)
+}
+
+/// The packages with a comparison that some capacity's arithmetic explains: only their call
+/// graph is needed to decide which of those are pins.
+pub fn packages_to_trace(index: &Index) -> std::collections::BTreeSet<String> {
+    let all: Vec<&Capacity> = named_capacities(index);
+    let t = index.tables();
+    let mut out = std::collections::BTreeSet::new();
+    for f in &index.files {
+        let caps: Vec<&Capacity> = all
+            .iter()
+            .copied()
+            .filter(|c| c.package == f.package)
+            .collect();
+        for c in &f.comparisons {
+            let explained = |lit: &Operand, subject: &Operand| {
+                lit.val.literal().is_some_and(|v| {
+                    v >= 2
+                        && subject.val.literal().is_none()
+                        && t.subject_words.matches_words(&subject.words)
+                        && !explain(v, &caps, t.max_multiplier, &subject.words).is_empty()
+                })
+            };
+            if explained(&c.left, &c.right) || explained(&c.right, &c.left) {
+                out.insert(f.package.clone());
+            }
+        }
+    }
+    out
 }
