@@ -115,9 +115,10 @@ impl Project {
         }
         let index = Index::from_facts(facts, tables);
         let index = match &triggers {
-            Some(t) => trace_pass(&ws, late_pass(&ws, index, t)),
+            Some(t) => late_pass(&ws, index, t),
             None => index,
         };
+        let index = trace_pass(&ws, index);
         let fixtures = needs.fixtures.then(|| {
             let mut a = FixtureAnalysis::from_files(fixtures);
             a.files = ws.files.len();
@@ -210,10 +211,6 @@ impl Load<'_> {
         };
         let scope = Scope::file(&f.crate_name, &f.module, role, &parsed.ast);
         let mut index = Extractor::new(self.tables, &f.rel, role);
-        if triggers.is_none() {
-            // A full walk records the call graph the pin rule traces.
-            index = index.with_graph();
-        }
         let mut fixture = self.needs.fixtures.then(|| FixtureCollector::new(&f.rel));
         let mut code = self.needs.fixtures.then(|| CodeCollector::new(&f.rel));
         let operators = self.needs.operators && role == FileRole::Source;
@@ -293,35 +290,28 @@ fn late_pass(ws: &Workspace, index: Index, triggers: &Triggers) -> Index {
     Index::from_facts(files, tables)
 }
 
-/// The pin rule traces the value a test asserts through the code the test runs; that needs every
-/// function of the package, which the sparse parse does not keep. So the packages with an
-/// assertion some capacity's arithmetic explains (usually few) are walked once more, in full,
-/// for their call graph alone (the sparse parse's other second look; a full parse has the graph
-/// already).
+/// The pin rule traces the value a test asserts through the code the test runs, which needs
+/// every function of the package, whether the parse kept it or not. So the files of the packages
+/// with an assertion some capacity's arithmetic explains (usually few) are read by the lexer
+/// for their call graph (`index::graph`): no second parse, and the same graph in every mode.
 fn trace_pass(ws: &Workspace, mut index: Index) -> Index {
     let packages = crate::lint::pinned::packages_to_trace(&index);
     if packages.is_empty() {
         return index;
     }
-    let tables = index.tables.clone();
-    let load = Load {
-        tables: &tables,
-        triggers: None,
-        needs: Needs::default(),
-    };
-    let again: Vec<(usize, Vec<crate::index::facts::FnNode>)> = (0..ws.files.len())
+    let graphs: Vec<(usize, Vec<crate::index::facts::FnNode>)> = (0..ws.files.len())
         .into_par_iter()
         .filter(|&i| packages.contains(&ws.files[i].package))
-        .map(|i| {
-            (
-                i,
-                load.walk_file(&ws.files[i], index.files[i].role, &[])
-                    .facts
-                    .fns,
-            )
+        .filter_map(|i| {
+            let f = &ws.files[i];
+            let text = std::fs::read_to_string(&f.abs).ok()?;
+            let path: Vec<String> = std::iter::once(f.crate_name.clone())
+                .chain(f.module.iter().cloned())
+                .collect();
+            Some((i, crate::index::graph::nodes(&text, &path)))
         })
         .collect();
-    for (i, fns) in again {
+    for (i, fns) in graphs {
         index.files[i].fns = fns;
     }
     index

@@ -28,8 +28,6 @@ pub struct Extractor<'a> {
     /// What the file's `use` items import (`channel -> tokio::sync::mpsc::channel`), so a bare
     /// imported call reaches the API table.
     imports: std::collections::HashMap<String, Vec<String>>,
-    /// Record the call graph's nodes (`FileFacts::fns`).
-    graph: bool,
 }
 
 struct LocalLit {
@@ -51,14 +49,7 @@ impl<'a> Extractor<'a> {
             locals: Vec::new(),
             outer_locals: Vec::new(),
             imports: Default::default(),
-            graph: false,
         }
-    }
-
-    /// Also record every function's node of the call graph (a full walk's job).
-    pub fn with_graph(mut self) -> Self {
-        self.graph = true;
-        self
     }
 
     pub fn finish(self) -> FileFacts {
@@ -613,18 +604,6 @@ impl Collector for Extractor<'_> {
             return;
         }
         self.ceiling_fn(v, f.sig);
-        if self.graph {
-            let body = v.text.get(f.block.span().byte_range()).unwrap_or_default();
-            let (idents, ints) = FnNode::mentions(body);
-            self.facts.fns.push(FnNode {
-                site: f.site.clone(),
-                name: f.sig.ident.to_string(),
-                self_ty: v.scope.self_ty().map(str::to_string),
-                in_test: v.in_test(),
-                idents,
-                ints,
-            });
-        }
         self.outer_locals.push(std::mem::take(&mut self.locals));
         self.fn_body_literal(v, f.sig, f.block);
     }

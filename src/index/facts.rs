@@ -141,8 +141,8 @@ pub struct FileFacts {
     /// Constant-like names that only items the sparse parse skipped mention.
     #[serde(skip)]
     pub hidden: Vec<String>,
-    /// The call graph's nodes: every function with a body and the names it mentions. Filled by
-    /// a full walk, only where a pin must be traced (see `project`).
+    /// The call graph's nodes: every function with a body and the names it mentions. Read by
+    /// the lexer (`index::graph`), only where a pin must be traced (`project::trace_pass`).
     #[serde(skip)]
     pub fns: Vec<FnNode>,
 }

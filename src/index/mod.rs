@@ -4,6 +4,7 @@
 
 pub mod extract;
 pub mod facts;
+pub mod graph;
 pub mod names;
 pub mod tables;
 pub mod triggers;
