@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use crate::support::*;
 
 /// The fixture as a repository whose history holds `history/lib.rs.old` as an earlier
-/// `src/lib.rs` (for `history-revert`), and `mutants --list --from-history` on it.
-fn listed() -> serde_json::Value {
+/// `src/lib.rs` (for `history-revert`).
+fn repository() -> tempfile::TempDir {
     let ws = copy_fixture("operators");
     let lib = std::fs::read_to_string(ws.path().join("src/lib.rs")).unwrap();
     let old = ws.path().join("history/lib.rs.old");
@@ -18,6 +18,12 @@ fn listed() -> serde_json::Value {
     git(ws.path(), &["commit", "-qm", "a per-unit cap"]);
     std::fs::write(ws.path().join("src/lib.rs"), lib).unwrap();
     git(ws.path(), &["commit", "-qam", "the cap is gone"]);
+    ws
+}
+
+/// `mutants --list --from-history` on the repository.
+fn listed() -> serde_json::Value {
+    let ws = repository();
     let out = capcheck_in(
         ws.path(),
         &["mutants", "--list", "--from-history", "--format", "json"],
@@ -82,4 +88,34 @@ fn an_unknown_operator_is_a_usage_error() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn every_listed_mutant_compiles() {
+    // Each mutant is built and tested in a scratch copy: a mutant rustc rejects would be
+    // `unviable`, which an operator must never make where a viable form exists.
+    let ws = repository();
+    let (build, scratch) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let out = capcheck_in(
+        ws.path(),
+        &[
+            "mutants",
+            "--from-history",
+            "--format",
+            "json",
+            "--build-dir",
+            build.path().to_str().unwrap(),
+            "--scratch-dir",
+            scratch.path().to_str().unwrap(),
+        ],
+    );
+    let (_, report) = json_of(&out);
+    let mutants = report["mutants"].as_array().unwrap();
+    assert_eq!(mutants.len(), listed().as_array().unwrap().len());
+    let unviable: Vec<&str> = mutants
+        .iter()
+        .filter(|m| m["outcome"] == "unviable")
+        .map(|m| m["replacement"].as_str().unwrap())
+        .collect();
+    assert_eq!(unviable, Vec::<&str>::new(), "{}", stderr(&out));
 }

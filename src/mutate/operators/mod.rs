@@ -77,6 +77,8 @@ pub struct FnCx<'a, 'f> {
     pub f: &'a FnItem<'f>,
     pub tables: &'a Tables,
     pub guards: &'a [Guard],
+    /// What the file's `use` items import (`min -> std::cmp::min`).
+    pub imports: &'a std::collections::HashMap<String, Vec<String>>,
 }
 
 impl FnCx<'_, '_> {
@@ -129,6 +131,7 @@ pub struct FileSites {
 pub struct SiteCollector<'a> {
     tables: &'a Tables,
     guards: &'a [Guard],
+    imports: std::collections::HashMap<String, Vec<String>>,
     out: FileSites,
 }
 
@@ -137,6 +140,7 @@ impl<'a> SiteCollector<'a> {
         SiteCollector {
             tables,
             guards,
+            imports: Default::default(),
             out: FileSites::default(),
         }
     }
@@ -147,6 +151,10 @@ impl<'a> SiteCollector<'a> {
 }
 
 impl Collector for SiteCollector<'_> {
+    fn file(&mut self, _: &View, file: &syn::File) {
+        self.imports = crate::syntax::use_paths(&file.items);
+    }
+
     fn enter_fn(&mut self, v: &View, f: &FnItem) {
         if v.in_test() || v.fns.len() != 1 {
             return;
@@ -157,6 +165,7 @@ impl Collector for SiteCollector<'_> {
             f,
             tables: self.tables,
             guards: self.guards,
+            imports: &self.imports,
         };
         // Every operator, in catalog order; the match makes a new operator a compile error
         // until it is dispatched here or in `discover`.
@@ -168,7 +177,7 @@ impl Collector for SiteCollector<'_> {
                 Operator::BoundaryShift => boundary_shift::drafts(&cx),
                 Operator::Guard => guard::drafts(&cx),
                 Operator::ReinstateCap => {
-                    self.out.ceilings.extend(reinstate_cap::ceiling(&cx));
+                    self.out.ceilings.extend(reinstate_cap::ceilings(&cx));
                     Vec::new()
                 }
                 // These read the index and the file's text, not its syntax (see `discover`).

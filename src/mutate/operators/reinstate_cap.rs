@@ -38,19 +38,71 @@ pub fn per_unit_values(index: &Index, ctx: &MutationContext) -> Vec<u64> {
     ks
 }
 
-/// The function as a ceiling site, when it computes a ceiling from a count (the index's test,
-/// `index::extract::count_param`) and returns a value.
-pub fn ceiling(cx: &FnCx) -> Option<CeilingSite> {
+/// The function's ceiling sites: its result, when it computes a ceiling from a count (the
+/// index's test, `index::extract::count_param`), and every ceiling or capacity field it sets
+/// from a count parameter (`self.ceiling = healthy.saturating_mul(self.per_host)`).
+pub fn ceilings(cx: &FnCx) -> Vec<CeilingSite> {
     let f = cx.f;
-    let count_param = crate::index::extract::count_param(f.sig, cx.tables)?;
-    let result = range(result_expr(f.block)?);
-    Some(CeilingSite {
-        site: f.site.clone(),
-        original: cx.text_of(&result).to_string(),
-        result,
-        count_expr: count_expr(f.sig, &count_param),
-        count_param,
-    })
+    let mut out = Vec::new();
+    if let Some(count_param) = crate::index::extract::count_param(f.sig, cx.tables) {
+        if let Some(result) = result_expr(f.block).map(range) {
+            out.push(CeilingSite {
+                site: f.site.clone(),
+                original: cx.text_of(&result).to_string(),
+                result,
+                count_expr: count_expr(f.sig, &count_param),
+                count_param,
+            });
+        }
+    }
+    let Some(count) = count_params(f.sig, cx.tables).into_iter().next() else {
+        return out;
+    };
+    for e in super::exprs(f.block) {
+        let syn::Expr::Assign(a) = e else { continue };
+        let syn::Expr::Field(field) = &*a.left else {
+            continue;
+        };
+        let syn::Member::Named(name) = &field.member else {
+            continue;
+        };
+        let name = name.to_string();
+        let t = cx.tables;
+        let stored = t.ceiling_names.matches(&name) || t.capacity_names.matches(&name);
+        let mentions = super::idents(quote::ToTokens::to_token_stream(&a.right)).contains(&count);
+        if stored && mentions {
+            let result = range(&*a.right);
+            out.push(CeilingSite {
+                site: f.site.clone(),
+                original: cx.text_of(&result).to_string(),
+                result,
+                count_expr: count_expr(f.sig, &count),
+                count_param: count.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// The integer parameters named like a count (`healthy: usize`, `hosts: u32`).
+fn count_params(sig: &syn::Signature, tables: &crate::index::Tables) -> Vec<String> {
+    sig.inputs
+        .iter()
+        .filter_map(|arg| {
+            let syn::FnArg::Typed(t) = arg else {
+                return None;
+            };
+            let (syn::Pat::Ident(id), syn::Type::Path(ty)) = (&*t.pat, &*t.ty) else {
+                return None;
+            };
+            let int = ty.path.segments.last().is_some_and(|s| {
+                let s = s.ident.to_string();
+                s.starts_with('u') || s.starts_with('i')
+            });
+            let name = id.ident.to_string();
+            (int && tables.count_words.matches(&name)).then_some(name)
+        })
+        .collect()
 }
 
 pub fn drafts(ceilings: &[CeilingSite], ks: &[u64]) -> Vec<Draft> {
