@@ -214,6 +214,16 @@ fn describe(name: &str, other: &str) -> String {
     format!("`{name}` -> `{other}`: take the {to} instead of the {from}")
 }
 
+/// A value named, not computed: `a`, `a.field`, `&a`.
+fn is_plain(e: &Expr) -> bool {
+    match e {
+        Expr::Path(p) => p.qself.is_none(),
+        Expr::Field(f) => is_plain(&f.base),
+        Expr::Reference(r) => is_plain(&r.expr),
+        _ => false,
+    }
+}
+
 fn is_reverse(e: &Expr) -> bool {
     matches!(e, Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Reverse")))
 }
@@ -232,7 +242,7 @@ fn sorted_receivers<'a>(cx: &'a FnCx, all: &[&Expr]) -> BTreeSet<&'a str> {
 
 /// `if a < b { a } else { b }` (or `if a.load <= b.load { a } else { b }`): the same `if` with
 /// the comparison turned around, when its branches are the compared values or what they were
-/// read from.
+/// read from, or two plain values it chooses between.
 fn flipped_selection(cx: &FnCx, i: &syn::ExprIf) -> Option<(String, &'static str, &'static str)> {
     let Expr::Binary(b) = &*i.cond else {
         return None;
@@ -266,7 +276,12 @@ fn flipped_selection(cx: &FnCx, i: &syn::ExprIf) -> Option<(String, &'static str
     let (l, r) = (names(&b.left), names(&b.right));
     let selects =
         (l.contains(&then) && r.contains(&els)) || (r.contains(&then) && l.contains(&els));
-    if !selects || then == els {
+    // Or a choice between two plain values decided by the comparison (tower's p2c balancer:
+    // `if aload <= bload { aidx } else { bidx }`).
+    let plain = |blk: &syn::Block| matches!(blk.stmts.as_slice(), [syn::Stmt::Expr(e, None)] if is_plain(e));
+    let chooses = plain(&i.then_branch)
+        && matches!(i.else_branch.as_ref().map(|(_, e)| &**e), Some(Expr::Block(blk)) if plain(&blk.block));
+    if !(selects || chooses) || then == els {
         return None;
     }
     let whole = range(i);
