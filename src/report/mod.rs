@@ -2,6 +2,7 @@
 //! returns.
 
 pub mod elements;
+pub mod fingerprint;
 pub mod fixtures;
 pub mod github;
 pub mod human;
@@ -55,6 +56,8 @@ pub enum Format {
     Json,
     /// GitHub Actions annotations (`check`, `mutants`, `fixtures`; others print human output).
     Github,
+    /// SARIF 2.1.0 (`check`, `mutants`, `fixtures`; `rules` and `--list` print JSON).
+    Sarif,
 }
 
 /// Colour in human output.
