@@ -30,9 +30,22 @@ pub fn run(opts: &ProjectOptions) -> anyhow::Result<CheckRun> {
         &levels,
         Date::today(),
     );
+    // Suppressions are read from every checked file and the manifest, so an unused one is found
+    // where nothing else is; their own findings take the configured levels too.
+    let mut files: Vec<String> = project.index.files.iter().map(|f| f.rel.clone()).collect();
+    files.extend(project.manifest.as_ref().map(|m| m.file.clone()));
     let texts = &mut project.texts;
-    let suppressed =
-        lint::suppress::apply(&mut findings, &mut |file| Some(texts.get(file).to_string()));
+    let applied = lint::suppress::apply(&mut findings, &files, &mut |file| {
+        Some(texts.get(file).to_string())
+    });
+    for mut f in applied.findings {
+        f.severity = levels.level(&f.rule, f.severity);
+        if f.severity != crate::lint::registry::Level::Allow {
+            findings.push(f);
+        }
+    }
+    crate::finding::sort(&mut findings);
+    let suppressed = applied.suppressed;
     let index = &project.index;
     let summary = Summary {
         suppressed,

@@ -26,8 +26,8 @@ fn every_annotated_case_is_flagged_and_every_other_line_is_silent() {
     let (code, report) = check_json("rules", &[]);
     assert_eq!(found(&report), annotations("rules"));
     assert_eq!(
-        report["summary"]["suppressed"], 3,
-        "the three `capcheck: allow` cases"
+        report["summary"]["suppressed"], 8,
+        "the `capcheck: allow` cases of src/not_capacity.rs, src/allowed_file.rs and capacity.toml"
     );
     assert_eq!(code, 1, "error-level findings exit 1");
 }
@@ -352,5 +352,51 @@ fn a_pin_is_a_value_the_test_s_code_takes_from_the_capacity_never_a_coincidence(
             "`never_exceeds_the_fleet_ceiling` -> `Config::default`, which reads `PER_BACKEND`"
         ),
         "{message}"
+    );
+}
+
+#[test]
+fn suppressions_need_a_reason_are_reported_when_unused_and_never_read_from_strings() {
+    let member =
+        "[package]\nname = \"one\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n";
+    let rules_of = |lib: &str| {
+        let ws = scratch(&[("Cargo.toml", member), ("src/lib.rs", lib)]);
+        let (code, report) = json_of(&capcheck_in(ws.path(), &["check", "--format", "json"]));
+        let found: Vec<(String, u64, String)> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                let rule = f["rule"].as_str().unwrap().to_string();
+                let level = f["severity"].as_str().unwrap().to_string();
+                (rule, f["line"].as_u64().unwrap(), level)
+            })
+            .collect();
+        (code, found)
+    };
+    let cap = "pub fn cap(healthy: usize) -> usize { healthy * 8 }\n";
+    let with_reason =
+        format!("// capcheck: allow(per-unit-cap, reason = \"eight bits per byte\")\n{cap}");
+    assert_eq!(rules_of(&with_reason), (0, vec![]));
+    let (code, found) = rules_of(&format!("// capcheck: allow(per-unit-cap)\n{cap}"));
+    assert_eq!(code, 1, "a suppression without a reason is an error");
+    assert_eq!(found, [("invalid-suppression".into(), 1, "error".into())]);
+    let (_, found) = rules_of(&format!(
+        "// capcheck: allow(per-unit-cap, reason = \"gone\")\npub fn f() {{}}\n{cap}"
+    ));
+    assert_eq!(
+        found,
+        [
+            ("unused-suppression".into(), 1, "warning".into()),
+            ("per-unit-cap".into(), 3, "warning".into())
+        ]
+    );
+    let (_, found) = rules_of(&format!(
+        "pub const S: &str = \"// capcheck: allow(per-unit-cap, reason = \\\"x\\\")\";\n{cap}"
+    ));
+    assert_eq!(
+        found,
+        [("per-unit-cap".into(), 2, "warning".into())],
+        "text in a string is not a suppression"
     );
 }
