@@ -16,14 +16,18 @@ pub struct CheckRun {
     pub summary: Summary,
 }
 
-pub fn run(opts: &ProjectOptions) -> anyhow::Result<CheckRun> {
+/// `flags`: the command line's `-A/-W/-D`, in order, over the configured levels.
+pub fn run(
+    opts: &ProjectOptions,
+    flags: &[(lint::levels::Target, crate::lint::registry::Level)],
+) -> anyhow::Result<CheckRun> {
     let start = Instant::now();
     let needs = Needs {
         manifest: true,
         ..Needs::default()
     };
     let mut project = Project::load(opts, needs)?;
-    let levels = Levels::new(project.config.levels.clone())?;
+    let levels = Levels::new(project.config.levels.clone())?.with_flags(flags);
     let mut findings = lint::run(
         &project.index,
         project.manifest.as_ref(),

@@ -400,3 +400,55 @@ fn suppressions_need_a_reason_are_reported_when_unused_and_never_read_from_strin
         "text in a string is not a suppression"
     );
 }
+
+#[test]
+fn level_flags_override_the_config_like_clippy_s_and_colour_follows_cargo() {
+    let member =
+        "[package]\nname = \"one\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n";
+    let ws = scratch(&[
+        ("Cargo.toml", member),
+        (
+            "src/lib.rs",
+            "pub fn cap(healthy: usize) -> usize { healthy * 8 }\n",
+        ),
+    ]);
+    let run = |args: &[&str]| {
+        let mut all = vec!["check", "--format", "json"];
+        all.extend_from_slice(args);
+        let (code, report) = json_of(&capcheck_in(ws.path(), &all));
+        let levels: Vec<String> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["severity"].as_str().unwrap().to_string())
+            .collect();
+        (code, levels)
+    };
+    assert_eq!(run(&[]), (0, vec!["warning".to_string()]));
+    assert_eq!(run(&["-D", "per-unit-cap"]), (1, vec!["error".to_string()]));
+    assert_eq!(run(&["-D", "warnings"]), (1, vec!["error".to_string()]));
+    assert_eq!(run(&["-D", "warnings", "-A", "per-unit-cap"]), (0, vec![]));
+    assert_eq!(
+        run(&["--allow", "per-unit-cap", "-W", "per-unit-cap"]).1,
+        ["warning"]
+    );
+    let out = capcheck_in(ws.path(), &["check", "-D", "per-unit-capp"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("unknown rule `per-unit-capp`"),
+        "{}",
+        stderr(&out)
+    );
+
+    let human = |env: &[(&str, &str)], args: &[&str]| {
+        let out = capcheck_env(ws.path(), env, args);
+        stdout(&out).contains("\u{1b}[")
+    };
+    assert!(!human(&[], &["check"]), "not a terminal, NO_COLOR set");
+    assert!(human(&[("CARGO_TERM_COLOR", "always")], &["check"]));
+    assert!(!human(
+        &[("CARGO_TERM_COLOR", "always")],
+        &["check", "--color", "never"]
+    ));
+    assert!(human(&[], &["check", "--color", "always"]));
+}

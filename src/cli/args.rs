@@ -8,6 +8,8 @@ use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::catalog::Operator;
+use crate::lint::levels::Target;
+use crate::lint::registry::Level;
 use crate::mutate::engine::TestTool;
 use crate::mutate::job::MutantsOptions;
 use crate::project::ProjectOptions;
@@ -85,7 +87,8 @@ pub struct FormatArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
-    /// Colour in human output.
+    /// Colour in human output; `auto` follows `CARGO_TERM_COLOR`, then `NO_COLOR` (set and not
+    /// empty: no colour), then whether stdout is a terminal.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     pub color: Color,
 }
@@ -104,6 +107,16 @@ pub struct CheckArgs {
     pub full_parse: bool,
     #[command(flatten)]
     pub format: FormatArgs,
+    /// Allow a rule (report none of its findings), over the configured levels; `warnings`
+    /// names every warning.
+    #[arg(short = 'A', long = "allow", value_name = "RULE")]
+    pub allow: Vec<Target>,
+    /// Report a rule's findings as warnings.
+    #[arg(short = 'W', long = "warn", value_name = "RULE")]
+    pub warn: Vec<Target>,
+    /// Report a rule's findings as errors (exit 1); `-D warnings` denies every warning.
+    #[arg(short = 'D', long = "deny", value_name = "RULE")]
+    pub deny: Vec<Target>,
 }
 
 impl CheckArgs {
@@ -113,6 +126,17 @@ impl CheckArgs {
             capacity: self.capacity.clone(),
             full_parse: self.full_parse,
         }
+    }
+
+    /// `-A`, then `-W`, then `-D`: of two flags on one rule the stricter wins.
+    pub fn level_flags(&self) -> Vec<(Target, Level)> {
+        let with = |targets: &[Target], level: Level| {
+            targets.iter().map(move |t| (*t, level)).collect::<Vec<_>>()
+        };
+        let mut out = with(&self.allow, Level::Allow);
+        out.extend(with(&self.warn, Level::Warning));
+        out.extend(with(&self.deny, Level::Error));
+        out
     }
 }
 

@@ -57,7 +57,7 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
 }
 
 fn check(args: &CheckArgs) -> anyhow::Result<Exit> {
-    let mut run = crate::check::run(&args.project())?;
+    let mut run = crate::check::run(&args.project(), &args.level_flags())?;
     let root = &run.project.workspace.root;
     let out = match args.format.format {
         Format::Json => crate::report::json::check(&run.findings, &run.summary),
