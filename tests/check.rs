@@ -452,3 +452,30 @@ fn level_flags_override_the_config_like_clippy_s_and_colour_follows_cargo() {
     ));
     assert!(human(&[], &["check", "--color", "always"]));
 }
+
+#[test]
+fn quiet_drops_the_summary_and_verbose_adds_counts_per_rule() {
+    let member =
+        "[package]\nname = \"one\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n";
+    let ws = scratch(&[
+        ("Cargo.toml", member),
+        (
+            "src/lib.rs",
+            "pub fn cap(healthy: usize) -> usize { healthy * 8 }\n",
+        ),
+    ]);
+    let normal = stdout(&capcheck_in(ws.path(), &["check"]));
+    let quiet = stdout(&capcheck_in(ws.path(), &["check", "-q"]));
+    let verbose = stdout(&capcheck_in(ws.path(), &["check", "--verbose"]));
+    assert!(normal.contains("capcheck: 1 finding"), "{normal}");
+    assert!(
+        quiet.contains("per-unit-cap") && !quiet.contains("capcheck: 1 finding"),
+        "{quiet}"
+    );
+    assert!(
+        verbose.starts_with(&normal) && verbose.contains("  per-unit-cap: 1\n"),
+        "{verbose}"
+    );
+    let out = capcheck_in(ws.path(), &["check", "-q", "-v"]);
+    assert_eq!(out.status.code(), Some(2), "-q and -v conflict");
+}

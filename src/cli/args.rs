@@ -13,7 +13,7 @@ use crate::lint::registry::Level;
 use crate::mutate::engine::TestTool;
 use crate::mutate::job::MutantsOptions;
 use crate::project::ProjectOptions;
-use crate::report::{Color, Format};
+use crate::report::{Color, Format, Verbosity};
 use crate::workspace::Selection;
 
 /// Cargo runs `cargo-capcheck capcheck ARGS`; run directly it is `cargo-capcheck ARGS`.
@@ -93,6 +93,28 @@ pub struct FormatArgs {
     pub color: Color,
 }
 
+/// `-q` / `-v` of the jobs that print progress or a summary.
+#[derive(Debug, Args, Clone, Default)]
+pub struct VerbosityArgs {
+    /// Print less: human output without the summary line, `mutants` without progress lines.
+    #[arg(short = 'q', long, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Print more: the counts per rule and the time under human output, each mutant's log in
+    /// `mutants` progress lines.
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
+}
+
+impl VerbosityArgs {
+    pub fn level(&self) -> Verbosity {
+        match (self.quiet, self.verbose) {
+            (true, _) => Verbosity::Quiet,
+            (_, true) => Verbosity::Verbose,
+            _ => Verbosity::Normal,
+        }
+    }
+}
+
 #[derive(Debug, Args, Clone, Default)]
 pub struct CheckArgs {
     #[command(flatten)]
@@ -107,6 +129,8 @@ pub struct CheckArgs {
     pub full_parse: bool,
     #[command(flatten)]
     pub format: FormatArgs,
+    #[command(flatten)]
+    pub verbosity: VerbosityArgs,
     /// Allow a rule (report none of its findings), over the configured levels; `warnings`
     /// names every warning.
     #[arg(short = 'A', long = "allow", value_name = "RULE")]
@@ -173,6 +197,8 @@ pub struct MutantsArgs {
     pub workspace: WorkspaceArgs,
     #[command(flatten)]
     pub format: FormatArgs,
+    #[command(flatten)]
+    pub verbosity: VerbosityArgs,
     /// Print the mutants (ids, locations, replacements) without building anything.
     #[arg(long)]
     pub list: bool,

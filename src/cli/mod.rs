@@ -72,6 +72,7 @@ fn check(args: &CheckArgs) -> anyhow::Result<Exit> {
             &run.summary,
             root,
             use_color(args.format.color),
+            args.verbosity.level(),
         ),
     };
     print!("{out}");
@@ -236,7 +237,9 @@ fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::Clean);
     }
     crate::mutate::process::install_interrupt_handler()?;
+    let verbosity = args.verbosity.level();
     let progress = |e: Event| match e {
+        _ if verbosity == crate::report::Verbosity::Quiet => {}
         Event::Baseline(b) => eprintln!(
             "baseline: ok, {} tests (build {:.1}s, test {:.1}s)",
             b.tests,
@@ -247,12 +250,17 @@ fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
             done,
             total,
             result,
-        } => eprintln!(
-            "[{done}/{total}] {:9} {} ({:.1}s)",
-            result.outcome.as_str(),
-            result.mutant.id,
-            result.duration_ms as f64 / 1000.0
-        ),
+        } => {
+            eprintln!(
+                "[{done}/{total}] {:9} {} ({:.1}s)",
+                result.outcome.as_str(),
+                result.mutant.id,
+                result.duration_ms as f64 / 1000.0
+            );
+            if verbosity == crate::report::Verbosity::Verbose && !result.log.is_empty() {
+                eprintln!("    log: {}", result.log);
+            }
+        }
     };
     match crate::mutate::job::run(&args.options(), &progress) {
         Ok(run) => Ok(print_mutants(

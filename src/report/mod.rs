@@ -60,6 +60,15 @@ pub enum Format {
     Sarif,
 }
 
+/// How much human output says: `-q` only the findings, `-v` also the counts per rule and time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Verbosity {
+    Quiet,
+    #[default]
+    Normal,
+    Verbose,
+}
+
 /// Colour in human output.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Color {
