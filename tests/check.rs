@@ -357,10 +357,8 @@ fn a_pin_is_a_value_the_test_s_code_takes_from_the_capacity_never_a_coincidence(
 
 #[test]
 fn suppressions_need_a_reason_are_reported_when_unused_and_never_read_from_strings() {
-    let member =
-        "[package]\nname = \"one\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n";
     let rules_of = |lib: &str| {
-        let ws = scratch(&[("Cargo.toml", member), ("src/lib.rs", lib)]);
+        let ws = one_crate(lib);
         let (code, report) = json_of(&capcheck_in(ws.path(), &["check", "--format", "json"]));
         let found: Vec<(String, u64, String)> = report["findings"]
             .as_array()
@@ -403,15 +401,7 @@ fn suppressions_need_a_reason_are_reported_when_unused_and_never_read_from_strin
 
 #[test]
 fn level_flags_override_the_config_like_clippy_s_and_colour_follows_cargo() {
-    let member =
-        "[package]\nname = \"one\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n";
-    let ws = scratch(&[
-        ("Cargo.toml", member),
-        (
-            "src/lib.rs",
-            "pub fn cap(healthy: usize) -> usize { healthy * 8 }\n",
-        ),
-    ]);
+    let ws = one_crate("pub fn cap(healthy: usize) -> usize { healthy * 8 }\n");
     let run = |args: &[&str]| {
         let mut all = vec!["check", "--format", "json"];
         all.extend_from_slice(args);
@@ -455,15 +445,7 @@ fn level_flags_override_the_config_like_clippy_s_and_colour_follows_cargo() {
 
 #[test]
 fn quiet_drops_the_summary_and_verbose_adds_counts_per_rule() {
-    let member =
-        "[package]\nname = \"one\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n";
-    let ws = scratch(&[
-        ("Cargo.toml", member),
-        (
-            "src/lib.rs",
-            "pub fn cap(healthy: usize) -> usize { healthy * 8 }\n",
-        ),
-    ]);
+    let ws = one_crate("pub fn cap(healthy: usize) -> usize { healthy * 8 }\n");
     let normal = stdout(&capcheck_in(ws.path(), &["check"]));
     let quiet = stdout(&capcheck_in(ws.path(), &["check", "-q"]));
     let verbose = stdout(&capcheck_in(ws.path(), &["check", "--verbose"]));

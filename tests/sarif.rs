@@ -218,13 +218,7 @@ fn mutants_sarif_is_valid_explains_survivors_and_its_fingerprints_survive_a_line
 
 #[test]
 fn github_format_appends_a_step_summary_with_counts_per_rule() {
-    let ws = scratch(&[
-        (
-            "Cargo.toml",
-            "[package]\nname = \"one\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
-        ),
-        ("src/lib.rs", LIB),
-    ]);
+    let ws = one_crate(LIB);
     let summary = ws.path().join("summary.md");
     std::fs::write(&summary, "earlier step\n").unwrap();
     let out = capcheck_env(
