@@ -33,7 +33,13 @@ use crate::report::mutants::MutantsReport;
 use crate::source::Texts;
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
-const INFORMATION_URI: &str = "https://github.com/cargo-capcheck/cargo-capcheck";
+/// `package.repository` when Cargo.toml names one; else the crate's registry page.
+fn information_uri() -> &'static str {
+    match env!("CARGO_PKG_REPOSITORY") {
+        "" => "https://crates.io/crates/cargo-capcheck",
+        repo => repo,
+    }
+}
 const BASE: &str = "%SRCROOT%";
 
 /// Where result paths start: the repository holding the workspace, and the workspace's folder
@@ -107,7 +113,6 @@ fn rule(id: &str, name: &str) -> Value {
         "shortDescription": {"text": r.summary},
         "fullDescription": {"text": r.what_it_does.trim()},
         "help": {"text": r.docs(), "markdown": r.docs()},
-        "helpUri": format!("{INFORMATION_URI}/blob/main/docs/rules.md#{}", r.id),
         "defaultConfiguration": {"level": level(r.level)},
         "properties": {"tags": ["capcheck", r.kind.as_str()]},
     })
@@ -189,7 +194,7 @@ fn document(
                 "name": "cargo-capcheck",
                 "version": env!("CARGO_PKG_VERSION"),
                 "semanticVersion": env!("CARGO_PKG_VERSION"),
-                "informationUri": INFORMATION_URI,
+                "informationUri": information_uri(),
                 "rules": rules,
             }},
             "automationDetails": {"id": id},
