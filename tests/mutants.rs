@@ -372,7 +372,7 @@ fn seed_2_only_the_narrowest_box_swap_survives() {
     let lines: Vec<&str> = gh.lines().collect();
     assert_eq!(lines.len(), 1, "{gh}");
     assert!(
-        lines[0].starts_with("::error file=src/lib.rs,line="),
+        lines[0].starts_with("::warning file=src/lib.rs,line="),
         "{gh}"
     );
     assert!(lines[0].contains("title=swap-min-max::"), "{gh}");

@@ -116,6 +116,20 @@ fn check_sarif_is_valid_repository_relative_and_its_fingerprints_survive_a_line_
 }
 
 #[test]
+fn every_rule_s_findings_are_valid_sarif_with_their_related_places() {
+    let doc = sarif_in(&fixture("rules"), &["check", "--format", "sarif"]);
+    assert_valid(&doc);
+    let found = results(&doc);
+    let rules: std::collections::BTreeSet<&str> = found
+        .iter()
+        .map(|r| r["ruleId"].as_str().unwrap())
+        .collect();
+    assert!(rules.contains("invalid-suppression") && rules.contains("stale-measurement"));
+    assert!(found.iter().any(|r| r["relatedLocations"].is_array()));
+    assert!(found.iter().any(|r| r["level"] == "error"));
+}
+
+#[test]
 fn fixtures_sarif_is_valid_and_its_fingerprints_survive_a_line_shift() {
     let ws = copy_fixture("seed-2-measured");
     std::fs::create_dir_all(ws.path().join(".git")).unwrap();

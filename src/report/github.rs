@@ -127,7 +127,7 @@ pub fn mutant_rows(report: &MutantsReport, root: &Path) -> Vec<Row> {
         .iter()
         .filter(|r| crate::report::sarif::flagged(r))
         .map(|r| Row {
-            level: "error",
+            level: notice_level(crate::report::mutants::flagged_level(r)),
             rule: r.mutant.operator.clone(),
             file: repo_path(root, &r.mutant.file),
             line: r.mutant.line,
@@ -163,7 +163,8 @@ pub fn check(findings: &[Finding], root: &Path) -> String {
         .collect()
 }
 
-/// One `error` per surviving mutant or failed guard, with its explanation.
+/// One annotation per surviving mutant (a `warning`) or failed guard (an `error`), with its
+/// explanation.
 pub fn mutants(report: &MutantsReport, root: &Path) -> String {
     report
         .mutants
@@ -172,7 +173,7 @@ pub fn mutants(report: &MutantsReport, root: &Path) -> String {
         .map(|r| {
             let m = &r.mutant;
             annotation(
-                "error",
+                notice_level(crate::report::mutants::flagged_level(r)),
                 &repo_path(root, &m.file),
                 m.line,
                 m.column,

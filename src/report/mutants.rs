@@ -189,6 +189,18 @@ fn render(
         .write(ariadne::sources([(m.file.clone(), text)]), &mut *out);
 }
 
+/// The level of a flagged mutant in annotations and SARIF: a guard (`expect = "killed"`) that
+/// was not killed is an error, since the user declared that it fails the run; a survivor is a
+/// warning, since it shows a change no test notices (possibly an equivalent mutant), not that
+/// the code is wrong. The exit code (1 for either) is the gate; this is how it is shown.
+pub fn flagged_level(r: &MutantResult) -> crate::lint::registry::Level {
+    if r.failed_guard() {
+        crate::lint::registry::Level::Error
+    } else {
+        crate::lint::registry::Level::Warning
+    }
+}
+
 /// A survivor (or a guard not killed) in one message for annotations and SARIF: what changed,
 /// how many tests passed with it, and the fixture explanation, the part only this tool knows.
 pub fn survivor_message(r: &MutantResult) -> String {

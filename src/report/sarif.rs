@@ -140,6 +140,8 @@ struct Item<'a> {
     region: (usize, usize, usize, usize),
     fingerprint: String,
     properties: Value,
+    /// `(file, line, column, note)` of related places.
+    related: Vec<(&'a str, usize, usize, &'a str)>,
 }
 
 fn result(base: &Base, ids: &[&str], it: Item) -> Value {
@@ -168,6 +170,24 @@ fn result(base: &Base, ids: &[&str], it: Item) -> Value {
     });
     if let Some(i) = ids.iter().position(|x| *x == it.rule) {
         r["ruleIndex"] = json!(i);
+    }
+    if !it.related.is_empty() {
+        let related: Vec<Value> = it
+            .related
+            .iter()
+            .enumerate()
+            .map(|(i, (file, line, column, note))| {
+                json!({
+                    "id": i,
+                    "message": {"text": note},
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": base.uri(file), "uriBaseId": BASE},
+                        "region": {"startLine": (*line).max(1), "startColumn": (*column).max(1)},
+                    },
+                })
+            })
+            .collect();
+        r["relatedLocations"] = json!(related);
     }
     r
 }
@@ -266,6 +286,11 @@ pub fn check(findings: &[Finding], workspace: &Path, texts: &mut Texts) -> Strin
                     region: (l.line, l.column, l.end_line, l.end_column),
                     fingerprint,
                     properties: json!({"item": f.item, "value": f.value}),
+                    related: f
+                        .related
+                        .iter()
+                        .map(|r| (r.file.as_str(), r.line, r.column, r.note.as_str()))
+                        .collect(),
                 },
             )
         })
@@ -301,6 +326,7 @@ pub fn fixtures(reports: &[FixtureReport], workspace: &Path) -> String {
                     region: (line, column, end.0, end.1),
                     fingerprint,
                     properties: json!({"function": r.function, "type": r.type_key, "identical": r.identical}),
+                    related: Vec::new(),
                 },
             )
         })
@@ -328,7 +354,7 @@ pub fn mutants(report: &MutantsReport, workspace: &Path) -> String {
                 &ids,
                 Item {
                     rule: &m.operator,
-                    level: if r.failed_guard() { "error" } else { "warning" },
+                    level: level(crate::report::mutants::flagged_level(r)),
                     message: crate::report::mutants::survivor_message(r),
                     file: &m.file,
                     region: (m.line, m.column, m.end_line, m.end_column),
@@ -337,6 +363,7 @@ pub fn mutants(report: &MutantsReport, workspace: &Path) -> String {
                         "mutantId": m.id, "outcome": r.outcome.as_str(), "guard": m.guard,
                         "replacement": m.replacement, "testsRun": r.tests_run, "ran": r.ran,
                     }),
+                    related: Vec::new(),
                 },
             )
         })
