@@ -109,10 +109,26 @@ fn check_sarif_is_valid_repository_relative_and_its_fingerprints_survive_a_line_
     let p = prints(&before);
     assert_ne!(p[0].1, p[1].1, "two identical expressions are two findings");
 
+    insta::assert_json_snapshot!("sarif_check_in_a_subfolder", before, {
+        ".runs[0].originalUriBaseIds.*.uri" => "[repository root]",
+        ".runs[0].tool.driver.version" => "[version]",
+        ".runs[0].tool.driver.semanticVersion" => "[version]",
+        ".runs[0].tool.driver.rules[].help" => "[rules/<id>.toml]",
+        ".runs[0].tool.driver.rules[].fullDescription" => "[rules/<id>.toml]",
+    });
+
     prepend_blank_line(&ws.join("src/lib.rs"));
     let after = sarif_in(&ws, &["check", "--format", "sarif"]);
     assert_eq!(prints(&after), p);
     assert_eq!(start_lines(&after), vec![2, 3]);
+
+    // A new finding of the same text in a new function above keeps the others' identities.
+    let lib = std::fs::read_to_string(ws.join("src/lib.rs")).unwrap();
+    let first = "pub fn cap_first(healthy: usize) -> usize { healthy * 8 }\n";
+    std::fs::write(ws.join("src/lib.rs"), format!("{first}{lib}")).unwrap();
+    let more = prints(&sarif_in(&ws, &["check", "--format", "sarif"]));
+    assert_eq!(more.len(), 3);
+    assert_eq!(more[1..], p[..]);
 }
 
 #[test]

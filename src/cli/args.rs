@@ -331,7 +331,7 @@ value_enum!(Format {
     Format::Human => "human",
     Format::Json => "json",
     Format::Github => "github": "GitHub Actions annotations (`check`, `mutants`, `fixtures`; others print human output)",
-    Format::Sarif => "sarif": "SARIF 2.1.0 for code scanning (`check`, `mutants`, `fixtures`; `rules` and `--list` print JSON)",
+    Format::Sarif => "sarif": "SARIF 2.1.0 for code scanning (`check`, `mutants`, `fixtures`; `rules` and `--list` print JSON, others human output)",
 });
 value_enum!(Color {
     Color::Auto => "auto",

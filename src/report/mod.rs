@@ -56,7 +56,8 @@ pub enum Format {
     Json,
     /// GitHub Actions annotations (`check`, `mutants`, `fixtures`; others print human output).
     Github,
-    /// SARIF 2.1.0 (`check`, `mutants`, `fixtures`; `rules` and `--list` print JSON).
+    /// SARIF 2.1.0 (`check`, `mutants`, `fixtures`; `rules` and `--list` print JSON, others
+    /// human output).
     Sarif,
 }
 

@@ -259,12 +259,18 @@ pub fn check(findings: &[Finding], workspace: &Path, texts: &mut Texts) -> Strin
         .iter()
         .map(|f| {
             let l = &f.loc;
-            let text = span_text(
-                texts.get(&l.file),
-                (l.line, l.column),
-                (l.end_line, l.end_column),
-            );
-            let fingerprint = prints.next(&f.rule, &l.file, f.item.as_deref().unwrap_or(""), &text);
+            let source = texts.get(&l.file);
+            let text = span_text(source, (l.line, l.column), (l.end_line, l.end_column));
+            let item = match &f.item {
+                Some(item) => item.clone(),
+                None => {
+                    let offset = crate::syntax::lines::Lines::new(source)
+                        .offset(l.line, l.column)
+                        .unwrap_or(0);
+                    crate::report::fingerprint::enclosing_item(&l.file, source, offset)
+                }
+            };
+            let fingerprint = prints.next(&f.rule, &l.file, &item, &text);
             let mut message = f.message.clone();
             for r in &f.related {
                 message.push_str(&format!(
