@@ -72,6 +72,8 @@ catalog! {
         CapNeverReached => "cap-never-reached",
         StaleMeasurement => "stale-measurement",
         UnmatchedManifestEntry => "unmatched-manifest-entry",
+        InvalidSuppression => "invalid-suppression",
+        UnusedSuppression => "unused-suppression",
     }
 }
 

@@ -16,23 +16,40 @@ pub struct CheckRun {
     pub summary: Summary,
 }
 
-pub fn run(opts: &ProjectOptions) -> anyhow::Result<CheckRun> {
+/// `flags`: the command line's `-A/-W/-D`, in order, over the configured levels.
+pub fn run(
+    opts: &ProjectOptions,
+    flags: &[(lint::levels::Target, crate::lint::registry::Level)],
+) -> anyhow::Result<CheckRun> {
     let start = Instant::now();
     let needs = Needs {
         manifest: true,
         ..Needs::default()
     };
     let mut project = Project::load(opts, needs)?;
-    let levels = Levels::new(project.config.levels.clone())?;
+    let levels = Levels::new(project.config.levels.clone())?.with_flags(flags);
     let mut findings = lint::run(
         &project.index,
         project.manifest.as_ref(),
         &levels,
         Date::today(),
     );
+    // Suppressions are read from every checked file and the manifest, so an unused one is found
+    // where nothing else is; their own findings take the configured levels too.
+    let mut files: Vec<String> = project.index.files.iter().map(|f| f.rel.clone()).collect();
+    files.extend(project.manifest.as_ref().map(|m| m.file.clone()));
     let texts = &mut project.texts;
-    let suppressed =
-        lint::suppress::apply(&mut findings, &mut |file| Some(texts.get(file).to_string()));
+    let applied = lint::suppress::apply(&mut findings, &files, &mut |file| {
+        Some(texts.get(file).to_string())
+    });
+    for mut f in applied.findings {
+        f.severity = levels.level(&f.rule, f.severity);
+        if f.severity != crate::lint::registry::Level::Allow {
+            findings.push(f);
+        }
+    }
+    crate::finding::sort(&mut findings);
+    let suppressed = applied.suppressed;
     let index = &project.index;
     let summary = Summary {
         suppressed,

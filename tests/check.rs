@@ -26,8 +26,8 @@ fn every_annotated_case_is_flagged_and_every_other_line_is_silent() {
     let (code, report) = check_json("rules", &[]);
     assert_eq!(found(&report), annotations("rules"));
     assert_eq!(
-        report["summary"]["suppressed"], 3,
-        "the three `capcheck: allow` cases"
+        report["summary"]["suppressed"], 8,
+        "the `capcheck: allow` cases of src/not_capacity.rs, src/allowed_file.rs and capacity.toml"
     );
     assert_eq!(code, 1, "error-level findings exit 1");
 }
@@ -353,4 +353,111 @@ fn a_pin_is_a_value_the_test_s_code_takes_from_the_capacity_never_a_coincidence(
         ),
         "{message}"
     );
+}
+
+#[test]
+fn suppressions_need_a_reason_are_reported_when_unused_and_never_read_from_strings() {
+    let rules_of = |lib: &str| {
+        let ws = one_crate(lib);
+        let (code, report) = json_of(&capcheck_in(ws.path(), &["check", "--format", "json"]));
+        let found: Vec<(String, u64, String)> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                let rule = f["rule"].as_str().unwrap().to_string();
+                let level = f["severity"].as_str().unwrap().to_string();
+                (rule, f["line"].as_u64().unwrap(), level)
+            })
+            .collect();
+        (code, found)
+    };
+    let cap = "pub fn cap(healthy: usize) -> usize { healthy * 8 }\n";
+    let with_reason =
+        format!("// capcheck: allow(per-unit-cap, reason = \"eight bits per byte\")\n{cap}");
+    assert_eq!(rules_of(&with_reason), (0, vec![]));
+    let (code, found) = rules_of(&format!("// capcheck: allow(per-unit-cap)\n{cap}"));
+    assert_eq!(code, 1, "a suppression without a reason is an error");
+    assert_eq!(found, [("invalid-suppression".into(), 1, "error".into())]);
+    let (_, found) = rules_of(&format!(
+        "// capcheck: allow(per-unit-cap, reason = \"gone\")\npub fn f() {{}}\n{cap}"
+    ));
+    assert_eq!(
+        found,
+        [
+            ("unused-suppression".into(), 1, "warning".into()),
+            ("per-unit-cap".into(), 3, "warning".into())
+        ]
+    );
+    let (_, found) = rules_of(&format!(
+        "pub const S: &str = \"// capcheck: allow(per-unit-cap, reason = \\\"x\\\")\";\n{cap}"
+    ));
+    assert_eq!(
+        found,
+        [("per-unit-cap".into(), 2, "warning".into())],
+        "text in a string is not a suppression"
+    );
+}
+
+#[test]
+fn level_flags_override_the_config_like_clippy_s_and_colour_follows_cargo() {
+    let ws = one_crate("pub fn cap(healthy: usize) -> usize { healthy * 8 }\n");
+    let run = |args: &[&str]| {
+        let mut all = vec!["check", "--format", "json"];
+        all.extend_from_slice(args);
+        let (code, report) = json_of(&capcheck_in(ws.path(), &all));
+        let levels: Vec<String> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["severity"].as_str().unwrap().to_string())
+            .collect();
+        (code, levels)
+    };
+    assert_eq!(run(&[]), (0, vec!["warning".to_string()]));
+    assert_eq!(run(&["-D", "per-unit-cap"]), (1, vec!["error".to_string()]));
+    assert_eq!(run(&["-D", "warnings"]), (1, vec!["error".to_string()]));
+    assert_eq!(run(&["-D", "warnings", "-A", "per-unit-cap"]), (0, vec![]));
+    assert_eq!(
+        run(&["--allow", "per-unit-cap", "-W", "per-unit-cap"]).1,
+        ["warning"]
+    );
+    let out = capcheck_in(ws.path(), &["check", "-D", "per-unit-capp"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("unknown rule `per-unit-capp`"),
+        "{}",
+        stderr(&out)
+    );
+
+    let human = |env: &[(&str, &str)], args: &[&str]| {
+        let out = capcheck_env(ws.path(), env, args);
+        stdout(&out).contains("\u{1b}[")
+    };
+    assert!(!human(&[], &["check"]), "not a terminal, NO_COLOR set");
+    assert!(human(&[("CARGO_TERM_COLOR", "always")], &["check"]));
+    assert!(!human(
+        &[("CARGO_TERM_COLOR", "always")],
+        &["check", "--color", "never"]
+    ));
+    assert!(human(&[], &["check", "--color", "always"]));
+}
+
+#[test]
+fn quiet_drops_the_summary_and_verbose_adds_counts_per_rule() {
+    let ws = one_crate("pub fn cap(healthy: usize) -> usize { healthy * 8 }\n");
+    let normal = stdout(&capcheck_in(ws.path(), &["check"]));
+    let quiet = stdout(&capcheck_in(ws.path(), &["check", "-q"]));
+    let verbose = stdout(&capcheck_in(ws.path(), &["check", "--verbose"]));
+    assert!(normal.contains("capcheck: 1 finding"), "{normal}");
+    assert!(
+        quiet.contains("per-unit-cap") && !quiet.contains("capcheck: 1 finding"),
+        "{quiet}"
+    );
+    assert!(
+        verbose.starts_with(&normal) && verbose.contains("  per-unit-cap: 1\n"),
+        "{verbose}"
+    );
+    let out = capcheck_in(ws.path(), &["check", "-q", "-v"]);
+    assert_eq!(out.status.code(), Some(2), "-q and -v conflict");
 }

@@ -11,5 +11,6 @@ mod measure_logs;
 mod measure_real;
 mod mutants;
 mod operators;
+mod sarif;
 mod sparse;
 mod support;

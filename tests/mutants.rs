@@ -346,6 +346,21 @@ fn seed_2_only_the_narrowest_box_swap_survives() {
     for file in ["mutants.json", "mutation-report.json", "survivors.sarif"] {
         assert!(c.root().join("target/capcheck/mutants").join(file).exists());
     }
+    let sarif = std::fs::read_to_string(c.root().join("target/capcheck/mutants/survivors.sarif"));
+    let sarif: Value = serde_json::from_str(&sarif.unwrap()).unwrap();
+    crate::sarif::assert_valid(&sarif);
+    let result = &sarif["runs"][0]["results"][0];
+    assert_eq!(
+        result["level"], "warning",
+        "a survivor is a warning, not an error"
+    );
+    assert!(
+        result["message"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("survived because both boxes in `two_boxes()`"),
+        "{sarif:#}"
+    );
     // The same report as GitHub annotations (re-rendered by `merge`, nothing is rebuilt).
     let from = c
         .root()
@@ -357,7 +372,7 @@ fn seed_2_only_the_narrowest_box_swap_survives() {
     let lines: Vec<&str> = gh.lines().collect();
     assert_eq!(lines.len(), 1, "{gh}");
     assert!(
-        lines[0].starts_with("::error file=src/lib.rs,line="),
+        lines[0].starts_with("::warning file=src/lib.rs,line="),
         "{gh}"
     );
     assert!(lines[0].contains("title=swap-min-max::"), "{gh}");

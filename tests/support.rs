@@ -96,6 +96,17 @@ pub fn scratch(files: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
+/// A one-package workspace (`one`, its own `[workspace]`) whose `src/lib.rs` is `lib`.
+pub fn one_crate(lib: &str) -> tempfile::TempDir {
+    scratch(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"one\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+        ),
+        ("src/lib.rs", lib),
+    ])
+}
+
 /// `(file, line) -> rules` from the `//~ RULE` annotations of the Rust files under a fixture
 /// and the `#~ RULE` annotations of its TOML files; `ID=N` stands for N of them.
 pub fn annotations(name: &str) -> BTreeMap<(String, usize), Vec<String>> {

@@ -8,10 +8,12 @@ use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::catalog::Operator;
+use crate::lint::levels::Target;
+use crate::lint::registry::Level;
 use crate::mutate::engine::TestTool;
 use crate::mutate::job::MutantsOptions;
 use crate::project::ProjectOptions;
-use crate::report::{Color, Format};
+use crate::report::{Color, Format, Verbosity};
 use crate::workspace::Selection;
 
 /// Cargo runs `cargo-capcheck capcheck ARGS`; run directly it is `cargo-capcheck ARGS`.
@@ -85,9 +87,32 @@ pub struct FormatArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
-    /// Colour in human output.
+    /// Colour in human output; `auto` follows `CARGO_TERM_COLOR`, then `NO_COLOR` (set and not
+    /// empty: no colour), then whether stdout is a terminal.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     pub color: Color,
+}
+
+/// `-q` / `-v` of the jobs that print progress or a summary.
+#[derive(Debug, Args, Clone, Default)]
+pub struct VerbosityArgs {
+    /// Print less: human output without the summary line, `mutants` without progress lines.
+    #[arg(short = 'q', long, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Print more: the counts per rule and the time under human output, each mutant's log in
+    /// `mutants` progress lines.
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
+}
+
+impl VerbosityArgs {
+    pub fn level(&self) -> Verbosity {
+        match (self.quiet, self.verbose) {
+            (true, _) => Verbosity::Quiet,
+            (_, true) => Verbosity::Verbose,
+            _ => Verbosity::Normal,
+        }
+    }
 }
 
 #[derive(Debug, Args, Clone, Default)]
@@ -104,6 +129,18 @@ pub struct CheckArgs {
     pub full_parse: bool,
     #[command(flatten)]
     pub format: FormatArgs,
+    #[command(flatten)]
+    pub verbosity: VerbosityArgs,
+    /// Allow a rule (report none of its findings), over the configured levels; `warnings`
+    /// names every warning.
+    #[arg(short = 'A', long = "allow", value_name = "RULE")]
+    pub allow: Vec<Target>,
+    /// Report a rule's findings as warnings.
+    #[arg(short = 'W', long = "warn", value_name = "RULE")]
+    pub warn: Vec<Target>,
+    /// Report a rule's findings as errors (exit 1); `-D warnings` denies every warning.
+    #[arg(short = 'D', long = "deny", value_name = "RULE")]
+    pub deny: Vec<Target>,
 }
 
 impl CheckArgs {
@@ -113,6 +150,17 @@ impl CheckArgs {
             capacity: self.capacity.clone(),
             full_parse: self.full_parse,
         }
+    }
+
+    /// `-A`, then `-W`, then `-D`: of two flags on one rule the stricter wins.
+    pub fn level_flags(&self) -> Vec<(Target, Level)> {
+        let with = |targets: &[Target], level: Level| {
+            targets.iter().map(move |t| (*t, level)).collect::<Vec<_>>()
+        };
+        let mut out = with(&self.allow, Level::Allow);
+        out.extend(with(&self.warn, Level::Warning));
+        out.extend(with(&self.deny, Level::Error));
+        out
     }
 }
 
@@ -149,6 +197,8 @@ pub struct MutantsArgs {
     pub workspace: WorkspaceArgs,
     #[command(flatten)]
     pub format: FormatArgs,
+    #[command(flatten)]
+    pub verbosity: VerbosityArgs,
     /// Print the mutants (ids, locations, replacements) without building anything.
     #[arg(long)]
     pub list: bool,
@@ -281,6 +331,7 @@ value_enum!(Format {
     Format::Human => "human",
     Format::Json => "json",
     Format::Github => "github": "GitHub Actions annotations (`check`, `mutants`, `fixtures`; others print human output)",
+    Format::Sarif => "sarif": "SARIF 2.1.0 for code scanning (`check`, `mutants`, `fixtures`; `rules` and `--list` print JSON, others human output)",
 });
 value_enum!(Color {
     Color::Auto => "auto",

@@ -57,16 +57,22 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
 }
 
 fn check(args: &CheckArgs) -> anyhow::Result<Exit> {
-    let run = crate::check::run(&args.project())?;
+    let mut run = crate::check::run(&args.project(), &args.level_flags())?;
     let root = &run.project.workspace.root;
     let out = match args.format.format {
         Format::Json => crate::report::json::check(&run.findings, &run.summary),
-        Format::Github => crate::report::github::check(&run.findings, root),
+        Format::Sarif => crate::report::sarif::check(&run.findings, root, &mut run.project.texts),
+        Format::Github => {
+            let rows = crate::report::github::check_rows(&run.findings, root);
+            step_summary("check", &rows)?;
+            crate::report::github::check(&run.findings, root)
+        }
         Format::Human => crate::report::human::check(
             &run.findings,
             &run.summary,
             root,
             use_color(args.format.color),
+            args.verbosity.level(),
         ),
     };
     print!("{out}");
@@ -75,6 +81,28 @@ fn check(args: &CheckArgs) -> anyhow::Result<Exit> {
         .iter()
         .any(|f| f.severity == crate::lint::registry::Level::Error);
     Ok(if errors { Exit::Findings } else { Exit::Clean })
+}
+
+/// With `--format github`, append the job's markdown summary to `$GITHUB_STEP_SUMMARY` when the
+/// runner sets it: annotations are capped (10 errors per step), the summary is not.
+fn step_summary(job: &str, rows: &[crate::report::github::Row]) -> anyhow::Result<()> {
+    use anyhow::Context;
+    use std::io::Write;
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+        return Ok(());
+    };
+    let text = crate::report::github::step_summary(job, rows);
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .with_context(|| {
+            format!(
+                "cannot append to $GITHUB_STEP_SUMMARY ({})",
+                path.to_string_lossy()
+            )
+        })
 }
 
 fn init(args: &InitArgs) -> anyhow::Result<Exit> {
@@ -118,7 +146,12 @@ fn fixtures(args: &FixturesArgs) -> anyhow::Result<Exit> {
     let analysis = project.fixtures.unwrap_or_default();
     let out = match args.format.format {
         Format::Json => crate::report::fixtures::json(&analysis.reports),
-        Format::Github => crate::report::github::fixtures(&analysis.reports, &ws.root),
+        Format::Sarif => crate::report::sarif::fixtures(&analysis.reports, &ws.root),
+        Format::Github => {
+            let rows = crate::report::github::fixture_rows(&analysis.reports, &ws.root);
+            step_summary("fixtures", &rows)?;
+            crate::report::github::fixtures(&analysis.reports, &ws.root)
+        }
         Format::Human => {
             crate::report::fixtures::human(&analysis, &ws.root, use_color(args.format.color))
         }
@@ -130,7 +163,7 @@ fn fixtures(args: &FixturesArgs) -> anyhow::Result<Exit> {
 fn rules(format: Format) -> anyhow::Result<Exit> {
     let all = crate::lint::registry::all();
     match format {
-        Format::Json => {
+        Format::Json | Format::Sarif => {
             let list: Vec<_> = all
                 .iter()
                 .map(|r| {
@@ -198,13 +231,15 @@ fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
     if args.list {
         let listed = crate::mutate::job::list(&args.options())?;
         match args.format.format {
-            Format::Json => print!("{}", render::list_json(&listed.mutants)),
+            Format::Json | Format::Sarif => print!("{}", render::list_json(&listed.mutants)),
             Format::Human | Format::Github => print!("{}", render::list_human(&listed.mutants)),
         }
         return Ok(Exit::Clean);
     }
     crate::mutate::process::install_interrupt_handler()?;
+    let verbosity = args.verbosity.level();
     let progress = |e: Event| match e {
+        _ if verbosity == crate::report::Verbosity::Quiet => {}
         Event::Baseline(b) => eprintln!(
             "baseline: ok, {} tests (build {:.1}s, test {:.1}s)",
             b.tests,
@@ -215,12 +250,17 @@ fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
             done,
             total,
             result,
-        } => eprintln!(
-            "[{done}/{total}] {:9} {} ({:.1}s)",
-            result.outcome.as_str(),
-            result.mutant.id,
-            result.duration_ms as f64 / 1000.0
-        ),
+        } => {
+            eprintln!(
+                "[{done}/{total}] {:9} {} ({:.1}s)",
+                result.outcome.as_str(),
+                result.mutant.id,
+                result.duration_ms as f64 / 1000.0
+            );
+            if verbosity == crate::report::Verbosity::Verbose && !result.log.is_empty() {
+                eprintln!("    log: {}", result.log);
+            }
+        }
     };
     match crate::mutate::job::run(&args.options(), &progress) {
         Ok(run) => Ok(print_mutants(
@@ -256,7 +296,14 @@ fn print_mutants(
 ) -> Exit {
     match format.format {
         Format::Json => print!("{}", crate::report::mutants::json(report)),
-        Format::Github => print!("{}", crate::report::github::mutants(report, root)),
+        Format::Sarif => print!("{}", crate::report::sarif::mutants(report, root)),
+        Format::Github => {
+            let rows = crate::report::github::mutant_rows(report, root);
+            if let Err(e) = step_summary("mutants", &rows) {
+                eprintln!("warning: {e:#}");
+            }
+            print!("{}", crate::report::github::mutants(report, root))
+        }
         Format::Human => print!(
             "{}",
             crate::report::mutants::human(report, root, output, use_color(format.color))

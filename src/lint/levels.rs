@@ -8,6 +8,25 @@ use crate::lint::registry::{self, Level};
 #[derive(Debug, Clone, Default)]
 pub struct Levels {
     overrides: BTreeMap<String, Level>,
+    /// `-D warnings` / `-W warnings` / `-A warnings`: what every warning becomes.
+    warnings: Option<Level>,
+}
+
+/// What a command-line level flag names: one rule, or `warnings` (every warning-level finding).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    Rule(crate::catalog::Rule),
+    Warnings,
+}
+
+impl std::str::FromStr for Target {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Target, String> {
+        if s == "warnings" {
+            return Ok(Target::Warnings);
+        }
+        s.parse().map(Target::Rule)
+    }
 }
 
 impl Levels {
@@ -26,10 +45,33 @@ impl Levels {
                 );
             }
         }
-        Ok(Levels { overrides })
+        Ok(Levels {
+            overrides,
+            warnings: None,
+        })
+    }
+
+    /// The command line's `-A/-W/-D` over the configured levels, applied in the order given;
+    /// `cli` passes every `-A`, then every `-W`, then every `-D`, so of two flags on one rule
+    /// the stricter wins. `warnings` acts on the level a finding has after the rule overrides
+    /// (`-D warnings -A per-unit-cap` allows per-unit-cap and denies every other warning).
+    pub fn with_flags(mut self, flags: &[(Target, Level)]) -> Levels {
+        for (target, level) in flags {
+            match target {
+                Target::Rule(r) => {
+                    self.overrides.insert(r.id().to_string(), *level);
+                }
+                Target::Warnings => self.warnings = Some(*level),
+            }
+        }
+        self
     }
 
     pub fn level(&self, rule: &str, default: Level) -> Level {
-        self.overrides.get(rule).copied().unwrap_or(default)
+        let level = self.overrides.get(rule).copied().unwrap_or(default);
+        match self.warnings {
+            Some(to) if level == Level::Warning => to,
+            _ => level,
+        }
     }
 }

@@ -1,70 +1,602 @@
-//! Inline suppressions: a `capcheck: allow` comment on a finding's line or the line above it
-//! silences that finding (`// capcheck: allow(per-unit-cap)` names rules; a bare
-//! `// capcheck: allow` silences every rule there). The same words work after `#` in
-//! capacity.toml. The job hands in each file's text; rules never read files themselves.
+//! Suppressions with reasons.
+//!
+//! A suppression is a comment whose text starts with `capcheck:`:
+//!
+//! - `// capcheck: allow(<rule>, .., reason = "...")` alone on its line silences the named rules
+//!   from that line to the end of the item or statement that follows it (the next `;` or `,` at
+//!   bracket depth 0, or the `}` that closes its first block; attributes and comments between
+//!   are skipped), so it sits on the line above a finding or above the enclosing `fn`, `const`,
+//!   `impl` or field. After code on the same line it silences only that line.
+//! - `// capcheck: allow-file(<rule>, .., reason = "...")` anywhere in a file silences the rules
+//!   in the whole file.
+//! - In capacity.toml the same words follow `#`; a comment alone above a table header
+//!   (`[[capacity]]`) covers the whole table, up to the next header.
+//!
+//! Only real comments count: Rust files are read with rustc's lexer, so the words inside a string
+//! literal are text, and doc comments (`///`, `//!`) are documentation, never suppressions;
+//! TOML comments are found outside strings. Problems are findings of their own, located at the
+//! comment: `invalid-suppression` (no reason, an empty reason, an unknown or misspelled rule,
+//! a malformed list, an unknown directive; the bare `// capcheck: allow` of earlier versions
+//! still silences every rule where it stands, but is an error until it names rules and gives a
+//! reason) and `unused-suppression` (a named rule, or a bare allow, that silenced nothing). These
+//! two are not themselves suppressible; their levels are configurable like any rule's.
 
+use std::collections::HashMap;
+
+use ra_ap_rustc_lexer::{FrontmatterAllowed, TokenKind, tokenize};
+
+use crate::catalog::Rule;
 use crate::finding::Finding;
+use crate::syntax::Loc;
+use crate::syntax::lines::Lines;
 
-const MARKER: &str = "capcheck: allow";
+const MARKER: &str = "capcheck:";
 
-/// Whether `line` allows `rule`.
-fn allows(line: &str, rule: &str) -> bool {
-    let Some(at) = line.find(MARKER) else {
-        return false;
-    };
-    let rest = line[at + MARKER.len()..].trim_start();
-    match rest.strip_prefix('(') {
-        None => true,
-        Some(list) => list
-            .split(')')
-            .next()
-            .unwrap_or_default()
-            .split(',')
-            .any(|r| r.trim() == rule),
+/// What a suppression covers in its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Span {
+    /// 1-based lines, inclusive.
+    Lines(usize, usize),
+    File,
+}
+
+/// One suppression comment.
+#[derive(Debug, Clone)]
+struct Suppression {
+    loc: Loc,
+    span: Span,
+    /// The rules it names and whether each silenced something; empty for a bare allow.
+    rules: Vec<(String, bool)>,
+    /// A bare `capcheck: allow` silences every rule; `used` says whether it silenced one.
+    bare: Option<bool>,
+    /// Why it is invalid, when it is.
+    problems: Vec<String>,
+}
+
+impl Suppression {
+    fn covers(&self, line: usize) -> bool {
+        match self.span {
+            Span::File => true,
+            Span::Lines(a, b) => (a..=b).contains(&line),
+        }
+    }
+
+    /// Mark and report whether it silences a finding of `rule` on `line`.
+    fn silence(&mut self, rule: &str, line: usize) -> bool {
+        if !self.covers(line) {
+            return false;
+        }
+        if let Some(used) = &mut self.bare {
+            *used = true;
+            return true;
+        }
+        match self.rules.iter_mut().find(|(r, _)| r == rule) {
+            Some((_, used)) => {
+                *used = true;
+                true
+            }
+            None => false,
+        }
     }
 }
 
-/// Drop the findings an inline comment allows; returns how many were dropped.
+/// A comment's text (without its opener) and where it is.
+struct Comment<'a> {
+    body: &'a str,
+    start: usize,
+    end: usize,
+    /// Nothing but whitespace before it on its line.
+    alone: bool,
+}
+
+/// What `apply` did.
+#[derive(Debug, Default)]
+pub struct Applied {
+    /// Findings a suppression silenced.
+    pub suppressed: usize,
+    /// `invalid-suppression` and `unused-suppression` findings, at their default levels.
+    pub findings: Vec<Finding>,
+}
+
+/// Drop the findings a suppression silences, and report the suppressions that are invalid or
+/// silence nothing. `files` are the files to read suppressions from (every file of the check
+/// and the manifest); `text_of` gives a file's text.
 pub fn apply(
     findings: &mut Vec<Finding>,
+    files: &[String],
     text_of: &mut dyn FnMut(&str) -> Option<String>,
-) -> usize {
+) -> Applied {
+    let mut all: Vec<String> = files.to_vec();
+    all.extend(findings.iter().map(|f| f.loc.file.clone()));
+    all.sort();
+    all.dedup();
+    let mut by_file: HashMap<String, Vec<Suppression>> = HashMap::new();
+    for file in all {
+        let Some(text) = text_of(&file) else { continue };
+        if !text.contains(MARKER) {
+            continue;
+        }
+        let found = if file.ends_with(".toml") {
+            read(&file, &text, &toml_comments(&text), toml_extent)
+        } else {
+            read(&file, &text, &rust_comments(&text), rust_extent)
+        };
+        if !found.is_empty() {
+            by_file.insert(file, found);
+        }
+    }
     let before = findings.len();
-    let mut cache: std::collections::HashMap<String, Option<Vec<String>>> = Default::default();
     findings.retain(|f| {
-        let lines = cache
-            .entry(f.loc.file.clone())
-            .or_insert_with(|| text_of(&f.loc.file).map(|t| t.lines().map(String::from).collect()));
-        let Some(lines) = lines else { return true };
-        let here = lines.get(f.loc.line.wrapping_sub(1));
-        let above = f.loc.line.checked_sub(2).and_then(|i| lines.get(i));
-        ![here, above]
-            .into_iter()
-            .flatten()
-            .any(|l| allows(l, &f.rule))
+        let Some(list) = by_file.get_mut(&f.loc.file) else {
+            return true;
+        };
+        // Every suppression that covers the finding is used, so none of them reads as unused.
+        let mut silenced = false;
+        for s in list.iter_mut() {
+            silenced |= s.silence(&f.rule, f.loc.line);
+        }
+        !silenced
     });
-    before - findings.len()
+    let mut out = Applied {
+        suppressed: before - findings.len(),
+        findings: Vec::new(),
+    };
+    for s in by_file.into_values().flatten() {
+        let label = "this suppression".to_string();
+        for p in &s.problems {
+            out.findings.push(crate::lint::finding(
+                Rule::InvalidSuppression,
+                s.loc.clone(),
+                p.clone(),
+                label.clone(),
+            ));
+        }
+        let unused: Vec<&str> = match s.bare {
+            Some(false) => vec!["any rule"],
+            Some(true) => vec![],
+            None => s
+                .rules
+                .iter()
+                .filter(|(_, used)| !used)
+                .map(|(r, _)| r.as_str())
+                .collect(),
+        };
+        for rule in unused {
+            let rule = if rule == "any rule" {
+                rule.to_string()
+            } else {
+                format!("`{rule}`")
+            };
+            out.findings.push(crate::lint::finding(
+                Rule::UnusedSuppression,
+                s.loc.clone(),
+                format!("this suppression of {rule} silences nothing: remove it"),
+                label.clone(),
+            ));
+        }
+    }
+    out
+}
+
+/// The suppressions among a file's comments; `extent` gives the last line a comment alone on
+/// its line covers.
+fn read(
+    file: &str,
+    text: &str,
+    comments: &[Comment],
+    extent: fn(&str, usize) -> usize,
+) -> Vec<Suppression> {
+    let lines = Lines::new(text);
+    let mut out = Vec::new();
+    for c in comments {
+        let Some(rest) = c.body.trim_start().strip_prefix(MARKER) else {
+            continue;
+        };
+        let (line, column) = lines.position(c.start);
+        let (end_line, end_column) = lines.position(c.end);
+        let loc = Loc {
+            file: file.to_string(),
+            line,
+            column,
+            end_line,
+            end_column,
+        };
+        let span = |file_wide: bool| {
+            if file_wide {
+                Span::File
+            } else if c.alone {
+                Span::Lines(line, extent(text, c.end).max(line))
+            } else {
+                Span::Lines(line, line)
+            }
+        };
+        out.push(parse(rest, loc, span));
+    }
+    out
+}
+
+/// Parse what follows `capcheck:`.
+fn parse(rest: &str, loc: Loc, span: impl Fn(bool) -> Span) -> Suppression {
+    let rest = rest.trim_start();
+    let word_end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+        .unwrap_or(rest.len());
+    let (word, args) = rest.split_at(word_end);
+    let mut s = Suppression {
+        loc,
+        span: span(word == "allow-file"),
+        rules: Vec::new(),
+        bare: None,
+        problems: Vec::new(),
+    };
+    if word != "allow" && word != "allow-file" {
+        s.problems.push(format!(
+            "`capcheck: {word}` is not a suppression: write `capcheck: allow(<rule>, reason = \"...\")` \
+             or `capcheck: allow-file(..)`"
+        ));
+        return s;
+    }
+    let Some(list) = args.trim_start().strip_prefix('(') else {
+        s.bare = Some(false);
+        s.problems.push(format!(
+            "`capcheck: {word}` needs the rules it silences and a reason: \
+             `capcheck: {word}(<rule>, reason = \"...\")`"
+        ));
+        return s;
+    };
+    let (entries, closed) = split_list(list);
+    if !closed {
+        s.problems
+            .push("the rule list is not closed with `)`".to_string());
+    }
+    let mut reason = None;
+    for entry in entries {
+        let entry = entry.trim();
+        if let Some(value) = entry.strip_prefix("reason") {
+            let value = value.trim_start();
+            match value
+                .strip_prefix('=')
+                .map(str::trim)
+                .and_then(|v| v.strip_prefix('"')?.strip_suffix('"'))
+            {
+                Some(v) => reason = Some(v.replace("\\\"", "\"")),
+                None => s
+                    .problems
+                    .push(format!("`{entry}`: write the reason as `reason = \"...\"`")),
+            }
+        } else if entry.is_empty() {
+            continue;
+        } else if Rule::from_id(entry).is_some() {
+            s.rules.push((entry.to_string(), false));
+        } else {
+            s.problems.push(unknown_rule(entry));
+        }
+    }
+    if s.rules.is_empty() && s.problems.is_empty() {
+        s.problems
+            .push(format!("`capcheck: {word}(..)` names no rule"));
+    }
+    match reason {
+        None => s.problems.push(
+            "a suppression needs a reason: add `reason = \"...\"` (why this is not a finding)"
+                .to_string(),
+        ),
+        Some(r) if r.trim().is_empty() => s
+            .problems
+            .push("the suppression's reason is empty: say why this is not a finding".to_string()),
+        Some(_) => {}
+    }
+    s
+}
+
+/// The entries of `a, b, reason = "x, y")`: commas inside the quoted reason do not split.
+fn split_list(list: &str) -> (Vec<&str>, bool) {
+    let mut out = Vec::new();
+    let (mut start, mut quoted, mut escaped) = (0, false, false);
+    for (i, c) in list.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '"' => quoted = !quoted,
+            ',' if !quoted => {
+                out.push(&list[start..i]);
+                start = i + 1;
+            }
+            ')' if !quoted => {
+                out.push(&list[start..i]);
+                return (out, true);
+            }
+            _ => {}
+        }
+    }
+    out.push(&list[start..]);
+    (out, false)
+}
+
+fn unknown_rule(name: &str) -> String {
+    let known: Vec<&str> = Rule::ALL.iter().map(|r| r.id()).collect();
+    let near = known
+        .iter()
+        .map(|k| (distance(name, k), *k))
+        .min()
+        .filter(|(d, _)| *d <= 3);
+    match near {
+        Some((_, k)) => format!("unknown rule `{name}`: did you mean `{k}`?"),
+        None => format!("unknown rule `{name}` (known: {})", known.join(", ")),
+    }
+}
+
+/// Levenshtein distance, for "did you mean".
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// The plain (not doc) comments of a Rust file, by rustc's lexer.
+fn rust_comments(text: &str) -> Vec<Comment<'_>> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    for t in tokenize(text, FrontmatterAllowed::No) {
+        let end = pos + t.len as usize;
+        let body = match t.kind {
+            TokenKind::LineComment { doc_style: None } => text.get(pos + 2..end),
+            TokenKind::BlockComment {
+                doc_style: None,
+                terminated: true,
+            } => text.get(pos + 2..end - 2),
+            _ => None,
+        };
+        if let Some(body) = body {
+            let line_start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
+            out.push(Comment {
+                body,
+                start: pos,
+                end,
+                alone: text[line_start..pos].trim().is_empty(),
+            });
+        }
+        pos = end;
+    }
+    out
+}
+
+/// The last line of the item or statement after byte `from`: its first `;` or `,` at bracket
+/// depth 0 (a `,` inside `<..>` does not count), or the `}` that closes its first block (unless
+/// `else`, `.`, `?` or `;` continues it), or the line before a bracket it did not open.
+fn rust_extent(text: &str, from: usize) -> usize {
+    let lines = Lines::new(text);
+    let rest = &text[from..];
+    let mut pos = from;
+    let mut depth: i32 = 0;
+    let mut angle: i32 = 0;
+    let mut last = lines.position(from).0;
+    let mut started = false;
+    let mut closed_block = false;
+    let mut prev_kind: Option<TokenKind> = None;
+    let mut attr_depth: Option<i32> = None;
+    for t in tokenize(rest, FrontmatterAllowed::No) {
+        let start = pos;
+        pos += t.len as usize;
+        let kind = t.kind;
+        match kind {
+            TokenKind::Whitespace
+            | TokenKind::LineComment { .. }
+            | TokenKind::BlockComment { .. } => continue,
+            _ => {}
+        }
+        let line = lines.position(start).0;
+        if closed_block {
+            let continues = matches!(kind, TokenKind::Dot | TokenKind::Question | TokenKind::Semi)
+                || (kind == TokenKind::Ident && &text[start..pos] == "else");
+            if !continues {
+                return last;
+            }
+            closed_block = false;
+        }
+        // Attributes before the item are skipped: `#` `[` .. `]`.
+        if !started && kind == TokenKind::Pound {
+            attr_depth = Some(depth);
+            continue;
+        }
+        if let Some(d) = attr_depth {
+            match kind {
+                TokenKind::Bang => {}
+                TokenKind::OpenBracket => depth += 1,
+                TokenKind::CloseBracket => {
+                    depth -= 1;
+                    if depth == d {
+                        attr_depth = None;
+                    }
+                }
+                _ if depth > d => {}
+                _ => attr_depth = None,
+            }
+            if attr_depth.is_some() || kind == TokenKind::CloseBracket {
+                continue;
+            }
+        }
+        started = true;
+        match kind {
+            TokenKind::OpenParen | TokenKind::OpenBracket | TokenKind::OpenBrace => depth += 1,
+            TokenKind::CloseParen | TokenKind::CloseBracket | TokenKind::CloseBrace => {
+                depth -= 1;
+                if depth < 0 {
+                    return last;
+                }
+                if depth == 0 && kind == TokenKind::CloseBrace {
+                    closed_block = true;
+                }
+            }
+            TokenKind::Lt if depth == 0 => angle += 1,
+            TokenKind::Gt
+                if depth == 0 && !matches!(prev_kind, Some(TokenKind::Minus | TokenKind::Eq)) =>
+            {
+                angle = (angle - 1).max(0)
+            }
+            TokenKind::Semi if depth == 0 => return line,
+            TokenKind::Comma if depth == 0 && angle == 0 => return line,
+            _ => {}
+        }
+        last = line;
+        prev_kind = Some(kind);
+    }
+    last
+}
+
+/// The comments of a TOML file: `#` outside strings (basic, literal and multi-line).
+fn toml_comments(text: &str) -> Vec<Comment<'_>> {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    let mut line_start = 0;
+    let mut in_str: Option<&str> = None;
+    while i < bytes.len() {
+        let rest = &text[i..];
+        match in_str {
+            Some(close) => {
+                if rest.starts_with('\\') && close.starts_with('"') {
+                    i += 2;
+                    continue;
+                }
+                if rest.starts_with(close) {
+                    i += close.len();
+                    in_str = None;
+                    continue;
+                }
+                if bytes[i] == b'\n' && close.len() == 1 {
+                    in_str = None;
+                }
+            }
+            None => {
+                for q in ["\"\"\"", "'''", "\"", "'"] {
+                    if rest.starts_with(q) {
+                        in_str = Some(q);
+                        i += q.len();
+                        break;
+                    }
+                }
+                if in_str.is_some() {
+                    continue;
+                }
+                if bytes[i] == b'#' {
+                    let end = rest.find('\n').map_or(text.len(), |n| i + n);
+                    out.push(Comment {
+                        body: &text[i + 1..end],
+                        start: i,
+                        end,
+                        alone: text[line_start..i].trim().is_empty(),
+                    });
+                    i = end;
+                    continue;
+                }
+            }
+        }
+        if bytes[i] == b'\n' {
+            line_start = i + 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The last line a TOML comment alone on its line covers: the next line with content, or, when
+/// that is a table header, the table up to the next header.
+fn toml_extent(text: &str, from: usize) -> usize {
+    let first = Lines::new(text).position(from).0;
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .skip(first)
+        .map(|(i, l)| (i + 1, l.trim()));
+    let Some((n, l)) = lines.find(|(_, l)| !l.is_empty() && !l.starts_with('#')) else {
+        return first;
+    };
+    if !l.starts_with('[') {
+        return n;
+    }
+    let mut end = n;
+    for (m, l) in lines {
+        if l.starts_with('[') {
+            break;
+        }
+        if !l.is_empty() {
+            end = m;
+        }
+    }
+    end
 }
 
 #[cfg(test)]
 mod tests {
-    use super::allows;
+    use super::*;
+
+    fn parsed(comment: &str) -> Suppression {
+        let text = format!("{comment}\nconst A: usize = 1;\n");
+        read("src/a.rs", &text, &rust_comments(&text), rust_extent)
+            .pop()
+            .unwrap()
+    }
 
     #[test]
-    fn reads_rule_lists_and_bare_allows() {
-        assert!(allows(
-            "x * 8 // capcheck: allow(per-unit-cap)",
-            "per-unit-cap"
-        ));
-        assert!(allows(
-            "// capcheck: allow(a, per-unit-cap)",
-            "per-unit-cap"
-        ));
-        assert!(!allows(
-            "// capcheck: allow(unmeasured-capacity)",
-            "per-unit-cap"
-        ));
-        assert!(allows("# capcheck: allow", "stale-measurement"));
-        assert!(!allows("// capcheck allow", "per-unit-cap"));
+    fn reads_rules_and_reasons_and_says_what_is_wrong() {
+        let s = parsed(r#"// capcheck: allow(per-unit-cap, reason = "bits, not units")"#);
+        assert_eq!(s.rules, vec![("per-unit-cap".to_string(), false)]);
+        assert!(s.problems.is_empty(), "{:?}", s.problems);
+        assert_eq!(s.span, Span::Lines(1, 2));
+        let s = parsed("// capcheck: allow(per-unit-cap)");
+        assert!(s.problems[0].contains("needs a reason"), "{:?}", s.problems);
+        let s = parsed(r#"// capcheck: allow(unmeasured-capacty, reason = "x")"#);
+        assert!(
+            s.problems[0].contains("did you mean `unmeasured-capacity`"),
+            "{:?}",
+            s.problems
+        );
+        let s = parsed("// capcheck: allow");
+        assert_eq!(s.bare, Some(false));
+        assert!(s.problems[0].contains("needs the rules"));
+        let s = parsed(r#"// capcheck: allow-file(parse-error, reason = "a, b")"#);
+        assert_eq!(s.span, Span::File);
+        assert!(s.problems.is_empty());
+    }
+
+    #[test]
+    fn only_plain_comments_are_suppressions() {
+        let text = "/// capcheck: allow\nconst S: &str = \"// capcheck: allow(per-unit-cap)\";\n/* capcheck: allow */\n";
+        let found: Vec<&str> = rust_comments(text)
+            .iter()
+            .map(|c| c.body)
+            .filter(|b| b.contains(MARKER))
+            .collect();
+        assert_eq!(found, [" capcheck: allow "]);
+    }
+
+    #[test]
+    fn a_comment_above_an_item_covers_the_item() {
+        let text = "// c\n#[inline]\npub fn f(a: usize) -> usize {\n    let b = a * 8;\n    b\n}\nfn g() {}\n";
+        assert_eq!(rust_extent(text, 4), 6);
+        let text = "// c\nimpl<A, B> X<A, B> {\n    fn f() {}\n}\n";
+        assert_eq!(rust_extent(text, 4), 4);
+        let text = "fn f() {\n    // c\n    let x = if a { 1 } else { 2 };\n    x\n}\n";
+        assert_eq!(rust_extent(text, 16), 3);
+        let text = "S {\n    // c\n    workers: 8,\n    other: 1,\n}\n";
+        assert_eq!(rust_extent(text, 11), 3);
+    }
+
+    #[test]
+    fn toml_comments_skip_strings_and_cover_a_table() {
+        let text = "a = \"# capcheck: allow\"\n# capcheck: allow(x)\n[[capacity]]\nsite = \"s\"\n\nvalue = 1\n[[capacity]]\n";
+        let c = toml_comments(text);
+        assert_eq!(c.len(), 1);
+        assert_eq!(toml_extent(text, c[0].end), 6);
     }
 }

@@ -225,7 +225,7 @@ pub fn write_output(output: &Path, report: &MutantsReport, root: &Path) -> anyho
         ELEMENTS_JSON,
         crate::report::elements::report(&report.mutants, root),
     )?;
-    write(SARIF, crate::report::sarif::survivors(&report.mutants))?;
+    write(SARIF, crate::report::sarif::mutants(report, root))?;
     Ok(())
 }
 

@@ -19,6 +19,17 @@ struct Doc<'a> {
     fixtures: &'a [FixtureReport],
 }
 
+/// A report in one sentence, for annotations and SARIF.
+pub fn one_line(r: &FixtureReport) -> String {
+    format!(
+        "the {} `{}` values of `{}` are identical along {}",
+        r.instances,
+        r.type_key,
+        r.function,
+        r.identical.join(", ")
+    )
+}
+
 /// The JSON document for a `fixtures` run.
 pub fn json(reports: &[FixtureReport]) -> String {
     let doc = Doc {

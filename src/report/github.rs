@@ -8,7 +8,6 @@ use std::path::Path;
 use crate::finding::Finding;
 use crate::fixtures::FixtureReport;
 use crate::lint::registry::Level;
-use crate::mutate::outcome::Outcome;
 use crate::report::mutants::MutantsReport;
 
 /// Escape a message (`%`, CR, LF) the way the runner expects.
@@ -39,42 +38,147 @@ fn annotation(level: &str, file: &str, line: usize, col: usize, title: &str, tex
     )
 }
 
+/// One row of a step summary: level, rule, repository path, line and message.
+pub struct Row {
+    pub level: &'static str,
+    pub rule: String,
+    pub file: String,
+    pub line: usize,
+    pub message: String,
+}
+
+/// How many findings the step summary lists (GitHub shows 10 error annotations per step).
+const TOP: usize = 20;
+
+/// The markdown appended to `$GITHUB_STEP_SUMMARY`: counts per rule and level, then the first
+/// findings, errors first, so what the annotation cap hides is still one click away.
+pub fn step_summary(job: &str, rows: &[Row]) -> String {
+    let mut s = format!("### cargo capcheck {job}\n\n");
+    if rows.is_empty() {
+        s.push_str("No findings.\n\n");
+        return s;
+    }
+    let mut counts: std::collections::BTreeMap<(&str, &str), usize> = Default::default();
+    for r in rows {
+        *counts.entry((&r.rule, r.level)).or_default() += 1;
+    }
+    s.push_str("| rule | level | count |\n|---|---|---:|\n");
+    for ((rule, level), n) in &counts {
+        s.push_str(&format!("| `{rule}` | {level} | {n} |\n"));
+    }
+    let rank = |l: &str| match l {
+        "error" => 0,
+        "warning" => 1,
+        _ => 2,
+    };
+    let mut top: Vec<&Row> = rows.iter().collect();
+    top.sort_by_key(|r| rank(r.level));
+    s.push_str(&format!(
+        "\n{} finding{}{}:\n\n",
+        rows.len(),
+        crate::report::plural(rows.len()),
+        if rows.len() > TOP {
+            format!(", the first {TOP}")
+        } else {
+            String::new()
+        }
+    ));
+    for r in top.into_iter().take(TOP) {
+        let first = r.message.lines().next().unwrap_or_default();
+        s.push_str(&format!(
+            "- **{}** `{}` {}:{}: {}\n",
+            r.level,
+            r.rule,
+            r.file,
+            r.line,
+            first.replace('|', "\\|")
+        ));
+    }
+    s.push('\n');
+    s
+}
+
+fn notice_level(l: Level) -> &'static str {
+    match l {
+        Level::Error => "error",
+        Level::Warning => "warning",
+        Level::Note | Level::Allow => "notice",
+    }
+}
+
+/// The step summary rows of `check` findings.
+pub fn check_rows(findings: &[Finding], root: &Path) -> Vec<Row> {
+    findings
+        .iter()
+        .map(|f| Row {
+            level: notice_level(f.severity),
+            rule: f.rule.clone(),
+            file: repo_path(root, &f.loc.file),
+            line: f.loc.line,
+            message: f.message.clone(),
+        })
+        .collect()
+}
+
+/// The step summary rows of a mutants report.
+pub fn mutant_rows(report: &MutantsReport, root: &Path) -> Vec<Row> {
+    report
+        .mutants
+        .iter()
+        .filter(|r| crate::report::sarif::flagged(r))
+        .map(|r| Row {
+            level: notice_level(crate::report::mutants::flagged_level(r)),
+            rule: r.mutant.operator.clone(),
+            file: repo_path(root, &r.mutant.file),
+            line: r.mutant.line,
+            message: crate::report::mutants::survivor_message(r),
+        })
+        .collect()
+}
+
+/// The step summary rows of fixture reports.
+pub fn fixture_rows(reports: &[FixtureReport], root: &Path) -> Vec<Row> {
+    reports
+        .iter()
+        .map(|r| Row {
+            level: "notice",
+            rule: "identical-fixture".to_string(),
+            file: repo_path(root, &r.file),
+            line: r.line,
+            message: crate::report::fixtures::one_line(r),
+        })
+        .collect()
+}
+
 /// One annotation per `check` finding: errors as `error`, warnings as `warning`, notes as
 /// `notice`.
 pub fn check(findings: &[Finding], root: &Path) -> String {
     findings
         .iter()
         .map(|f| {
-            let level = match f.severity {
-                Level::Error => "error",
-                Level::Warning => "warning",
-                Level::Note | Level::Allow => "notice",
-            };
+            let level = notice_level(f.severity);
             let file = repo_path(root, &f.loc.file);
             annotation(level, &file, f.loc.line, f.loc.column, &f.rule, &f.message)
         })
         .collect()
 }
 
-/// One `error` per surviving mutant or failed guard, with its explanation.
+/// One annotation per surviving mutant (a `warning`) or failed guard (an `error`), with its
+/// explanation.
 pub fn mutants(report: &MutantsReport, root: &Path) -> String {
     report
         .mutants
         .iter()
-        .filter(|r| r.outcome == Outcome::Survived || r.failed_guard())
+        .filter(|r| crate::report::sarif::flagged(r))
         .map(|r| {
             let m = &r.mutant;
-            let mut text = format!("{} survived: {}", m.id, m.description);
-            if let Some(e) = &r.explanation {
-                text.push_str(&format!("\n{e}"));
-            }
             annotation(
-                "error",
+                notice_level(crate::report::mutants::flagged_level(r)),
                 &repo_path(root, &m.file),
                 m.line,
                 m.column,
                 &m.operator,
-                &text,
+                &crate::report::mutants::survivor_message(r),
             )
         })
         .collect()
@@ -85,13 +189,7 @@ pub fn fixtures(reports: &[FixtureReport], root: &Path) -> String {
     reports
         .iter()
         .map(|r| {
-            let text = format!(
-                "the {} `{}` values of `{}` are identical along {}",
-                r.instances,
-                r.type_key,
-                r.function,
-                r.identical.join(", ")
-            );
+            let text = crate::report::fixtures::one_line(r);
             annotation(
                 "notice",
                 &repo_path(root, &r.file),

@@ -30,8 +30,15 @@ fn kind(level: Level) -> ReportKind<'static> {
     }
 }
 
-/// Render findings and the summary line.
-pub fn check(findings: &[Finding], summary: &Summary, root: &Path, color: bool) -> String {
+/// Render findings and the summary line (none with `-q`; with the counts per rule, suppressions
+/// and time with `-v`).
+pub fn check(
+    findings: &[Finding],
+    summary: &Summary,
+    root: &Path,
+    color: bool,
+    verbosity: crate::report::Verbosity,
+) -> String {
     let mut texts = Texts::new(root);
     let mut out = Vec::new();
     for f in findings {
@@ -46,6 +53,9 @@ pub fn check(findings: &[Finding], summary: &Summary, root: &Path, color: bool) 
         .filter(|f| f.severity == Level::Warning)
         .count();
     let mut s = String::from_utf8_lossy(&out).into_owned();
+    if verbosity == crate::report::Verbosity::Quiet {
+        return s;
+    }
     s.push_str(&format!(
         "capcheck: {} finding{} ({errors} error{}, {warnings} warning{}) in {} files, {} lines",
         findings.len(),
@@ -59,6 +69,12 @@ pub fn check(findings: &[Finding], summary: &Summary, root: &Path, color: bool) 
         s.push_str(&format!("; {} allowed by comments", summary.suppressed));
     }
     s.push('\n');
+    if verbosity == crate::report::Verbosity::Verbose {
+        for (rule, n) in &summary.findings_by_rule {
+            s.push_str(&format!("  {rule}: {n}\n"));
+        }
+        s.push_str(&format!("  in {} ms\n", summary.elapsed_ms));
+    }
     s
 }
 

@@ -2,6 +2,7 @@
 //! returns.
 
 pub mod elements;
+pub mod fingerprint;
 pub mod fixtures;
 pub mod github;
 pub mod human;
@@ -55,6 +56,18 @@ pub enum Format {
     Json,
     /// GitHub Actions annotations (`check`, `mutants`, `fixtures`; others print human output).
     Github,
+    /// SARIF 2.1.0 (`check`, `mutants`, `fixtures`; `rules` and `--list` print JSON, others
+    /// human output).
+    Sarif,
+}
+
+/// How much human output says: `-q` only the findings, `-v` also the counts per rule and time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Verbosity {
+    Quiet,
+    #[default]
+    Normal,
+    Verbose,
 }
 
 /// Colour in human output.
@@ -66,12 +79,46 @@ pub enum Color {
     Never,
 }
 
-/// Whether to colour human output.
+/// Whether to colour human output, decided as cargo decides it: `--color always|never` first,
+/// then `CARGO_TERM_COLOR` (`always`, `never`; `auto` or anything else defers), then `NO_COLOR`
+/// when it is set and not empty (no-color.org), then whether stdout is a terminal.
 pub fn use_color(c: Color) -> bool {
     use std::io::IsTerminal;
-    match c {
-        Color::Always => true,
-        Color::Never => false,
-        Color::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    let env = |name: &str| std::env::var(name).ok();
+    color_of(
+        c,
+        env("CARGO_TERM_COLOR").as_deref(),
+        env("NO_COLOR").as_deref(),
+        std::io::stdout().is_terminal(),
+    )
+}
+
+fn color_of(c: Color, cargo_term_color: Option<&str>, no_color: Option<&str>, tty: bool) -> bool {
+    match (c, cargo_term_color.map(str::trim)) {
+        (Color::Always, _) => true,
+        (Color::Never, _) => false,
+        (Color::Auto, Some("always")) => true,
+        (Color::Auto, Some("never")) => false,
+        (Color::Auto, _) => tty && no_color.is_none_or(str::is_empty),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colour_is_decided_as_cargo_and_no_color_org_say() {
+        assert!(color_of(Color::Always, Some("never"), Some("1"), false));
+        assert!(!color_of(Color::Never, Some("always"), None, true));
+        assert!(color_of(Color::Auto, Some("always"), Some("1"), false));
+        assert!(!color_of(Color::Auto, Some("never"), None, true));
+        assert!(color_of(Color::Auto, Some("auto"), None, true));
+        assert!(
+            color_of(Color::Auto, None, Some(""), true),
+            "an empty NO_COLOR is unset"
+        );
+        assert!(!color_of(Color::Auto, None, Some("1"), true));
+        assert!(!color_of(Color::Auto, None, None, false), "not a terminal");
     }
 }

@@ -189,6 +189,46 @@ fn render(
         .write(ariadne::sources([(m.file.clone(), text)]), &mut *out);
 }
 
+/// The level of a flagged mutant in annotations and SARIF: a guard (`expect = "killed"`) that
+/// was not killed is an error, since the user declared that it fails the run; a survivor is a
+/// warning, since it shows a change no test notices (possibly an equivalent mutant), not that
+/// the code is wrong. The exit code (1 for either) is the gate; this is how it is shown.
+pub fn flagged_level(r: &MutantResult) -> crate::lint::registry::Level {
+    if r.failed_guard() {
+        crate::lint::registry::Level::Error
+    } else {
+        crate::lint::registry::Level::Warning
+    }
+}
+
+/// A survivor (or a guard not killed) in one message for annotations and SARIF: what changed,
+/// how many tests passed with it, and the fixture explanation, the part only this tool knows.
+pub fn survivor_message(r: &MutantResult) -> String {
+    let m = &r.mutant;
+    let what = if m.guard {
+        format!("guard {}", r.outcome.as_str())
+    } else {
+        r.outcome.as_str().to_string()
+    };
+    let change = if m.replacement.is_empty() {
+        format!("removing `{}`", one_line(&m.original))
+    } else {
+        format!(
+            "replacing `{}` with `{}`",
+            one_line(&m.original),
+            one_line(&m.replacement)
+        )
+    };
+    let mut s = format!(
+        "mutant {} {what} in `{}`: {}; {change} passes all {} tests",
+        m.id, m.function, m.description, r.tests_run
+    );
+    if let Some(e) = &r.explanation {
+        s.push_str(&format!("\n{e}"));
+    }
+    s
+}
+
 fn summary_line(s: &Summary) -> String {
     let mut line = format!(
         "capcheck mutants: {} mutant{}: {} survived, {} killed, {} timeout, {} unviable, {} uncovered; score {:.1}%",

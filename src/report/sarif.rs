@@ -1,71 +1,420 @@
-//! SARIF 2.1.0 of surviving mutants (and guards that were not killed), for code-scanning UIs.
-//! Each operator is a SARIF rule whose help is its `rules/<id>.toml` documentation.
+//! `--format sarif`: SARIF 2.1.0 for `check`, `fixtures` and `mutants` (and the mutants output
+//! folder's `survivors.sarif`), as GitHub code scanning reads it.
+//!
+//! - The driver is `cargo-capcheck` with its version and `informationUri`; its rules are the
+//!   catalog's entries for the job (rules, report kinds or operators), with the docs of
+//!   `rules/<id>.toml` as descriptions and help, the default level and tags.
+//! - Every location is `uriBaseId: "%SRCROOT%"` plus a path relative to the repository root: the
+//!   nearest folder at or above the workspace holding `.git` (a workspace in a subfolder gets
+//!   `sub/folder/src/lib.rs`), else the workspace root; `originalUriBaseIds` says where that is.
+//!   Regions are 1-based, in Unicode code points (`columnKind`), with end positions.
+//! - `partialFingerprints` carry the finding's identity (`report::fingerprint`), which no line
+//!   shift changes, as `capcheck/v1` and as `primaryLocationLineHash` (so GitHub neither
+//!   computes a line-based one nor merges two findings on one line).
+//! - `automationDetails.id` is `cargo-capcheck/<job>/` plus the workspace's folder when it is not
+//!   the repository root and `shard-K-of-N` for a shard, so uploads of different jobs,
+//!   workspaces and shards do not replace each other.
+//! - Levels: a finding's own level (`error`, `warning`, `note`). A mutant survivor is a
+//!   `warning`: it shows that no test notices a change, not that the code is wrong, and it may
+//!   be an equivalent mutant; a guard mutant (`expect = "killed"`) that was not killed is an
+//!   `error`, because the user declared that its survival fails the run. Fixture reports are
+//!   `note`s: information, as the `fixtures` exit code says.
+
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::lint::registry;
+use crate::finding::Finding;
+use crate::fixtures::FixtureReport;
+use crate::lint::registry::{self, Level};
 use crate::mutate::outcome::{MutantResult, Outcome};
+use crate::report::fingerprint::Fingerprints;
+use crate::report::mutants::MutantsReport;
+use crate::source::Texts;
 
-pub fn survivors(results: &[MutantResult]) -> String {
-    let flagged: Vec<&MutantResult> = results
+const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+/// `package.repository` when Cargo.toml names one; else the crate's registry page.
+fn information_uri() -> &'static str {
+    match env!("CARGO_PKG_REPOSITORY") {
+        "" => "https://crates.io/crates/cargo-capcheck",
+        repo => repo,
+    }
+}
+const BASE: &str = "%SRCROOT%";
+
+/// Where result paths start: the repository holding the workspace, and the workspace's folder
+/// inside it (`""` or `sub/folder/`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Base {
+    pub root: PathBuf,
+    pub prefix: String,
+}
+
+impl Base {
+    /// The nearest folder at or above `workspace` with a `.git` (a folder, or a worktree's
+    /// file), else the workspace itself.
+    pub fn of(workspace: &Path) -> Base {
+        let ws = std::path::absolute(workspace).unwrap_or_else(|_| workspace.to_path_buf());
+        let repo = ws.ancestors().find(|d| d.join(".git").exists());
+        match repo.and_then(|r| Some((r, crate::workspace::rel_within(r, &ws)?))) {
+            Some((r, rel)) => Base {
+                root: r.to_path_buf(),
+                prefix: if rel.is_empty() {
+                    rel
+                } else {
+                    format!("{rel}/")
+                },
+            },
+            None => Base {
+                root: ws,
+                prefix: String::new(),
+            },
+        }
+    }
+
+    /// `file` (workspace-relative) relative to the repository root.
+    pub fn uri(&self, file: &str) -> String {
+        format!("{}{file}", self.prefix)
+    }
+
+    fn root_uri(&self) -> String {
+        let mut s = String::from("file://");
+        for c in self.root.to_string_lossy().replace('\\', "/").chars() {
+            match c {
+                ' ' => s.push_str("%20"),
+                '%' => s.push_str("%25"),
+                '#' => s.push_str("%23"),
+                '?' => s.push_str("%3F"),
+                c => s.push(c),
+            }
+        }
+        if !s.ends_with('/') {
+            s.push('/');
+        }
+        s
+    }
+}
+
+fn level(l: Level) -> &'static str {
+    match l {
+        Level::Error => "error",
+        Level::Warning => "warning",
+        Level::Note => "note",
+        Level::Allow => "none",
+    }
+}
+
+/// A SARIF rule from the catalog entry `id` (`name` is the catalog's variant name).
+fn rule(id: &str, name: &str) -> Value {
+    let r = registry::rule(id);
+    json!({
+        "id": r.id,
+        "name": name,
+        "shortDescription": {"text": r.summary},
+        "fullDescription": {"text": r.what_it_does.trim()},
+        "help": {"text": r.docs(), "markdown": r.docs()},
+        "defaultConfiguration": {"level": level(r.level)},
+        "properties": {"tags": ["capcheck", r.kind.as_str()]},
+    })
+}
+
+/// The rules of a catalog list, as SARIF rules and their ids (for `ruleIndex`).
+fn rules<T: Copy + std::fmt::Debug>(
+    all: &[T],
+    id: fn(T) -> &'static str,
+) -> (Vec<Value>, Vec<&'static str>) {
+    let ids: Vec<&str> = all.iter().map(|x| id(*x)).collect();
+    let rules = all
         .iter()
-        .filter(|r| r.outcome == Outcome::Survived || r.failed_guard())
+        .map(|x| rule(id(*x), &format!("{x:?}")))
         .collect();
-    let mut ops: Vec<&str> = flagged.iter().map(|r| r.mutant.operator.as_str()).collect();
-    ops.sort();
-    ops.dedup();
-    let rules: Vec<Value> = ops
-        .iter()
-        .map(|id| match registry::get(id) {
-            Some(r) => json!({
-                "id": r.id,
-                "shortDescription": {"text": r.summary},
-                "fullDescription": {"text": r.what_it_does.trim()},
-                "help": {"text": r.docs(), "markdown": r.docs()},
-                "defaultConfiguration": {"level": r.level.as_str()},
-            }),
-            None => json!({"id": id}),
-        })
-        .collect();
-    let found: Vec<Value> = flagged
-        .iter()
-        .map(|r| {
-            let m = &r.mutant;
-            let what = if m.replacement.is_empty() {
-                "removing it".to_string()
-            } else {
-                format!("`{}`", m.replacement)
-            };
-            json!({
-                "ruleId": m.operator,
-                "level": "error",
-                "message": {"text": format!(
-                    "mutant {} in `{}`: {}; replacing `{}` with {what} passes all {} tests",
-                    r.outcome.as_str(), m.function, m.description, m.original, r.tests_run
-                )},
-                "locations": [{"physicalLocation": {
-                    "artifactLocation": {"uri": m.file, "uriBaseId": "%SRCROOT%"},
-                    "region": {
-                        "startLine": m.line, "startColumn": m.column,
-                        "endLine": m.end_line, "endColumn": m.end_column,
+    (rules, ids)
+}
+
+/// One result. `region` is 1-based `(line, column, end line, end column)`.
+struct Item<'a> {
+    rule: &'a str,
+    level: &'static str,
+    message: String,
+    file: &'a str,
+    region: (usize, usize, usize, usize),
+    fingerprint: String,
+    properties: Value,
+    /// `(file, line, column, note)` of related places.
+    related: Vec<(&'a str, usize, usize, &'a str)>,
+}
+
+fn result(base: &Base, ids: &[&str], it: Item) -> Value {
+    let (line, column, end_line, end_column) = it.region;
+    let (end_line, end_column) = if (end_line, end_column) < (line, column) {
+        (line, column)
+    } else {
+        (end_line, end_column)
+    };
+    let mut r = json!({
+        "ruleId": it.rule,
+        "level": it.level,
+        "message": {"text": it.message},
+        "locations": [{"physicalLocation": {
+            "artifactLocation": {"uri": base.uri(it.file), "uriBaseId": BASE},
+            "region": {
+                "startLine": line.max(1), "startColumn": column.max(1),
+                "endLine": end_line.max(1), "endColumn": end_column.max(1),
+            },
+        }}],
+        "partialFingerprints": {
+            "capcheck/v1": it.fingerprint,
+            "primaryLocationLineHash": it.fingerprint,
+        },
+        "properties": it.properties,
+    });
+    if let Some(i) = ids.iter().position(|x| *x == it.rule) {
+        r["ruleIndex"] = json!(i);
+    }
+    if !it.related.is_empty() {
+        let related: Vec<Value> = it
+            .related
+            .iter()
+            .enumerate()
+            .map(|(i, (file, line, column, note))| {
+                json!({
+                    "id": i,
+                    "message": {"text": note},
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": base.uri(file), "uriBaseId": BASE},
+                        "region": {"startLine": (*line).max(1), "startColumn": (*column).max(1)},
                     },
-                }}],
-                "partialFingerprints": {"capcheckMutantId/v1": m.id},
-                "properties": {"replacement": m.replacement, "ran": r.ran},
+                })
             })
-        })
-        .collect();
+            .collect();
+        r["relatedLocations"] = json!(related);
+    }
+    r
+}
+
+fn document(
+    job: &str,
+    shard: Option<&str>,
+    base: &Base,
+    rules: Vec<Value>,
+    results: Vec<Value>,
+) -> String {
+    let mut id = format!("cargo-capcheck/{job}/");
+    if !base.prefix.is_empty() {
+        id.push_str(&base.prefix);
+    }
+    if let Some(s) = shard {
+        id.push_str(&format!("shard-{}/", s.replace('/', "-of-")));
+    }
     let doc = json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "$schema": SCHEMA,
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {
                 "name": "cargo-capcheck",
                 "version": env!("CARGO_PKG_VERSION"),
+                "semanticVersion": env!("CARGO_PKG_VERSION"),
+                "informationUri": information_uri(),
                 "rules": rules,
             }},
-            "results": found,
+            "automationDetails": {"id": id},
+            "originalUriBaseIds": {BASE: {"uri": base.root_uri()}},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
         }],
     });
     serde_json::to_string_pretty(&doc).expect("json serialises") + "\n"
+}
+
+/// The slice of `text` between two 1-based (line, char column) positions.
+fn span_text(text: &str, from: (usize, usize), to: (usize, usize)) -> String {
+    let mut out = String::new();
+    for (i, l) in text.lines().enumerate().skip(from.0.saturating_sub(1)) {
+        let n = i + 1;
+        if n > to.0 {
+            break;
+        }
+        let start = if n == from.0 {
+            from.1.saturating_sub(1)
+        } else {
+            0
+        };
+        let end = if n == to.0 {
+            to.1.saturating_sub(1)
+        } else {
+            usize::MAX
+        };
+        out.extend(l.chars().skip(start).take(end.saturating_sub(start)));
+        out.push('\n');
+    }
+    out
+}
+
+/// SARIF for a `check` run; `texts` gives the findings' expression texts for their identity.
+pub fn check(findings: &[Finding], workspace: &Path, texts: &mut Texts) -> String {
+    let base = Base::of(workspace);
+    let (rules, ids) = rules(crate::catalog::Rule::ALL, crate::catalog::Rule::id);
+    let mut prints = Fingerprints::default();
+    let results = findings
+        .iter()
+        .map(|f| {
+            let l = &f.loc;
+            let source = texts.get(&l.file);
+            let text = span_text(source, (l.line, l.column), (l.end_line, l.end_column));
+            let item = match &f.item {
+                Some(item) => item.clone(),
+                None => {
+                    let offset = crate::syntax::lines::Lines::new(source)
+                        .offset(l.line, l.column)
+                        .unwrap_or(0);
+                    crate::report::fingerprint::enclosing_item(&l.file, source, offset)
+                }
+            };
+            let fingerprint = prints.next(&f.rule, &l.file, &item, &text);
+            let mut message = f.message.clone();
+            for r in &f.related {
+                message.push_str(&format!(
+                    "\n{}:{}:{}: {}",
+                    base.uri(&r.file),
+                    r.line,
+                    r.column,
+                    r.note
+                ));
+            }
+            result(
+                &base,
+                &ids,
+                Item {
+                    rule: &f.rule,
+                    level: level(f.severity),
+                    message,
+                    file: &l.file,
+                    region: (l.line, l.column, l.end_line, l.end_column),
+                    fingerprint,
+                    properties: json!({"item": f.item, "value": f.value}),
+                    related: f
+                        .related
+                        .iter()
+                        .map(|r| (r.file.as_str(), r.line, r.column, r.note.as_str()))
+                        .collect(),
+                },
+            )
+        })
+        .collect();
+    document("check", None, &base, rules, results)
+}
+
+/// SARIF for a `fixtures` run: one `note` per report.
+pub fn fixtures(reports: &[FixtureReport], workspace: &Path) -> String {
+    let base = Base::of(workspace);
+    let (rules, ids) = rules(crate::catalog::Report::ALL, crate::catalog::Report::id);
+    let rule_id = crate::catalog::Report::IdenticalFixture.id();
+    let mut prints = Fingerprints::default();
+    let results = reports
+        .iter()
+        .map(|r| {
+            let item = format!("{}\0{}", r.function, r.type_key);
+            let fingerprint = prints.next(rule_id, &r.file, &item, &r.identical.join(","));
+            let (line, column) = if r.loc.line == r.line {
+                (r.loc.line, r.loc.column)
+            } else {
+                (r.line, 1)
+            };
+            let end = if r.loc.line == r.line { (r.loc.end_line, r.loc.end_column) } else { (line, column) };
+            result(
+                &base,
+                &ids,
+                Item {
+                    rule: rule_id,
+                    level: "note",
+                    message: crate::report::fixtures::one_line(r),
+                    file: &r.file,
+                    region: (line, column, end.0, end.1),
+                    fingerprint,
+                    properties: json!({"function": r.function, "type": r.type_key, "identical": r.identical}),
+                    related: Vec::new(),
+                },
+            )
+        })
+        .collect();
+    document("fixtures", None, &base, rules, results)
+}
+
+/// Whether a mutants result is reported: a survivor or a guard that was not killed.
+pub fn flagged(r: &MutantResult) -> bool {
+    r.outcome == Outcome::Survived || r.failed_guard()
+}
+
+/// SARIF for a mutants report (`--format sarif` and the output folder's `survivors.sarif`).
+pub fn mutants(report: &MutantsReport, workspace: &Path) -> String {
+    let base = Base::of(workspace);
+    let (rules, ids) = rules(crate::catalog::Operator::ALL, crate::catalog::Operator::id);
+    let results = report
+        .mutants
+        .iter()
+        .filter(|r| flagged(r))
+        .map(|r| {
+            let m = &r.mutant;
+            result(
+                &base,
+                &ids,
+                Item {
+                    rule: &m.operator,
+                    level: level(crate::report::mutants::flagged_level(r)),
+                    message: crate::report::mutants::survivor_message(r),
+                    file: &m.file,
+                    region: (m.line, m.column, m.end_line, m.end_column),
+                    fingerprint: Fingerprints::mutant(&m.id),
+                    properties: json!({
+                        "mutantId": m.id, "outcome": r.outcome.as_str(), "guard": m.guard,
+                        "replacement": m.replacement, "testsRun": r.tests_run, "ran": r.ran,
+                    }),
+                    related: Vec::new(),
+                },
+            )
+        })
+        .collect();
+    document(
+        "mutants",
+        report.summary.shard.as_deref(),
+        &base,
+        rules,
+        results,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_workspace_in_a_subfolder_gets_repository_relative_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+        std::fs::create_dir_all(dir.path().join("tools/ws")).unwrap();
+        let base = Base::of(&dir.path().join("tools/ws"));
+        assert_eq!(base.uri("src/lib.rs"), "tools/ws/src/lib.rs");
+        assert_eq!(Base::of(dir.path()).uri("src/lib.rs"), "src/lib.rs");
+    }
+
+    #[test]
+    fn each_shard_uploads_under_its_own_category() {
+        let summary = crate::mutate::outcome::Summary {
+            shard: Some("1/4".to_string()),
+            ..Default::default()
+        };
+        let report = MutantsReport::new(Vec::new(), summary);
+        let doc: Value =
+            serde_json::from_str(&mutants(&report, Path::new("/nonexistent/ws"))).unwrap();
+        assert_eq!(
+            doc["runs"][0]["automationDetails"]["id"],
+            "cargo-capcheck/mutants/shard-1-of-4/"
+        );
+    }
+
+    #[test]
+    fn span_text_takes_the_columns_of_the_region() {
+        let text = "let a = 1;\nfn f() { x * 8 }\n";
+        assert_eq!(span_text(text, (2, 10), (2, 15)), "x * 8\n");
+    }
 }
