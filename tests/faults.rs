@@ -107,6 +107,7 @@ struct Case {
     args: &'static [&'static str],
     code: i32,
     stderr: &'static [&'static str],
+    stdout: &'static [&'static str],
     writes: &'static [&'static str],
     after: fn(&Path),
 }
@@ -122,6 +123,7 @@ impl Case {
             args: &["check"],
             code: 2,
             stderr: &[],
+            stdout: &[],
             writes: &[],
             after: none,
         }
@@ -174,6 +176,14 @@ fn run_case(case: &Case) {
         assert!(
             err.contains(&want),
             "{}: stderr lacks {want:?}: {err}",
+            case.name
+        );
+    }
+    let got = stdout(&out);
+    for want in case.stdout {
+        assert!(
+            got.contains(want),
+            "{}: stdout lacks {want:?}: {got}",
             case.name
         );
     }
@@ -271,6 +281,76 @@ fn bad_manifest_values_are_located_errors() {
             ..Case::new(
                 "division by zero",
                 "[[capacity]]\nsite = \"faults::MAX_CONCURRENCY\"\nexpr = \"8 / (2 - 2)\"\nrole = \"cap\"\nmethod = \"derived\"\n",
+            )
+        },
+    ];
+    for case in &cases {
+        run_case(case);
+    }
+}
+
+/// A file that nests past what the parser takes: a `parse-error` finding for `check`, skipped by
+/// `fixtures` and `mutants`, never a stack overflow; and a manifest `expr` too large to evaluate
+/// is a located error. The inputs are generated here, never committed.
+#[test]
+fn deep_nesting_is_a_finding_or_a_located_error_never_an_abort() {
+    let n = 20_000;
+    let lib = || format!("{LIB_RS}pub mod deep;\n");
+    let deep = |body: String| {
+        vec![
+            ("capacity.toml", entry("faults::MAX_CONCURRENCY", "8")),
+            ("src/lib.rs", lib()),
+            ("src/deep.rs", body),
+        ]
+    };
+    let parens = format!(
+        "pub fn f() -> u64 {{ {}1{} }}\n",
+        "(".repeat(n),
+        ")".repeat(n)
+    );
+    let braces = format!("pub fn f() {{ {}{} }}\n", "{".repeat(n), "}".repeat(n));
+    let sum = format!("pub fn f() -> u64 {{ 1{} }}\n", " + 1".repeat(n));
+    let cases = [
+        Case {
+            files: deep(parens.clone()),
+            args: &["check", "--format", "json"],
+            code: 0,
+            stdout: &[
+                "\"parse-error\"",
+                "src/deep.rs",
+                "nesting deeper than 3000 levels",
+            ],
+            ..Case::new("20,000 nested parentheses", "")
+        },
+        Case {
+            files: deep(braces.clone()),
+            args: &["check", "--format", "json"],
+            code: 0,
+            stdout: &["\"parse-error\"", "src/deep.rs", "\"line\": 1"],
+            ..Case::new("20,000 nested braces", "")
+        },
+        Case {
+            files: deep(sum.clone()),
+            args: &["mutants", "--list"],
+            code: 0,
+            stdout: &["MAX_CONCURRENCY"],
+            ..Case::new("mutants --list beside a 20,000-term sum", "")
+        },
+        Case {
+            files: deep(parens),
+            args: &["fixtures"],
+            code: 0,
+            ..Case::new("fixtures beside 20,000 nested parentheses", "")
+        },
+        Case {
+            stderr: &["capacity.toml:3:209:", "expression too large"],
+            ..Case::new(
+                "expr with 10,000 nested parentheses",
+                format!(
+                    "[[capacity]]\nsite = \"faults::MAX_CONCURRENCY\"\nexpr = \"{}8{}\"\nrole = \"cap\"\nmethod = \"derived\"\n",
+                    "(".repeat(10_000),
+                    ")".repeat(10_000)
+                ),
             )
         },
     ];
