@@ -359,6 +359,59 @@ fn deep_nesting_is_a_finding_or_a_located_error_never_an_abort() {
     }
 }
 
+/// A closed stdout (`| true`) ends every report quietly with exit 0; a full one (`> /dev/full`)
+/// with one message and exit 1; never a panic.
+#[test]
+fn closed_or_full_stdout_ends_quietly() {
+    let ws = workspace(&[("capacity.toml", entry("faults::MAX_CONCURRENCY", "8"))]);
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/measure/vllm/vllm_v1_startup_latest.log"),
+        ws.path().join("vllm.log"),
+    )
+    .unwrap();
+    let runs: [&[&str]; 7] = [
+        &["check"],
+        &["check", "--format", "json"],
+        &["fixtures"],
+        &["rules"],
+        &["explain", "parse-error"],
+        &["mutants", "--list"],
+        &["measure", "--log", "vllm.log"],
+    ];
+    let run = |args: &[&str], stdout: Stdio| {
+        let child = Command::new(env!("CARGO_BIN_EXE_cargo-capcheck"))
+            .args(args)
+            .current_dir(ws.path())
+            .stdout(stdout)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let out = finish_within(child, Duration::from_secs(60), &format!("{args:?}"));
+        let err = stderr(&out);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        (out.status.code(), err)
+    };
+    for args in runs {
+        // A pipe whose reading end is closed before the tool writes: EPIPE on the first write.
+        let (read, write) = std::io::pipe().unwrap();
+        drop(read);
+        let (code, err) = run(args, write.into());
+        assert_eq!(code, Some(0), "{args:?} to a closed pipe: {err}");
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let (code, err) = run(args, full.into());
+        assert_eq!(code, Some(1), "{args:?} to /dev/full: {err}");
+        assert_eq!(
+            err.matches("cannot write the report to stdout").count(),
+            1,
+            "{args:?}: {err}"
+        );
+    }
+}
+
 /// Manifests that are valid, or named and missing, get the answer they deserve.
 #[test]
 fn valid_and_named_manifests_are_read_as_written() {
