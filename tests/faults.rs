@@ -289,11 +289,30 @@ fn bad_manifest_values_are_located_errors() {
     }
 }
 
+/// `mutants --list --in-diff FILE` with `patch` as FILE: exit 2 and `stderr`.
+fn in_diff(
+    name: &'static str,
+    (file, patch): (&'static str, &str),
+    stderr: &'static [&'static str],
+) -> Case {
+    let args: &'static [&'static str] =
+        Box::leak(vec!["mutants", "--list", "--in-diff", file].into_boxed_slice());
+    Case {
+        files: vec![
+            ("capacity.toml", entry("faults::MAX_CONCURRENCY", "8")),
+            (file, patch.to_string()),
+        ],
+        args,
+        stderr,
+        ..Case::new(name, "")
+    }
+}
+
 /// A file that nests past what the parser takes: a `parse-error` finding for `check`, skipped by
-/// `fixtures` and `mutants`, never a stack overflow; and a manifest `expr` too large to evaluate
-/// is a located error. The inputs are generated here, never committed.
+/// `fixtures` and `mutants`, never a stack overflow; a manifest `expr` too large to evaluate and
+/// an `--in-diff` file that is not a diff are located errors. Inputs are generated here.
 #[test]
-fn deep_nesting_is_a_finding_or_a_located_error_never_an_abort() {
+fn hostile_inputs_are_findings_or_located_errors_never_aborts() {
     let n = 20_000;
     let lib = || format!("{LIB_RS}pub mod deep;\n");
     let deep = |body: String| {
@@ -342,6 +361,19 @@ fn deep_nesting_is_a_finding_or_a_located_error_never_an_abort() {
             code: 0,
             ..Case::new("fixtures beside 20,000 nested parentheses", "")
         },
+        in_diff(
+            "--in-diff with a file that is not a diff",
+            ("notes.txt", "these are my notes\n+ not a diff\n"),
+            &["notes.txt:1:1:", "not a unified diff"],
+        ),
+        in_diff(
+            "--in-diff with a broken hunk header",
+            (
+                "bad.diff",
+                "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1 +x @@\n+x\n",
+            ),
+            &["bad.diff:3:1:", "expected a hunk header"],
+        ),
         Case {
             stderr: &["capacity.toml:3:209:", "expression too large"],
             ..Case::new(
