@@ -1,4 +1,5 @@
-//! Exit codes, in one place. `main` is the only caller of `std::process::exit`.
+//! Exit codes, in one place. `cli::out` is the only caller of `std::process::exit` (a report
+//! that cannot be written ends the run there); everything else returns its code to `main`.
 
 use std::process::ExitCode;
 
@@ -8,7 +9,7 @@ pub enum Exit {
     /// No error-level finding; no surviving mutant.
     Clean = 0,
     /// Error-level findings, surviving or uncovered mutants, a score under `--min-score`, or a
-    /// guard survived.
+    /// guard survived; or stdout refused the report (`cli::out`: a full disk).
     Findings = 1,
     /// Usage error or bad input (manifest, evidence, workspace): a located message was printed.
     Usage = 2,

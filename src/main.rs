@@ -6,10 +6,20 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    // syn parses expressions recursively; a deeply nested file (syn's own test corpus) overflows
-    // a worker thread's default 2 MiB stack in a debug build. Stacks are reserved, not touched.
+    // syn parses expressions recursively, and our walks recurse with it: every thread that may
+    // parse (the workers, and the main job's own thread) gets a stack that holds the deepest
+    // nesting `syntax::depth` lets through. Stacks are reserved, not touched.
+    let stack = capcheck::syntax::depth::STACK;
     let _ = rayon::ThreadPoolBuilder::new()
-        .stack_size(32 << 20)
+        .stack_size(stack)
         .build_global();
-    capcheck::cli::main()
+    match std::thread::Builder::new()
+        .name("capcheck".into())
+        .stack_size(stack)
+        .spawn(capcheck::cli::main)
+    {
+        // A panic has printed its message; 101 is the code Rust gives it on the main thread.
+        Ok(job) => job.join().unwrap_or(std::process::ExitCode::from(101)),
+        Err(_) => capcheck::cli::main(),
+    }
 }

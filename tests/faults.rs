@@ -107,6 +107,7 @@ struct Case {
     args: &'static [&'static str],
     code: i32,
     stderr: &'static [&'static str],
+    stdout: &'static [&'static str],
     writes: &'static [&'static str],
     after: fn(&Path),
 }
@@ -122,6 +123,7 @@ impl Case {
             args: &["check"],
             code: 2,
             stderr: &[],
+            stdout: &[],
             writes: &[],
             after: none,
         }
@@ -174,6 +176,14 @@ fn run_case(case: &Case) {
         assert!(
             err.contains(&want),
             "{}: stderr lacks {want:?}: {err}",
+            case.name
+        );
+    }
+    let got = stdout(&out);
+    for want in case.stdout {
+        assert!(
+            got.contains(want),
+            "{}: stdout lacks {want:?}: {got}",
             case.name
         );
     }
@@ -276,6 +286,201 @@ fn bad_manifest_values_are_located_errors() {
     ];
     for case in &cases {
         run_case(case);
+    }
+}
+
+/// `mutants --list --in-diff FILE` with `patch` as FILE: exit 2 and `stderr`.
+fn in_diff(
+    name: &'static str,
+    (file, patch): (&'static str, &str),
+    stderr: &'static [&'static str],
+) -> Case {
+    let args: &'static [&'static str] =
+        Box::leak(vec!["mutants", "--list", "--in-diff", file].into_boxed_slice());
+    Case {
+        files: vec![
+            ("capacity.toml", entry("faults::MAX_CONCURRENCY", "8")),
+            (file, patch.to_string()),
+        ],
+        args,
+        stderr,
+        ..Case::new(name, "")
+    }
+}
+
+/// A file that nests past what the parser takes: a `parse-error` finding for `check`, skipped by
+/// `fixtures` and `mutants`, never a stack overflow; a manifest `expr` too large to evaluate and
+/// an `--in-diff` file that is not a diff are located errors. Inputs are generated here.
+#[test]
+fn hostile_inputs_are_findings_or_located_errors_never_aborts() {
+    let n = 20_000;
+    let lib = || format!("{LIB_RS}pub mod deep;\n");
+    let deep = |body: String| {
+        vec![
+            ("capacity.toml", entry("faults::MAX_CONCURRENCY", "8")),
+            ("src/lib.rs", lib()),
+            ("src/deep.rs", body),
+        ]
+    };
+    let parens = format!(
+        "pub fn f() -> u64 {{ {}1{} }}\n",
+        "(".repeat(n),
+        ")".repeat(n)
+    );
+    let braces = format!("pub fn f() {{ {}{} }}\n", "{".repeat(n), "}".repeat(n));
+    let sum = format!("pub fn f() -> u64 {{ 1{} }}\n", " + 1".repeat(n));
+    let cases = [
+        Case {
+            files: deep(parens.clone()),
+            args: &["check", "--format", "json"],
+            code: 0,
+            stdout: &[
+                "\"parse-error\"",
+                "src/deep.rs",
+                "nesting deeper than 3000 levels",
+            ],
+            ..Case::new("20,000 nested parentheses", "")
+        },
+        Case {
+            files: deep(braces.clone()),
+            args: &["check", "--format", "json"],
+            code: 0,
+            stdout: &["\"parse-error\"", "src/deep.rs", "\"line\": 1"],
+            ..Case::new("20,000 nested braces", "")
+        },
+        Case {
+            files: deep(sum.clone()),
+            args: &["mutants", "--list"],
+            code: 0,
+            stdout: &["MAX_CONCURRENCY"],
+            ..Case::new("mutants --list beside a 20,000-term sum", "")
+        },
+        Case {
+            files: deep(parens),
+            args: &["fixtures"],
+            code: 0,
+            ..Case::new("fixtures beside 20,000 nested parentheses", "")
+        },
+        in_diff(
+            "--in-diff with a file that is not a diff",
+            ("notes.txt", "these are my notes\n+ not a diff\n"),
+            &["notes.txt:1:1:", "not a unified diff"],
+        ),
+        in_diff(
+            "--in-diff with a broken hunk header",
+            (
+                "bad.diff",
+                "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1 +x @@\n+x\n",
+            ),
+            &["bad.diff:3:1:", "expected a hunk header"],
+        ),
+        Case {
+            stderr: &["capacity.toml:3:209:", "expression too large"],
+            ..Case::new(
+                "expr with 10,000 nested parentheses",
+                format!(
+                    "[[capacity]]\nsite = \"faults::MAX_CONCURRENCY\"\nexpr = \"{}8{}\"\nrole = \"cap\"\nmethod = \"derived\"\n",
+                    "(".repeat(10_000),
+                    ")".repeat(10_000)
+                ),
+            )
+        },
+    ];
+    for case in &cases {
+        run_case(case);
+    }
+}
+
+/// Large inputs take time linear in their size: a 20,000-entry manifest binds in seconds (it
+/// tried every capacity against every entry, and converted each entry's location from the top
+/// of the file: 2,000 entries took 30 s), and 20,000 findings come out in seconds too.
+#[test]
+fn large_manifests_and_many_findings_stay_linear() {
+    let n = 20_000;
+    let lib: String = (0..n)
+        .map(|i| format!("pub const MAX_CONCURRENCY_{i}: u64 = {};\n", i + 1))
+        .collect();
+    let manifest: String = (0..n)
+        .map(|i| {
+            entry(
+                &format!("faults::MAX_CONCURRENCY_{i}"),
+                &(i + 1).to_string(),
+            )
+        })
+        .collect();
+    for (files, findings) in [
+        (
+            vec![("src/lib.rs", lib.clone()), ("capacity.toml", manifest)],
+            0,
+        ),
+        (vec![("src/lib.rs", lib)], n),
+    ] {
+        let ws = workspace(&files);
+        let out = bounded(
+            ws.path(),
+            &["check", "--format", "json"],
+            Duration::from_secs(60),
+        );
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            report["findings"].as_array().unwrap().len(),
+            findings,
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+/// A closed stdout (`| true`) ends every report quietly with exit 0; a full one (`> /dev/full`)
+/// with one message and exit 1; never a panic.
+#[test]
+fn closed_or_full_stdout_ends_quietly() {
+    let ws = workspace(&[("capacity.toml", entry("faults::MAX_CONCURRENCY", "8"))]);
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/measure/vllm/vllm_v1_startup_latest.log"),
+        ws.path().join("vllm.log"),
+    )
+    .unwrap();
+    let runs: [&[&str]; 7] = [
+        &["check"],
+        &["check", "--format", "json"],
+        &["fixtures"],
+        &["rules"],
+        &["explain", "parse-error"],
+        &["mutants", "--list"],
+        &["measure", "--log", "vllm.log"],
+    ];
+    let run = |args: &[&str], stdout: Stdio| {
+        let child = Command::new(env!("CARGO_BIN_EXE_cargo-capcheck"))
+            .args(args)
+            .current_dir(ws.path())
+            .stdout(stdout)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let out = finish_within(child, Duration::from_secs(60), &format!("{args:?}"));
+        let err = stderr(&out);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        (out.status.code(), err)
+    };
+    for args in runs {
+        // A pipe whose reading end is closed before the tool writes: EPIPE on the first write.
+        let (read, write) = std::io::pipe().unwrap();
+        drop(read);
+        let (code, err) = run(args, write.into());
+        assert_eq!(code, Some(0), "{args:?} to a closed pipe: {err}");
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let (code, err) = run(args, full.into());
+        assert_eq!(code, Some(1), "{args:?} to /dev/full: {err}");
+        assert_eq!(
+            err.matches("cannot write the report to stdout").count(),
+            1,
+            "{args:?}: {err}"
+        );
     }
 }
 

@@ -4,6 +4,7 @@ mod check;
 mod docs;
 mod faults;
 mod fixtures;
+mod fuzz;
 mod manifest;
 mod measure;
 mod measure_evidence;

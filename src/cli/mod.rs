@@ -8,6 +8,34 @@ use clap::Parser;
 
 use crate::exit::Exit;
 
+// Every `print!`/`println!` of this module goes through `out` (a `macro_rules!` shadows the
+// prelude's from here down), so no print can panic on a closed or full stdout.
+macro_rules! print {
+    ($($arg:tt)*) => { $crate::cli::out(&format!($($arg)*)) };
+}
+macro_rules! println {
+    ($($arg:tt)*) => { $crate::cli::out(&format!("{}\n", format_args!($($arg)*))) };
+}
+
+/// Write `text` to stdout, the one way the tool prints a result. A reader that went away
+/// (`| head`, `| true`) ends the run quietly with exit 0, as for any Unix filter; any other write
+/// error (`> /dev/full`: no space left) ends it with one message and exit 1. Either way nothing is
+/// left to do: the report was the last step.
+pub fn out(text: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(Exit::Clean as i32);
+        }
+        eprintln!("error: cannot write the report to stdout: {e}");
+        std::process::exit(Exit::Findings as i32);
+    }
+}
+
 mod args;
 pub mod measure;
 pub use crate::report::{Color, Format, use_color};

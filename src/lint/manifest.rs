@@ -8,7 +8,7 @@ use crate::finding::{Finding, Related};
 use crate::index::{Capacity, Index};
 use crate::lint::registry::Level;
 use crate::manifest::model::Date;
-use crate::manifest::{Entry, Manifest, Method, Role, binds};
+use crate::manifest::{Bindings, Entry, Manifest, Method, Role, names_of};
 
 pub fn check(index: &Index, manifest: Option<&Manifest>, today: Date) -> Vec<Finding> {
     let Some(m) = manifest else {
@@ -19,14 +19,21 @@ pub fn check(index: &Index, manifest: Option<&Manifest>, today: Date) -> Vec<Fin
             .collect();
     };
     let mut out = Vec::new();
+    // Both directions by lookup, not entries x capacities: a 60,000-entry manifest stays linear.
+    let entries = Bindings::new(m.entries.iter().map(|e| e.site.as_str()));
     for cap in &index.capacities {
-        match m.entries.iter().find(|e| binds(&e.site, cap)) {
+        match entries.first(&cap.site).map(|i| &m.entries[i]) {
             None => out.push(super::unmeasured::finding(cap)),
             Some(e) => out.extend(bound(m, cap, e)),
         }
     }
+    let named: std::collections::HashSet<&str> = index
+        .capacities
+        .iter()
+        .flat_map(|c| names_of(&c.site))
+        .collect();
     for e in &m.entries {
-        if !index.capacities.iter().any(|c| binds(&e.site, c)) {
+        if !named.contains(e.site.as_str()) {
             // Not detected by name or API, but the manifest says it is a capacity.
             match index.literal_site(&e.site) {
                 Some(cap) => out.extend(bound(m, &cap, e)),

@@ -188,7 +188,11 @@ pub enum Expr {
 
 /// Parse an expression; the error names the offset and what was expected.
 pub fn parse(src: &str) -> Result<Expr, ExprError> {
-    let mut p = Parser { src, pos: 0 };
+    let mut p = Parser {
+        src,
+        pos: 0,
+        nodes: 0,
+    };
     let e = p.expr()?;
     p.ws();
     if p.pos < src.len() {
@@ -269,9 +273,17 @@ fn eval_n(e: &Expr, vars: &BTreeMap<String, Num>) -> Result<Num, ExprError> {
     })
 }
 
+/// The most operators, calls and parentheses one expression may hold. Parsing, evaluating and
+/// dropping a tree recurse as deep as it is, and its depth is at most its node count: the bound
+/// keeps a hostile `expr` (10,000 nested parentheses, a 100,000-term sum) a located error rather
+/// than a stack overflow. A real formula has a handful.
+pub const MAX_NODES: usize = 200;
+
 struct Parser<'a> {
     src: &'a str,
     pos: usize,
+    /// Operators, calls and parentheses read so far.
+    nodes: usize,
 }
 
 impl Parser<'_> {
@@ -280,6 +292,17 @@ impl Parser<'_> {
             offset: self.pos,
             message: message.to_string(),
         }
+    }
+
+    /// Count one more operator, call or parenthesis, refusing the one past `MAX_NODES`.
+    fn node(&mut self) -> Result<(), ExprError> {
+        self.nodes += 1;
+        if self.nodes > MAX_NODES {
+            return Err(self.err(&format!(
+                "expression too large: more than {MAX_NODES} operators, calls and parentheses"
+            )));
+        }
+        Ok(())
     }
 
     fn ws(&mut self) {
@@ -301,6 +324,7 @@ impl Parser<'_> {
         let mut e = self.term()?;
         while let Some(op @ ('+' | '-')) = self.peek() {
             let at = self.pos;
+            self.node()?;
             self.pos += 1;
             e = Expr::Bin(op, Box::new(e), Box::new(self.term()?), at);
         }
@@ -311,6 +335,7 @@ impl Parser<'_> {
         let mut e = self.factor()?;
         while let Some(op @ ('*' | '/')) = self.peek() {
             let at = self.pos;
+            self.node()?;
             self.pos += 1;
             e = Expr::Bin(op, Box::new(e), Box::new(self.factor()?), at);
         }
@@ -320,6 +345,7 @@ impl Parser<'_> {
     fn factor(&mut self) -> Result<Expr, ExprError> {
         match self.peek() {
             Some('(') => {
+                self.node()?;
                 self.pos += 1;
                 let e = self.expr()?;
                 self.expect(')')?;
@@ -347,6 +373,7 @@ impl Parser<'_> {
                 }
                 let name = self.src[start..self.pos].to_string();
                 if self.peek() == Some('(') {
+                    self.node()?;
                     self.pos += 1;
                     let mut args = vec![self.expr()?];
                     while self.peek() == Some(',') {
@@ -416,6 +443,18 @@ mod tests {
                 .contains("unknown function")
         );
         assert_eq!(run("2 3").unwrap_err().offset, 2);
+    }
+
+    #[test]
+    fn hostile_sizes_are_located_errors_not_stack_overflows() {
+        let deep = format!("{}1{}", "(".repeat(10_000), ")".repeat(10_000));
+        let e = run(&deep).unwrap_err();
+        assert_eq!(e.offset, MAX_NODES, "{e:?}");
+        assert!(e.message.contains("too large"), "{e:?}");
+        let sum = format!("1{}", " + 1".repeat(100_000));
+        assert!(run(&sum).unwrap_err().message.contains("too large"));
+        let within = format!("1{}", " + 1".repeat(MAX_NODES));
+        assert_eq!(run(&within), Ok(MAX_NODES as u64 + 1));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::Context;
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 
-use super::binds;
+use super::Bindings;
 use crate::index::{Capacity, CapacityKind};
 
 /// `Project::load` for `init`: a manifest that is named (by `--capacity` or the config) and does
@@ -86,12 +86,12 @@ pub fn add_unmeasured(existing: &str, caps: &[Capacity]) -> anyhow::Result<(Stri
             .collect(),
     };
     let mut added = 0;
-    let mut seen: Vec<&str> = Vec::new();
+    let covered = Bindings::new(covered.iter().map(String::as_str));
+    let mut seen: std::collections::HashSet<&str> = Default::default();
     for cap in caps {
-        if covered.iter().any(|s| binds(s, cap)) || seen.contains(&cap.site.as_str()) {
+        if covered.first(&cap.site).is_some() || !seen.insert(&cap.site) {
             continue;
         }
-        seen.push(&cap.site);
         let mut t = Table::new();
         t.insert("site", value(cap.site.clone()));
         t.insert("value", value(cap.value as i64));

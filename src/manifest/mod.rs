@@ -56,3 +56,56 @@ pub fn load(root: &Path, path: &Path, required: bool) -> anyhow::Result<Option<M
 pub fn binds(entry_site: &str, cap: &Capacity) -> bool {
     crate::site::Site::matches(&cap.site, entry_site)
 }
+
+/// Every name that names `site` by the site rule: the site itself and each `::`-aligned suffix
+/// with a `::` in it (`a::b::C` -> `a::b::C`, `b::C`). A pattern binds the site exactly when it
+/// is one of these, so binding by lookup gives what `binds` gives, in time linear in the sites.
+pub fn names_of(site: &str) -> impl Iterator<Item = &str> {
+    let suffixes = (0..site.len())
+        .filter(|&i| site[i..].starts_with("::"))
+        .map(move |i| &site[i + 2..])
+        .filter(|s| s.contains("::"));
+    std::iter::once(site).chain(suffixes)
+}
+
+/// Entry sites indexed by name: the first entry that binds a site, without trying every entry.
+pub struct Bindings<'a> {
+    first: std::collections::HashMap<&'a str, usize>,
+}
+
+impl<'a> Bindings<'a> {
+    /// Index the sites in order (an entry's position is its index).
+    pub fn new(sites: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut first = std::collections::HashMap::new();
+        for (i, s) in sites.into_iter().enumerate() {
+            first.entry(s).or_insert(i);
+        }
+        Bindings { first }
+    }
+
+    /// The position of the first site that binds `site` (as `binds` would find it).
+    pub fn first(&self, site: &str) -> Option<usize> {
+        names_of(site)
+            .filter_map(|n| self.first.get(n).copied())
+            .min()
+    }
+}
+
+#[cfg(test)]
+mod binding_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The lookup finds what trying every entry with the site rule finds.
+        #[test]
+        fn bindings_agree_with_the_site_rule(
+            sites in proptest::collection::vec("[ab:#2]{0,9}", 0..12),
+            site in "[ab:#2]{0,12}",
+        ) {
+            let by_rule = sites.iter().position(|p| crate::site::Site::matches(&site, p));
+            let by_lookup = Bindings::new(sites.iter().map(String::as_str)).first(&site);
+            prop_assert_eq!(by_rule, by_lookup);
+        }
+    }
+}

@@ -29,14 +29,16 @@ const TOP_TABLES: &[&str] = &["workload", "backend", "prompt", "derived", "capac
 struct Reader<'a> {
     file: &'a str,
     text: &'a str,
+    /// The text's line index, built once: a location per entry stays linear in the manifest.
+    lines: crate::syntax::lines::Lines<'a>,
     problems: Vec<Problem>,
 }
 
 impl Reader<'_> {
     fn loc(&self, span: Option<Range<usize>>) -> Loc {
         let span = span.unwrap_or(0..0);
-        let (line, column) = line_col(self.text, span.start);
-        let (end_line, end_column) = line_col(self.text, span.end);
+        let (line, column) = self.lines.position(span.start);
+        let (end_line, end_column) = self.lines.position(span.end);
         Loc {
             file: self.file.to_string(),
             line,
@@ -47,7 +49,7 @@ impl Reader<'_> {
     }
 
     fn problem(&mut self, span: Option<Range<usize>>, message: String) {
-        let (line, column) = line_col(self.text, span.map_or(0, |s| s.start));
+        let (line, column) = self.lines.position(span.map_or(0, |s| s.start));
         self.problems.push(Problem {
             line,
             column,
@@ -132,6 +134,7 @@ pub fn parse(file: &str, text: &str) -> Result<Manifest, InputError> {
     let mut r = Reader {
         file,
         text,
+        lines: crate::syntax::lines::Lines::new(text),
         problems: Vec::new(),
     };
     let doc = match toml_edit::Document::parse(text) {

@@ -153,7 +153,7 @@ pub fn run(opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Exit> 
     let json = opts.json;
     measure(opts, manifest_path).inspect_err(|e| {
         if json {
-            print!("{}", report::error_json(e));
+            crate::cli::out(&report::error_json(e));
         }
     })
 }
@@ -214,10 +214,13 @@ fn measure(mut opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Ex
         }
         None => None,
     };
-    // The one print in `measure`, at its edge: cli's `run` only passes the exit code on.
-    print!(
-        "{}",
-        report::render(&m, written.as_deref(), opts.json, opts.colour)
-    );
+    // The one print in `measure`, at its edge (through `cli::out`, like every report): cli's
+    // `run` only passes the exit code on.
+    crate::cli::out(&report::render(
+        &m,
+        written.as_deref(),
+        opts.json,
+        opts.colour,
+    ));
     Ok(Exit::Clean)
 }

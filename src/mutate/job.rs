@@ -109,7 +109,11 @@ pub fn list(opts: &MutantsOptions) -> anyhow::Result<Listed> {
     if let Some(patch) = &opts.in_diff {
         let text = std::fs::read_to_string(patch)
             .with_context(|| format!("cannot read the patch {}", patch.display()))?;
-        mutants = select::in_diff(mutants, &select::changed_lines(&text));
+        let changed = select::changed_lines(&text).map_err(|p| crate::diag::InputError {
+            file: patch.display().to_string(),
+            problems: vec![p],
+        })?;
+        mutants = select::in_diff(mutants, &changed);
     }
     if let Some(shard) = opts.shard {
         mutants = select::shard(mutants, shard);

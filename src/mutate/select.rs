@@ -45,12 +45,18 @@ pub fn shard(mutants: Vec<Mutant>, shard: Shard) -> Vec<Mutant> {
 }
 
 /// Lines added or changed by a unified diff, by file path as the diff names it (`b/` dropped).
-pub fn changed_lines(patch: &str) -> BTreeMap<String, BTreeSet<usize>> {
+/// An empty patch changes nothing; text with no `+++ ` file header, or a hunk header without a
+/// new-side start, is not a unified diff: a located problem.
+pub fn changed_lines(
+    patch: &str,
+) -> Result<BTreeMap<String, BTreeSet<usize>>, crate::diag::Problem> {
     let mut out: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
     let mut file: Option<String> = None;
     let mut line = 0usize;
-    for l in patch.lines() {
+    let mut headers = 0;
+    for (n, l) in patch.lines().enumerate() {
         if let Some(path) = l.strip_prefix("+++ ") {
+            headers += 1;
             let path = path.split('\t').next().unwrap_or(path).trim();
             file =
                 (path != "/dev/null").then(|| path.strip_prefix("b/").unwrap_or(path).to_string());
@@ -60,7 +66,13 @@ pub fn changed_lines(patch: &str) -> BTreeMap<String, BTreeSet<usize>> {
                 .split_whitespace()
                 .find_map(|w| w.strip_prefix('+'))
                 .and_then(|w| w.split(',').next()?.parse().ok())
-                .unwrap_or(0);
+                .ok_or_else(|| {
+                    crate::diag::Problem::new(
+                        n + 1,
+                        1,
+                        "expected a hunk header `@@ -a,b +c,d @@` with the new side's start",
+                    )
+                })?;
         } else if let Some(f) = &file {
             if l.starts_with('+') {
                 out.entry(f.clone()).or_default().insert(line);
@@ -70,7 +82,15 @@ pub fn changed_lines(patch: &str) -> BTreeMap<String, BTreeSet<usize>> {
             }
         }
     }
-    out
+    if headers == 0 && !patch.trim().is_empty() {
+        return Err(crate::diag::Problem::new(
+            1,
+            1,
+            "not a unified diff: expected a `+++ b/<file>` header (the output of `git diff` or \
+             `diff -u`)",
+        ));
+    }
+    Ok(out)
 }
 
 /// Mutants whose span touches a changed line. Paths match when one ends with the other, so a
@@ -107,7 +127,7 @@ mod tests {
     fn changed_lines_follow_hunks() {
         let patch = "diff --git a/src/lib.rs b/src/lib.rs\n--- a/src/lib.rs\n+++ b/src/lib.rs\n\
                      @@ -10,3 +10,4 @@ impl X {\n     a\n-    b\n+    c\n+    d\n     e\n";
-        let changed = changed_lines(patch);
+        let changed = changed_lines(patch).unwrap();
         assert_eq!(changed["src/lib.rs"], BTreeSet::from([11, 12]));
     }
 }

@@ -7,6 +7,7 @@ use proc_macro2::Span;
 use serde::Serialize;
 use syn::punctuated::Punctuated;
 
+pub mod depth;
 pub mod lines;
 pub mod scope;
 pub mod sparse;
@@ -109,6 +110,17 @@ pub fn parse_file_with(
 ) -> Result<Parsed, ParseFailure> {
     let text = read_text(abs, rel)?;
     let lines = text.lines().count();
+    if let Some(at) = depth::too_deep(&text) {
+        let (line, column) = lines::Lines::new(&text).position(at);
+        return Err(ParseFailure {
+            loc: point(rel, line, column),
+            message: format!(
+                "cannot parse as Rust here: nesting deeper than {} levels (brackets and chained \
+                 operators) is past what capcheck parses",
+                depth::LIMIT
+            ),
+        });
+    }
     if let Some(s) = prepare(&text) {
         if let Ok(ast) = syn::parse_file(&s.text) {
             return Ok(Parsed {
