@@ -15,11 +15,7 @@ pub fn check(index: &Index) -> Vec<Finding> {
     let all: Vec<&Capacity> = named_capacities(index);
     let mut out = Vec::new();
     for f in &index.files {
-        let own: Vec<&Capacity> = all
-            .iter()
-            .copied()
-            .filter(|c| c.package == f.package)
-            .collect();
+        let own = of_package(&all, &f.package);
         for c in &f.comparisons {
             // A test can only pin what it can reach: its own package's capacities, and of those
             // the ones visible from the test (a private constant only from its own module down).
@@ -125,14 +121,10 @@ fn pin(
     lit: &Operand,
     subject: &Operand,
 ) -> Option<Finding> {
-    let t = index.tables();
     let v = lit.val.literal()?;
-    if v < 2 || subject.val.literal().is_some() || !t.subject_words.matches_words(&subject.words) {
-        return None;
-    }
     // Of the capacities whose arithmetic gives the literal, the first the test's code reaches
     // (`trace`), with the path the value took; one the test cannot reach is never the answer.
-    let (e, path) = explain(v, caps, t.max_multiplier, &subject.words)
+    let (e, path) = explanations(index, caps, lit, subject)
         .into_iter()
         .find_map(|e| {
             Some((
@@ -176,30 +168,48 @@ fn pin(
     Some(f)
 }
 
+/// The capacities of one package.
+fn of_package<'a>(all: &[&'a Capacity], package: &str) -> Vec<&'a Capacity> {
+    all.iter()
+        .copied()
+        .filter(|c| c.package == package)
+        .collect()
+}
+
+/// The explanations of a literal compared with a capacity-speaking subject, best first; none
+/// when the literal is under 2, the subject is a literal too or speaks of no capacity.
+fn explanations<'a>(
+    index: &Index,
+    caps: &[&'a Capacity],
+    lit: &Operand,
+    subject: &Operand,
+) -> Vec<Explanation<'a>> {
+    let t = index.tables();
+    match lit.val.literal() {
+        Some(v)
+            if v >= 2
+                && subject.val.literal().is_none()
+                && t.subject_words.matches_words(&subject.words) =>
+        {
+            explain(v, caps, t.max_multiplier, &subject.words)
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// The packages with a comparison that some capacity's arithmetic explains: only their call
 /// graph is needed to decide which of those are pins.
 pub fn packages_to_trace(index: &Index) -> std::collections::BTreeSet<String> {
     let all: Vec<&Capacity> = named_capacities(index);
-    let t = index.tables();
     let mut out = std::collections::BTreeSet::new();
     for f in &index.files {
-        let caps: Vec<&Capacity> = all
+        let caps = of_package(&all, &f.package);
+        let explained = |a: &Operand, b: &Operand| !explanations(index, &caps, a, b).is_empty();
+        if f.comparisons
             .iter()
-            .copied()
-            .filter(|c| c.package == f.package)
-            .collect();
-        for c in &f.comparisons {
-            let explained = |lit: &Operand, subject: &Operand| {
-                lit.val.literal().is_some_and(|v| {
-                    v >= 2
-                        && subject.val.literal().is_none()
-                        && t.subject_words.matches_words(&subject.words)
-                        && !explain(v, &caps, t.max_multiplier, &subject.words).is_empty()
-                })
-            };
-            if explained(&c.left, &c.right) || explained(&c.right, &c.left) {
-                out.insert(f.package.clone());
-            }
+            .any(|c| explained(&c.left, &c.right) || explained(&c.right, &c.left))
+        {
+            out.insert(f.package.clone());
         }
     }
     out
