@@ -133,7 +133,7 @@ impl Extractor<'_> {
         self.tables.apis.iter().find_map(|api| {
             let call = api.call.as_deref()?;
             let named = match imported {
-                Some(full) => ends_with(full, call),
+                Some(full) => crate::syntax::segments_end_with(full, call),
                 None => path_ends_with(&p.path, call),
             };
             (named && api.arg < n_args).then(|| (call.to_string(), api.arg))
@@ -395,21 +395,29 @@ pub fn count_param(sig: &syn::Signature, tables: &Tables) -> Option<String> {
     if !tables.ceiling_names.matches(&sig.ident.to_string()) {
         return None;
     }
-    sig.inputs.iter().find_map(|arg| {
-        let syn::FnArg::Typed(t) = arg else {
-            return None;
-        };
-        let (syn::Pat::Ident(id), syn::Type::Path(ty)) = (&*t.pat, &*t.ty) else {
-            return None;
-        };
-        let int = ty
-            .path
-            .segments
-            .last()
-            .is_some_and(|s| is_int_type(&s.ident.to_string()));
-        let name = id.ident.to_string();
-        (int && tables.count_words.matches(&name)).then_some(name)
-    })
+    count_params(sig, tables).into_iter().next()
+}
+
+/// The integer parameters named like a count (`healthy: usize`, `hosts: u32`), in order.
+pub fn count_params(sig: &syn::Signature, tables: &Tables) -> Vec<String> {
+    sig.inputs
+        .iter()
+        .filter_map(|arg| {
+            let syn::FnArg::Typed(t) = arg else {
+                return None;
+            };
+            let (syn::Pat::Ident(id), syn::Type::Path(ty)) = (&*t.pat, &*t.ty) else {
+                return None;
+            };
+            let int = ty
+                .path
+                .segments
+                .last()
+                .is_some_and(|s| is_int_type(&s.ident.to_string()));
+            let name = id.ident.to_string();
+            (int && tables.count_words.matches(&name)).then_some(name)
+        })
+        .collect()
 }
 
 fn is_int_type(s: &str) -> bool {
@@ -574,16 +582,6 @@ impl Extractor<'_> {
             }
         }
     }
-}
-
-/// Whether a path's segments end with those of `suffix` (`Semaphore::new`).
-fn ends_with(path: &[String], suffix: &str) -> bool {
-    let want: Vec<&str> = suffix.split("::").collect();
-    path.len() >= want.len()
-        && path[path.len() - want.len()..]
-            .iter()
-            .zip(&want)
-            .all(|(a, b)| a == b)
 }
 
 impl Collector for Extractor<'_> {

@@ -155,7 +155,6 @@ pub struct FnNode {
     pub name: String,
     /// The impl's type or the trait, if any.
     pub self_ty: Option<String>,
-    pub in_test: bool,
     pub idents: std::collections::BTreeSet<String>,
     pub ints: std::collections::BTreeSet<u64>,
 }
@@ -168,16 +167,29 @@ impl FnNode {
         std::collections::BTreeSet<String>,
         std::collections::BTreeSet<u64>,
     ) {
-        use ra_ap_rustc_lexer::{FrontmatterAllowed, LiteralKind, TokenKind, tokenize};
+        use ra_ap_rustc_lexer::{FrontmatterAllowed, tokenize};
+        let mut at = 0;
+        Self::mentions_of(tokenize(text, FrontmatterAllowed::No).map(|t| {
+            let tok = &text[at..at + t.len as usize];
+            at += t.len as usize;
+            (t.kind, tok)
+        }))
+    }
+
+    /// The identifiers and integer literals among tokens already lexed (kind and text).
+    pub fn mentions_of<'t>(
+        tokens: impl Iterator<Item = (ra_ap_rustc_lexer::TokenKind, &'t str)>,
+    ) -> (
+        std::collections::BTreeSet<String>,
+        std::collections::BTreeSet<u64>,
+    ) {
+        use ra_ap_rustc_lexer::{LiteralKind, TokenKind};
         let (mut idents, mut ints) = (
             std::collections::BTreeSet::new(),
             std::collections::BTreeSet::new(),
         );
-        let mut at = 0;
-        for t in tokenize(text, FrontmatterAllowed::No) {
-            let tok = &text[at..at + t.len as usize];
-            at += t.len as usize;
-            match t.kind {
+        for (kind, tok) in tokens {
+            match kind {
                 TokenKind::Ident | TokenKind::RawIdent => {
                     idents.insert(tok.trim_start_matches("r#").to_string());
                 }

@@ -8,11 +8,10 @@ use ra_ap_rustc_lexer::{FrontmatterAllowed, TokenKind, tokenize};
 
 use crate::index::facts::FnNode;
 
-/// A token's kind and text.
+/// A token's kind and text (comments and whitespace left out).
 struct Tok<'a> {
     kind: TokenKind,
     text: &'a str,
-    start: usize,
 }
 
 /// What a `{` opened.
@@ -35,7 +34,6 @@ pub fn nodes(text: &str, path: &[String]) -> Vec<FnNode> {
             toks.push(Tok {
                 kind: t.kind,
                 text: &text[at..at + len],
-                start: at,
             });
         }
         at += len;
@@ -62,9 +60,8 @@ pub fn nodes(text: &str, path: &[String]) -> Vec<FnNode> {
             (TokenKind::Ident, "fn") => {
                 if let Some(name) = toks.get(i + 1).filter(|n| n.kind == TokenKind::Ident) {
                     if let Some((open, close)) = body(&toks, i + 2) {
-                        let start = toks[open].start;
-                        let end = toks[close].start + 1;
-                        let (idents, ints) = FnNode::mentions(&text[start..end]);
+                        let body = toks[open..=close].iter().map(|t| (t.kind, t.text));
+                        let (idents, ints) = FnNode::mentions_of(body);
                         let self_ty = scopes.iter().rev().find_map(|s| match s {
                             Scope::Type(t) => Some(t.clone()),
                             _ => None,
@@ -80,7 +77,6 @@ pub fn nodes(text: &str, path: &[String]) -> Vec<FnNode> {
                             site: site.join("::"),
                             name: name.text.to_string(),
                             self_ty,
-                            in_test: false,
                             idents,
                             ints,
                         });

@@ -200,8 +200,13 @@ pub fn path_idents(path: &syn::Path) -> Vec<String> {
 
 /// Whether `path` ends with the segments of `suffix` (`Semaphore::new`).
 pub fn path_ends_with(path: &syn::Path, suffix: &str) -> bool {
+    segments_end_with(&path_idents(path), suffix)
+}
+
+/// Whether path segments (`[tokio, sync, mpsc, channel]`) end with those of `suffix`
+/// (`mpsc::channel`).
+pub fn segments_end_with(have: &[String], suffix: &str) -> bool {
     let want: Vec<&str> = suffix.split("::").collect();
-    let have = path_idents(path);
     have.len() >= want.len()
         && have[have.len() - want.len()..]
             .iter()

@@ -13,6 +13,7 @@ mod trace;
 
 pub fn check(index: &Index) -> Vec<Finding> {
     let all: Vec<&Capacity> = named_capacities(index);
+    let graph = trace::Graph::new(index);
     let mut out = Vec::new();
     for f in &index.files {
         let own = of_package(&all, &f.package);
@@ -24,8 +25,8 @@ pub fn check(index: &Index) -> Vec<Finding> {
                 .copied()
                 .filter(|cap| visible(cap, &c.function))
                 .collect();
-            if let Some(found) = pin(index, &caps, c, &c.left, &c.right)
-                .or_else(|| pin(index, &caps, c, &c.right, &c.left))
+            if let Some(found) = pin(index, &graph, &caps, c, &c.left, &c.right)
+                .or_else(|| pin(index, &graph, &caps, c, &c.right, &c.left))
             {
                 out.push(found);
             }
@@ -116,6 +117,7 @@ fn explain<'a>(
 
 fn pin(
     index: &Index,
+    graph: &trace::Graph,
     caps: &[&Capacity],
     c: &Comparison,
     lit: &Operand,
@@ -128,7 +130,7 @@ fn pin(
         .into_iter()
         .find_map(|e| {
             Some((
-                trace::reach(index, c, subject, &e.factors, e.multiplier)?,
+                trace::reach(graph, c, subject, &e.factors, e.multiplier)?,
                 e,
             ))
         })

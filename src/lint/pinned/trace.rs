@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use crate::index::facts::{Comparison, FnNode};
+use crate::index::facts::{Comparison, FieldInit, FnNode};
 use crate::index::value::Operand;
 use crate::index::{Capacity, Index};
 
@@ -45,28 +45,55 @@ const COMMON: &[&str] = &[
     "with_capacity",
 ];
 
+/// What tracing reads, gathered once per `check`: the call graph's nodes, each function by its
+/// site, and the production field initialisers by field name.
+pub struct Graph<'a> {
+    nodes: Vec<&'a FnNode>,
+    by_site: HashMap<&'a str, &'a FnNode>,
+    sets: HashMap<&'a str, Vec<&'a FieldInit>>,
+}
+
+impl<'a> Graph<'a> {
+    pub fn new(index: &'a Index) -> Self {
+        let nodes: Vec<&FnNode> = index.files.iter().flat_map(|f| &f.fns).collect();
+        let by_site = nodes.iter().map(|n| (n.site.as_str(), *n)).rev().collect();
+        let mut sets: HashMap<&str, Vec<&FieldInit>> = HashMap::new();
+        for x in index
+            .files
+            .iter()
+            .flat_map(|f| &f.fields)
+            .filter(|x| !x.in_test)
+        {
+            sets.entry(x.field.as_str()).or_default().push(x);
+        }
+        Graph {
+            nodes,
+            by_site,
+            sets,
+        }
+    }
+}
+
 /// The path from the test to every factor, or `None` when the test cannot reach one of them.
 /// A multiplier (`16 = 2 x PER_BACKEND`) must be a count the test passes in or the reached code
 /// holds.
 pub fn reach(
-    index: &Index,
+    graph: &Graph,
     c: &Comparison,
     subject: &Operand,
     factors: &[&Capacity],
     multiplier: u64,
 ) -> Option<String> {
-    let nodes: Vec<&FnNode> = index.files.iter().flat_map(|f| &f.fns).collect();
-    let test = nodes.iter().find(|n| n.site == c.function)?;
+    let nodes = &graph.nodes;
+    let test = *graph.by_site.get(c.function.as_str())?;
     let (asserted, _) = FnNode::mentions(&subject.text);
     // `cfg.max_conns == 10`: when the code sets the asserted field, the capacity must be what it
     // sets it to, not another number of the same value nearby.
     if let Some(field) = last_ident(&subject.text) {
-        let sets: Vec<&crate::index::facts::FieldInit> = index
-            .files
-            .iter()
-            .flat_map(|f| &f.fields)
-            .filter(|x| !x.in_test && x.field == field)
-            .collect();
+        let sets = graph
+            .sets
+            .get(field.as_str())
+            .map_or(&[][..], Vec::as_slice);
         if !sets.is_empty()
             && !factors
                 .iter()
@@ -89,7 +116,7 @@ pub fn reach(
             paths.push(format!("the test reads `{}`", cap.item));
             continue;
         }
-        let (path, seen) = search(&nodes, test, &cap.item)?;
+        let (path, seen) = search(nodes, test, &cap.item)?;
         ints.extend(seen);
         paths.push(path);
     }
@@ -120,7 +147,7 @@ fn last_ident(text: &str) -> Option<String> {
 
 /// Whether a field initialiser sets the field to the capacity: its literal, or an expression
 /// naming it.
-fn sets_to(x: &crate::index::facts::FieldInit, cap: &Capacity) -> bool {
+fn sets_to(x: &FieldInit, cap: &Capacity) -> bool {
     use crate::index::value::Val;
     fn names(v: &Val, item: &str) -> bool {
         match v {

@@ -55,7 +55,10 @@ pub fn ceilings(cx: &FnCx) -> Vec<CeilingSite> {
             });
         }
     }
-    let Some(count) = count_params(f.sig, cx.tables).into_iter().next() else {
+    let Some(count) = crate::index::extract::count_params(f.sig, cx.tables)
+        .into_iter()
+        .next()
+    else {
         return out;
     };
     for e in super::exprs(f.block) {
@@ -82,27 +85,6 @@ pub fn ceilings(cx: &FnCx) -> Vec<CeilingSite> {
         }
     }
     out
-}
-
-/// The integer parameters named like a count (`healthy: usize`, `hosts: u32`).
-fn count_params(sig: &syn::Signature, tables: &crate::index::Tables) -> Vec<String> {
-    sig.inputs
-        .iter()
-        .filter_map(|arg| {
-            let syn::FnArg::Typed(t) = arg else {
-                return None;
-            };
-            let (syn::Pat::Ident(id), syn::Type::Path(ty)) = (&*t.pat, &*t.ty) else {
-                return None;
-            };
-            let int = ty.path.segments.last().is_some_and(|s| {
-                let s = s.ident.to_string();
-                s.starts_with('u') || s.starts_with('i')
-            });
-            let name = id.ident.to_string();
-            (int && tables.count_words.matches(&name)).then_some(name)
-        })
-        .collect()
 }
 
 pub fn drafts(ceilings: &[CeilingSite], ks: &[u64]) -> Vec<Draft> {
