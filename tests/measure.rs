@@ -728,3 +728,36 @@ fn ctrl_c_during_the_wait_exits_without_writing() {
     assert!(!status.success());
     assert!(!manifest.exists(), "a manifest was written after Ctrl-C");
 }
+
+#[test]
+fn write_without_a_path_goes_to_the_workspace_manifest_path_names() {
+    // Run from this repository; `--manifest-path` names another workspace, whose root gets the
+    // manifest. This repository's own capacity.toml is left as it is.
+    let ws = crate::support::scratch(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"w\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n",
+        ),
+        ("src/lib.rs", ""),
+    ]);
+    let log = plain_vllm_log(ws.path());
+    let ours = std::fs::read(root().join("capacity.toml")).unwrap();
+    let out = measure(&[
+        "--log",
+        log.to_str().unwrap(),
+        "--p90-prompt-tokens",
+        "1000",
+        "--write",
+        "--manifest-path",
+        ws.path().join("Cargo.toml").to_str().unwrap(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        crate::support::stderr(&out)
+    );
+    let written = std::fs::read_to_string(ws.path().join("capacity.toml")).unwrap();
+    assert!(written.contains("[[backend]]"), "{written}");
+    assert_eq!(std::fs::read(root().join("capacity.toml")).unwrap(), ours);
+}
