@@ -850,7 +850,8 @@ fn an_output_folder_whose_logs_became_a_link_is_refused() {
 /// as it was. SIGKILL leaves processes and a copy behind: the next run removes both and says so.
 #[test]
 fn signals_stop_the_run_cleanly_and_the_next_run_cleans_up_after_sigkill() {
-    let hanging = |t: &str| t.contains("\nwith: 0\n") && t.contains("Running");
+    // libtest's `running N tests`, from cargo's test run or a test binary run directly.
+    let hanging = |t: &str| t.contains("\nwith: 0\n") && t.contains("running");
     // (signal, when, exit code)
     const CLAIMED: &str = "the output folder is claimed";
     const BASELINE: &str = "the baseline tests run";
@@ -877,7 +878,7 @@ fn signals_stop_the_run_cleanly_and_the_next_run_cleans_up_after_sigkill() {
             HANGING => wait_for(&mut child, when, || any_log(&logs, hanging)),
             BASELINE => wait_for(&mut child, when, || {
                 any_log(&logs, |t| {
-                    t.starts_with("baseline") && t.contains("Running")
+                    t.starts_with("baseline") && t.contains("running")
                 })
             }),
             _ => wait_for(&mut child, when, || logs.is_dir()),

@@ -726,3 +726,61 @@ fn guards_and_manifest_entries_name_sites_by_the_same_rule() {
         stderr(&out)
     );
 }
+
+/// The compile-once engine gives the rebuild engine's outcomes on every fixture with mutants and
+/// tests (the hanging one has its own test). One difference is by design: a mutant no test
+/// reaches is `uncovered` without running anything, where the rebuild engine runs the whole
+/// suite and reports `survived`.
+#[test]
+fn both_engines_agree_on_every_fixture() {
+    let fixtures = [
+        "seed-1-typed-cap",
+        "seed-2-measured",
+        "seed-3-weak-tests",
+        "mutants-unviable",
+        "mutants-trait-default",
+        "operators",
+    ];
+    for name in fixtures {
+        let c = copy(name);
+        let before = tree(c.root());
+        let (_, switch) = c.json(&["--engine", "switch"]);
+        let (_, rebuild) = c.json(&["--engine", "rebuild"]);
+        assert_clean_after(&c, &before);
+        let verdicts = |r: &Value| -> BTreeMap<String, (String, bool)> {
+            r["mutants"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{name}: {r}"))
+                .iter()
+                .map(|m| {
+                    (
+                        m["id"].as_str().unwrap().to_string(),
+                        (
+                            m["outcome"].as_str().unwrap().to_string(),
+                            m["killed_only_by_pins"].as_bool().unwrap(),
+                        ),
+                    )
+                })
+                .collect()
+        };
+        let (s, r) = (verdicts(&switch), verdicts(&rebuild));
+        assert_eq!(
+            s.keys().collect::<Vec<_>>(),
+            r.keys().collect::<Vec<_>>(),
+            "{name}"
+        );
+        for (id, (outcome, pins)) in &s {
+            let expected = match (outcome.as_str(), r[id].0.as_str()) {
+                ("uncovered", "survived") => ("uncovered".to_string(), r[id].1),
+                _ => r[id].clone(),
+            };
+            assert_eq!((outcome.clone(), *pins), expected, "{name}: {id}");
+        }
+        let baseline = &switch["summary"]["baseline"];
+        assert_eq!(baseline["engine"], "switch", "{name}");
+        assert!(
+            baseline["switched"].as_u64().unwrap() > 0,
+            "{name}: {baseline}"
+        );
+    }
+}

@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::catalog::Operator;
 use crate::lint::levels::Target;
 use crate::lint::registry::Level;
-use crate::mutate::engine::TestTool;
+use crate::mutate::engine::{EngineKind, TestTool};
 use crate::mutate::job::MutantsOptions;
 use crate::project::ProjectOptions;
 use crate::report::{Color, Format, Verbosity};
@@ -208,9 +208,23 @@ pub struct MutantsArgs {
     /// Mutants tested at once, each in its own scratch copy and build folder.
     #[arg(short = 'j', long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub jobs: u64,
-    /// What runs the tests.
+    /// How mutants are built: `switch` builds once with every runtime mutant behind a switch
+    /// and runs only the tests that reach each one; `rebuild` builds and runs the whole suite
+    /// per mutant.
+    #[arg(long, value_enum, default_value_t = EngineKind::Switch)]
+    pub engine: EngineKind,
+    /// What runs the tests of rebuilt mutants (the switch engine runs test binaries itself).
     #[arg(long, value_enum, default_value_t = TestTool::Cargo)]
     pub test_tool: TestTool,
+    /// Space or comma separated features to build and test with (as `cargo test --features`).
+    #[arg(short = 'F', long, value_name = "FEATURES")]
+    pub features: Vec<String>,
+    /// Build and test with every feature.
+    #[arg(long)]
+    pub all_features: bool,
+    /// Build and test without the default features.
+    #[arg(long)]
+    pub no_default_features: bool,
     /// Only mutants on lines this unified diff adds or changes.
     #[arg(long, value_name = "PATCH")]
     pub in_diff: Option<PathBuf>,
@@ -262,6 +276,17 @@ impl MutantsArgs {
             },
             operators: self.operators.clone(),
             jobs: usize::try_from(self.jobs).unwrap_or(usize::MAX),
+            engine: self.engine,
+            features: self
+                .features
+                .iter()
+                .flat_map(|f| ["--features".to_string(), f.clone()])
+                .chain(self.all_features.then(|| "--all-features".to_string()))
+                .chain(
+                    self.no_default_features
+                        .then(|| "--no-default-features".to_string()),
+                )
+                .collect(),
             test_tool: self.test_tool,
             in_diff: self.in_diff.clone(),
             shard: self.shard,
@@ -338,6 +363,11 @@ value_enum!(Color {
     Color::Always => "always",
     Color::Never => "never",
 });
+value_enum!(EngineKind {
+    EngineKind::Switch => "switch",
+    EngineKind::Rebuild => "rebuild",
+});
+
 value_enum!(TestTool {
     TestTool::Cargo => "cargo",
     TestTool::Nextest => "nextest",

@@ -15,6 +15,17 @@ use crate::mutate::process::{self, Ended};
 use crate::mutate::scratch::{self, Scratch};
 use crate::mutate::strategy::Strategy;
 
+/// How mutants become builds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum EngineKind {
+    /// Compile once: runtime mutants switched in one instrumented build, tests selected by
+    /// reach (`mutate::once`); the rest rebuilt.
+    #[default]
+    Switch,
+    /// One rebuild and the whole test suite per mutant.
+    Rebuild,
+}
+
 /// Which tool runs the tests.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum TestTool {
@@ -25,6 +36,10 @@ pub enum TestTool {
 
 #[derive(Debug, Clone)]
 pub struct Options {
+    pub engine: EngineKind,
+    /// Target roots of the selected packages, relative to the workspace root (where the switch
+    /// module goes).
+    pub roots: Vec<String>,
     pub jobs: usize,
     pub test_tool: TestTool,
     /// Timeouts are max(multiplier x baseline, floor), for the build and the tests separately.
@@ -97,6 +112,16 @@ pub fn run(
     pins: &(dyn Fn(&[String]) -> bool + Sync),
     progress: &(dyn Fn(Event) + Sync),
 ) -> Result<Ran, Stop> {
+    if opts.engine == EngineKind::Switch {
+        return crate::mutate::once::run(root, mutants, opts, pins, progress);
+    }
+    start(opts)?;
+    rebuild_all(root, mutants, opts, strategy, pins, progress)
+}
+
+/// What every run does first: the log folder, stale scratch copies of killed runs, the verdicts
+/// file.
+pub fn start(opts: &Options) -> Result<(), Stop> {
     std::fs::create_dir_all(&opts.log_dir)?;
     for stale in scratch::clean_stale(opts.scratch_parent.as_deref()) {
         // Printed here, as it happens: the run that left it is gone and no report will say so.
@@ -111,6 +136,18 @@ pub fn run(
         );
     }
     output::create_new(&opts.verdicts)?;
+    Ok(())
+}
+
+/// The rebuild engine: baseline, then one build and the whole suite per mutant.
+fn rebuild_all(
+    root: &Path,
+    mutants: &[Mutant],
+    opts: &Options,
+    strategy: &dyn Strategy,
+    pins: &(dyn Fn(&[String]) -> bool + Sync),
+    progress: &(dyn Fn(Event) + Sync),
+) -> Result<Ran, Stop> {
     let first = Scratch::copy(root, &opts.target_dir, opts.scratch_parent.as_deref())?;
     let baseline = baseline(first.root(), &target_of(opts, 0), opts)?;
     progress(Event::Baseline(&baseline));
@@ -204,12 +241,12 @@ pub fn run(
     })
 }
 
-struct Timeouts {
-    build: Duration,
-    test: Duration,
+pub struct Timeouts {
+    pub build: Duration,
+    pub test: Duration,
 }
 
-fn limit(opts: &Options, baseline_ms: u64) -> Duration {
+pub fn limit(opts: &Options, baseline_ms: u64) -> Duration {
     Duration::from_millis((baseline_ms as f64 * opts.timeout_multiplier) as u64)
         .max(opts.timeout_floor)
 }
@@ -218,7 +255,7 @@ fn target_of(opts: &Options, job: usize) -> PathBuf {
     opts.build_dir.join(job.to_string())
 }
 
-fn cargo(scratch: &Path, target: &Path, opts: &Options, args: &[&str]) -> Command {
+pub fn cargo(scratch: &Path, target: &Path, opts: &Options, args: &[&str]) -> Command {
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     cmd.args(args)
         .args(&opts.cargo_args)
@@ -257,6 +294,8 @@ fn baseline(scratch: &Path, target: &Path, opts: &Options) -> Result<Baseline, S
         build_ms: build.as_millis() as u64,
         test_ms: test.as_millis() as u64,
         tests: names.passed.len() + names.failed.len(),
+        engine: "rebuild".into(),
+        ..Baseline::default()
     })
 }
 
@@ -286,7 +325,23 @@ pub fn log_name(id: &str) -> String {
     format!("{safe}.log")
 }
 
-fn run_one(
+/// The head of a mutant's log.
+pub fn mutant_header(m: &Mutant) -> String {
+    format!(
+        "{}{}\nat: {}:{}:{}\nin: {}\nchange: {}\nreplaced: {}\nwith: {}\n\n",
+        output::MUTANT_HEADER,
+        m.id,
+        m.file,
+        m.line,
+        m.column,
+        m.function,
+        m.description,
+        m.original,
+        m.replacement
+    )
+}
+
+pub fn run_one(
     m: &Mutant,
     scratch: &Path,
     target: &Path,
@@ -297,21 +352,7 @@ fn run_one(
 ) -> Result<MutantResult, Stop> {
     let name = log_name(&m.id);
     let log = opts.log_dir.join(&name);
-    write_log(
-        &log,
-        &format!(
-            "{}{}\nat: {}:{}:{}\nin: {}\nchange: {}\nreplaced: {}\nwith: {}\n\n",
-            output::MUTANT_HEADER,
-            m.id,
-            m.file,
-            m.line,
-            m.column,
-            m.function,
-            m.description,
-            m.original,
-            m.replacement
-        ),
-    )?;
+    write_log(&log, &mutant_header(m))?;
     let start = Instant::now();
     let step = strategy.apply(scratch, m)?;
     let tested = (|| -> Result<(Outcome, usize), Stop> {
@@ -357,12 +398,12 @@ fn run_one(
 }
 
 /// Start a new log with `text`, never through a symlink nor over a file the tool did not write.
-fn write_log(log: &Path, text: &str) -> std::io::Result<()> {
+pub fn write_log(log: &Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
     output::create_new(log)?.write_all(text.as_bytes())
 }
 
-fn result(m: &Mutant, outcome: Outcome, duration_ms: u64, log: String) -> MutantResult {
+pub fn result(m: &Mutant, outcome: Outcome, duration_ms: u64, log: String) -> MutantResult {
     MutantResult {
         mutant: m.clone(),
         outcome,
@@ -382,7 +423,7 @@ fn result(m: &Mutant, outcome: Outcome, duration_ms: u64, log: String) -> Mutant
 
 /// Append one finished verdict to the verdicts file (callers hold the results lock, so lines
 /// never interleave).
-fn record(verdicts: &Path, r: &MutantResult) -> Result<(), Stop> {
+pub fn record(verdicts: &Path, r: &MutantResult) -> Result<(), Stop> {
     use std::io::Write;
     let mut line = serde_json::to_string(r).map_err(anyhow::Error::from)?;
     line.push('\n');

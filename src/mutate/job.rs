@@ -10,7 +10,7 @@ use anyhow::{Context, bail};
 use crate::catalog::Operator;
 use crate::fixtures::FixtureAnalysis;
 use crate::index::Index;
-use crate::mutate::engine::{self, Event, Options, Stop, TestTool};
+use crate::mutate::engine::{self, EngineKind, Event, Options, Stop, TestTool};
 use crate::mutate::operators::{self, Shared};
 use crate::mutate::outcome::Summary;
 use crate::mutate::select;
@@ -27,6 +27,10 @@ pub struct MutantsOptions {
     /// Only mutants of these operators (all when empty).
     pub operators: Vec<Operator>,
     pub jobs: usize,
+    pub engine: EngineKind,
+    /// Cargo feature flags for every build and test run (`--features`, `--all-features`,
+    /// `--no-default-features`), as cargo spells them.
+    pub features: Vec<String>,
     pub test_tool: TestTool,
     pub in_diff: Option<PathBuf>,
     pub shard: Option<select::Shard>,
@@ -174,7 +178,11 @@ pub fn run(args: &MutantsOptions, progress: &(dyn Fn(Event) + Sync)) -> Result<M
         .clone()
         .unwrap_or_else(|| default_output(&ws.target_dir));
     crate::mutate::output::clear(&output)?;
+    let mut cargo_args = cargo_args(&args.project.selection, &ws.root);
+    cargo_args.extend(args.features.iter().cloned());
     let opts = Options {
+        engine: args.engine,
+        roots: ws.roots.clone(),
         jobs: args.jobs,
         test_tool: args.test_tool,
         timeout_multiplier: args.timeout_multiplier,
@@ -185,7 +193,7 @@ pub fn run(args: &MutantsOptions, progress: &(dyn Fn(Event) + Sync)) -> Result<M
             .unwrap_or_else(|| ws.target_dir.join("capcheck").join("scratch-target")),
         scratch_parent: args.scratch_dir.clone(),
         target_dir: ws.target_dir.clone(),
-        cargo_args: cargo_args(&args.project.selection, &ws.root),
+        cargo_args,
         log_dir: output.join(LOGS),
         verdicts: output.join(crate::mutate::output::VERDICTS),
     };

@@ -4,6 +4,7 @@
 
 pub mod engine;
 pub mod job;
+pub mod once;
 pub mod operators;
 pub mod outcome;
 pub mod output;
@@ -11,6 +12,7 @@ pub mod process;
 pub mod scratch;
 pub mod select;
 pub mod strategy;
+pub mod switch;
 
 use std::ops::Range;
 
@@ -50,6 +52,22 @@ pub struct Mutant {
     /// A user-declared guard (`expect = "killed"`): surviving fails the run.
     #[serde(default)]
     pub guard: bool,
+    /// Whether the compile-once engine can switch it at run time, or it must be rebuilt.
+    #[serde(default)]
+    pub context: Context,
+}
+
+/// Where a mutant sits, as the engine sees it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Context {
+    /// A runtime expression of a function body: one instrumented build switches it on by an
+    /// environment variable (`mutate::switch`).
+    Runtime,
+    /// A const context (`const`, `static`, array lengths, patterns, types, `const fn`), an
+    /// attribute, or the body of a macro other than a formatting one: rebuilt per mutant.
+    #[default]
+    Fixed,
 }
 
 impl Mutant {
@@ -129,6 +147,7 @@ pub fn finish(rel: &str, text: &str, drafts: Vec<Draft>, crate_name: &str) -> Ve
             replacement: d.replacement,
             description: d.description,
             guard: d.guard,
+            context: Context::Fixed,
         });
     }
     out

@@ -16,6 +16,8 @@ pub enum Outcome {
     Survived,
     /// The build or the tests ran past the timeout (often a loop that no longer ends).
     Timeout,
+    /// A test aborted on an allocation past the memory ceiling (a runaway allocation).
+    Oom,
     /// The mutated code does not compile.
     Unviable,
     /// No test reached it. Without coverage data this is claimed only when the baseline ran no
@@ -29,6 +31,7 @@ impl Outcome {
             Outcome::Killed => "killed",
             Outcome::Survived => "survived",
             Outcome::Timeout => "timeout",
+            Outcome::Oom => "oom",
             Outcome::Unviable => "unviable",
             Outcome::Uncovered => "uncovered",
         }
@@ -67,7 +70,11 @@ impl MutantResult {
     /// A user-declared guard the tests did not kill (a timeout counts as killed): it fails the
     /// run and is reported like a survivor.
     pub fn failed_guard(&self) -> bool {
-        self.mutant.guard && !matches!(self.outcome, Outcome::Killed | Outcome::Timeout)
+        self.mutant.guard
+            && !matches!(
+                self.outcome,
+                Outcome::Killed | Outcome::Timeout | Outcome::Oom
+            )
     }
 }
 
@@ -77,6 +84,15 @@ pub struct Baseline {
     pub build_ms: u64,
     pub test_ms: u64,
     pub tests: usize,
+    /// `switch` (compile once) or `rebuild`.
+    #[serde(default)]
+    pub engine: String,
+    /// Mutants the one instrumented build switches (the rest are rebuilt).
+    #[serde(default)]
+    pub switched: usize,
+    /// Tests whose two baseline runs disagreed: they kill no mutant.
+    #[serde(default)]
+    pub flaky: Vec<String>,
 }
 
 /// Counts and score of a run.
@@ -86,9 +102,12 @@ pub struct Summary {
     pub killed: usize,
     pub survived: usize,
     pub timeout: usize,
+    /// Stopped at the memory ceiling: detected, like a timeout.
+    #[serde(default)]
+    pub oom: usize,
     pub unviable: usize,
     pub uncovered: usize,
-    /// Detected (killed + timeout) over every mutant that compiled, in percent.
+    /// Detected (killed + timeout + oom) over every mutant that compiled, in percent.
     pub score: f64,
     /// Ids of guard mutants that were not killed.
     pub guards_failed: Vec<String>,
@@ -106,23 +125,25 @@ impl Summary {
         shard: Option<String>,
     ) -> Summary {
         let count = |o: Outcome| results.iter().filter(|r| r.outcome == o).count();
-        let (killed, survived, timeout, uncovered) = (
+        let (killed, survived, timeout, oom, uncovered) = (
             count(Outcome::Killed),
             count(Outcome::Survived),
             count(Outcome::Timeout),
+            count(Outcome::Oom),
             count(Outcome::Uncovered),
         );
-        let valid = killed + survived + timeout + uncovered;
+        let valid = killed + survived + timeout + oom + uncovered;
         let score = if valid == 0 {
             100.0
         } else {
-            ((killed + timeout) as f64 * 1000.0 / valid as f64).round() / 10.0
+            ((killed + timeout + oom) as f64 * 1000.0 / valid as f64).round() / 10.0
         };
         Summary {
             mutants: results.len(),
             killed,
             survived,
             timeout,
+            oom,
             unviable: count(Outcome::Unviable),
             uncovered,
             score,
@@ -228,6 +249,7 @@ mod tests {
                     replacement: String::new(),
                     description: String::new(),
                     guard: false,
+                    context: Default::default(),
                 },
                 outcome,
                 duration_ms: 0,

@@ -75,35 +75,142 @@ impl Ended {
 /// Run `cmd` in its own process group with stdout and stderr appended to `log`, until it exits,
 /// `timeout` passes, or a stop signal. On timeout or a signal the whole group is killed and reaped.
 pub fn run(cmd: &mut Command, log: &Path, timeout: Duration) -> std::io::Result<(Ended, Duration)> {
+    let ran = run_limited(cmd, log, &Limits::time(timeout))?;
+    Ok((ran.ended, ran.took))
+}
+
+/// Like `run`, for a command whose stdout the caller has set (a file of JSON messages): only
+/// stderr goes to `log`.
+pub fn run_split(cmd: &mut Command, log: &Path, timeout: Duration) -> std::io::Result<Ended> {
+    let err = crate::mutate::output::append(log)?;
+    cmd.stdin(Stdio::null()).stderr(err).process_group(0);
+    wait(cmd, log, &Limits::time(timeout)).map(|r| r.ended)
+}
+
+/// What a child may use.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Wall time from the start.
+    pub timeout: Duration,
+    /// Time without a byte of output: a hung child is told from a slow one by its silence.
+    pub silence: Option<Duration>,
+    /// Bytes of data (heap and other private writable memory, `RLIMIT_DATA`): an allocation past
+    /// it fails, and Rust aborts with `memory allocation of N bytes failed`.
+    pub memory: Option<u64>,
+}
+
+impl Limits {
+    pub fn time(timeout: Duration) -> Limits {
+        Limits {
+            timeout,
+            silence: None,
+            memory: None,
+        }
+    }
+}
+
+/// How a limited run ended, how long it took and its peak resident memory.
+#[derive(Debug, Clone, Copy)]
+pub struct Ran {
+    pub ended: Ended,
+    pub took: Duration,
+    /// Peak resident set of the child, in KiB (0 when unknown).
+    pub peak_kib: u64,
+}
+
+/// `run` with a silence limit and a memory ceiling, reporting the child's peak memory.
+pub fn run_limited(cmd: &mut Command, log: &Path, limits: &Limits) -> std::io::Result<Ran> {
     let out = crate::mutate::output::append(log)?;
     let err = out.try_clone()?;
     cmd.stdin(Stdio::null())
         .stdout(out)
         .stderr(err)
         .process_group(0);
+    wait(cmd, log, limits)
+}
+
+/// Spawn the prepared command and wait for it within `limits`.
+fn wait(cmd: &mut Command, log: &Path, limits: &Limits) -> std::io::Result<Ran> {
+    if let Some(bytes) = limits.memory {
+        let limit = libc::rlimit {
+            rlim_cur: bytes as libc::rlim_t,
+            rlim_max: bytes as libc::rlim_t,
+        };
+        // SAFETY: setrlimit is async-signal-safe and only changes the child's own limit.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::setrlimit(libc::RLIMIT_DATA, &limit) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
     let start = Instant::now();
     if interrupted() {
-        return Ok((Ended::Interrupted, start.elapsed()));
+        return Ok(Ran {
+            ended: Ended::Interrupted,
+            took: start.elapsed(),
+            peak_kib: 0,
+        });
     }
     let mut child = cmd.spawn()?;
+    let mut heard = (
+        std::fs::metadata(log).map_or(0, |m| m.len()),
+        Instant::now(),
+    );
     loop {
-        if let Some(status) = child.try_wait()? {
+        if let Some((status, peak_kib)) = reap(&child)? {
             // The leader is gone; anything it left in its group goes too.
             kill_group(&child, libc::SIGKILL);
-            return Ok((Ended::Exited(status), start.elapsed()));
+            return Ok(Ran {
+                ended: Ended::Exited(status),
+                took: start.elapsed(),
+                peak_kib,
+            });
         }
+        let silent = limits.silence.is_some_and(|limit| {
+            let len = std::fs::metadata(log).map_or(0, |m| m.len());
+            if len != heard.0 {
+                heard = (len, Instant::now());
+            }
+            heard.1.elapsed() > limit
+        });
         let ended = if interrupted() {
             Some(Ended::Interrupted)
-        } else if start.elapsed() > timeout {
+        } else if start.elapsed() > limits.timeout || silent {
             Some(Ended::TimedOut)
         } else {
             None
         };
         if let Some(ended) = ended {
             terminate(&mut child)?;
-            return Ok((ended, start.elapsed()));
+            return Ok(Ran {
+                ended,
+                took: start.elapsed(),
+                peak_kib: 0,
+            });
         }
         std::thread::sleep(POLL);
+    }
+}
+
+/// Reap the child if it has exited: its status and peak resident memory (KiB).
+fn reap(child: &Child) -> std::io::Result<Option<(ExitStatus, u64)>> {
+    use std::os::unix::process::ExitStatusExt;
+    let pid = libc::pid_t::try_from(child.id()).map_err(std::io::Error::other)?;
+    let mut status: libc::c_int = 0;
+    // SAFETY: an all-zero rusage is a valid value; wait4 fills it for the reaped child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: wait4 on our own child's pid with WNOHANG only reaps that child.
+    let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+    match r {
+        0 => Ok(None),
+        r if r == pid => Ok(Some((
+            ExitStatus::from_raw(status),
+            u64::try_from(usage.ru_maxrss).unwrap_or(0),
+        ))),
+        _ => Err(std::io::Error::last_os_error()),
     }
 }
 

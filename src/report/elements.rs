@@ -12,7 +12,8 @@ fn status(o: Outcome) -> &'static str {
     match o {
         Outcome::Killed => "Killed",
         Outcome::Survived => "Survived",
-        Outcome::Timeout => "Timeout",
+        // The schema has no memory status; both are stopped by a limit and count as detected.
+        Outcome::Timeout | Outcome::Oom => "Timeout",
         Outcome::Unviable => "CompileError",
         Outcome::Uncovered => "NoCoverage",
     }

@@ -123,6 +123,7 @@ fn line(r: &MutantResult) -> String {
             s
         }
         Outcome::Timeout => " (ran past the timeout)".to_string(),
+        Outcome::Oom => " (stopped at the memory ceiling)".to_string(),
         Outcome::Unviable => " (does not compile)".to_string(),
         Outcome::Uncovered => " (no test ran)".to_string(),
         Outcome::Survived => String::new(),

@@ -42,6 +42,9 @@ pub struct Workspace {
     /// `[package.metadata.capcheck]`, as JSON (cargo already parsed it).
     pub config: serde_json::Value,
     pub target_dir: PathBuf,
+    /// The root file of every target of the selected packages (build scripts excepted),
+    /// relative to the workspace root: where the compile-once engine puts its switch module.
+    pub roots: Vec<String>,
 }
 
 /// Run `cargo metadata` for the workspace the arguments name.
@@ -75,7 +78,16 @@ pub fn discover(args: &Selection) -> anyhow::Result<Workspace> {
     let mut files: Vec<FileEntry> = walked.into_iter().flatten().collect();
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     files.dedup_by(|a, b| a.abs == b.abs);
+    let mut roots: Vec<String> = packages
+        .iter()
+        .flat_map(|p| &p.targets)
+        .filter(|t| !t.is_custom_build())
+        .map(|t| rel(&root, t.src_path.as_std_path()))
+        .collect();
+    roots.sort();
+    roots.dedup();
     Ok(Workspace {
+        roots,
         root,
         files,
         config: config(&meta),

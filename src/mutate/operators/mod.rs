@@ -123,6 +123,25 @@ pub struct CeilingSite {
 pub struct FileSites {
     pub pending: Vec<Pending>,
     pub ceilings: Vec<CeilingSite>,
+    /// Bodies of production functions that run at run time (not `const fn`).
+    pub runtime: Vec<Range<usize>>,
+    /// Parts of those bodies, or of the file, the compile-once engine cannot switch: const
+    /// items and blocks, array lengths, patterns, types and generic arguments, attributes,
+    /// and bodies of macros other than formatting ones.
+    pub fixed: Vec<Range<usize>>,
+}
+
+impl FileSites {
+    /// Where a mutant of `range` sits: inside a runtime body and inside no fixed part of it.
+    pub fn context(&self, range: &Range<usize>) -> crate::mutate::Context {
+        // A fixed part inside the mutated text is fine: the switch keeps it verbatim.
+        let within = |r: &Range<usize>| r.start <= range.start && range.end <= r.end;
+        if self.runtime.iter().any(within) && !self.fixed.iter().any(within) {
+            crate::mutate::Context::Runtime
+        } else {
+            crate::mutate::Context::Fixed
+        }
+    }
 }
 
 /// The operators' collector: every production function that is not nested in another (trait
@@ -155,8 +174,50 @@ impl Collector for SiteCollector<'_> {
         self.imports = crate::syntax::use_paths(&file.items);
     }
 
+    fn enter_const(&mut self, _: &View, c: &crate::syntax::walk::ConstItem) {
+        self.out.fixed.push(range(c.expr));
+    }
+
+    fn local(&mut self, _: &View, l: &syn::Local) {
+        self.out.fixed.push(range(&l.pat));
+        self.out.fixed.extend(l.attrs.iter().map(range));
+    }
+
+    fn expr(&mut self, _: &View, e: &syn::Expr) {
+        use syn::Expr;
+        let fixed = &mut self.out.fixed;
+        match e {
+            Expr::Repeat(r) => fixed.push(range(&r.len)),
+            Expr::Const(c) => fixed.push(range(c)),
+            Expr::Match(m) => fixed.extend(m.arms.iter().map(|a| range(&a.pat))),
+            Expr::Let(l) => fixed.push(range(&l.pat)),
+            Expr::Cast(c) => fixed.push(range(&c.ty)),
+            Expr::Closure(c) => fixed.extend(c.inputs.iter().map(range)),
+            Expr::Path(p) => fixed.extend(turbofish(&p.path)),
+            Expr::MethodCall(m) => fixed.extend(m.turbofish.iter().map(range)),
+            _ => {}
+        }
+        // Attributes on expressions and statements (`#[cfg(..)]`, `#[allow(..)]`).
+        fixed.extend(expr_attrs(e).iter().map(range));
+    }
+
+    fn macro_call(&mut self, v: &View, mac: &syn::Macro, name: &str, _: Option<&[syn::Expr]>) {
+        if !v.in_format() && !crate::syntax::walk::FORMAT_MACROS.contains(&name) {
+            self.out.fixed.push(range(mac));
+        }
+    }
+
     fn enter_fn(&mut self, v: &View, f: &FnItem) {
-        if v.in_test() || v.fns.len() != 1 {
+        if v.in_test() {
+            return;
+        }
+        if f.sig.constness.is_some() {
+            self.out.fixed.push(range(f.block));
+        } else if v.fns.len() == 1 {
+            self.out.runtime.push(range(f.block));
+        }
+        f.attrs.iter().for_each(|a| self.out.fixed.push(range(a)));
+        if v.fns.len() != 1 {
             return;
         }
         let cx = FnCx {
@@ -224,7 +285,46 @@ pub fn discover(
             ),
         }
     }
-    crate::mutate::finish(rel, text, drafts, crate_name)
+    let mut mutants = crate::mutate::finish(rel, text, drafts, crate_name);
+    for m in &mut mutants {
+        m.context = sites.context(&m.range());
+    }
+    mutants
+}
+
+/// The generic arguments of a path (`Vec::<u8>::new`, `f::<8>`): types and consts.
+fn turbofish(path: &syn::Path) -> Vec<Range<usize>> {
+    path.segments
+        .iter()
+        .filter_map(|s| match &s.arguments {
+            syn::PathArguments::AngleBracketed(a) => Some(range(a)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The outer attributes of an expression.
+fn expr_attrs(e: &syn::Expr) -> &[syn::Attribute] {
+    use syn::Expr;
+    match e {
+        Expr::Array(x) => &x.attrs,
+        Expr::Assign(x) => &x.attrs,
+        Expr::Async(x) => &x.attrs,
+        Expr::Await(x) => &x.attrs,
+        Expr::Binary(x) => &x.attrs,
+        Expr::Block(x) => &x.attrs,
+        Expr::Call(x) => &x.attrs,
+        Expr::Closure(x) => &x.attrs,
+        Expr::ForLoop(x) => &x.attrs,
+        Expr::If(x) => &x.attrs,
+        Expr::Loop(x) => &x.attrs,
+        Expr::Macro(x) => &x.attrs,
+        Expr::Match(x) => &x.attrs,
+        Expr::MethodCall(x) => &x.attrs,
+        Expr::Unsafe(x) => &x.attrs,
+        Expr::While(x) => &x.attrs,
+        _ => &[],
+    }
 }
 
 /// Whether the walk entered a trait's default method.

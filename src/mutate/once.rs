@@ -1,0 +1,743 @@
+//! The compile-once engine. One instrumented build (`switch`) serves every runtime mutant;
+//! a traced baseline records which tests reach which sites; each mutant then runs only the
+//! tests that reach it, one process per test, fastest first, stopping at the first failure that
+//! is not a capacity pin. Mutants the switch cannot hold (const contexts, macro bodies, sites
+//! rustc rejects in switched form) go through the rebuild path afterwards, on the original text.
+//!
+//! Outcome policy:
+//! - no test (unit, integration or doc) reaches the site in the traced baseline: `uncovered`,
+//!   nothing runs;
+//! - a reaching test fails: `killed` (`killed_by` lists the failures seen before the first one
+//!   that is not a pin; after a pin failure the rest keep running, so `killed_only_by_pins` is
+//!   exact);
+//! - a test runs past its own limit (its baseline time times the multiplier, at least the floor),
+//!   or falls silent that long: `timeout`;
+//! - a test aborts on an allocation past the memory ceiling: `oom`;
+//! - every reaching test passes: `survived`;
+//! - a test whose two baseline runs disagree is flaky: it never kills, and is listed.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::mutate::Mutant;
+use crate::mutate::engine::{self, Event, Options, Ran, Stop};
+use crate::mutate::outcome::{Baseline, MAX_RAN, MutantResult, Outcome, test_names};
+use crate::mutate::process::{self, Ended, Limits};
+use crate::mutate::scratch::Scratch;
+use crate::mutate::switch::{self, ErrorSpan, Plan};
+
+/// How many times the instrumented build is redone without what rustc rejected.
+const ROUNDS: usize = 4;
+/// The baseline may take as long as a cold build of a large workspace; Ctrl-C still works.
+const BASELINE_TIMEOUT: Duration = Duration::from_secs(3 * 3600);
+/// The memory ceiling: this many times the baseline's largest test, and never below the floor.
+const MEMORY_FACTOR: u64 = 8;
+const MEMORY_FLOOR: u64 = 2 << 30;
+
+/// A test binary of the instrumented build.
+#[derive(Debug, Clone)]
+struct Binary {
+    exe: PathBuf,
+    /// `cargo test` runs a binary in its package's folder.
+    cwd: PathBuf,
+    env: Vec<(String, String)>,
+}
+
+/// One test: a test of a binary, or all doctests of the selection together.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Test {
+    Case { binary: usize, name: String },
+    Doc,
+}
+
+/// What the traced baseline knows about one test.
+#[derive(Debug, Clone)]
+struct Traced {
+    test: Test,
+    ms: u64,
+    /// The sites it reached.
+    sites: BTreeSet<u32>,
+}
+
+/// Everything the mutant runs need from the baseline.
+struct Suite {
+    binaries: Vec<Binary>,
+    tests: Vec<Traced>,
+    flaky: BTreeSet<Test>,
+    memory: Option<u64>,
+}
+
+pub fn run(
+    root: &Path,
+    mutants: &[Mutant],
+    opts: &Options,
+    pins: &(dyn Fn(&[String]) -> bool + Sync),
+    progress: &(dyn Fn(Event) + Sync),
+) -> Result<Ran, Stop> {
+    engine::start(opts)?;
+    let scratch = Scratch::copy(root, &opts.target_dir, opts.scratch_parent.as_deref())?;
+    let target = opts.build_dir.join("0");
+    let log = opts.log_dir.join("baseline.log");
+    engine::write_log(&log, crate::mutate::output::BASELINE_HEADER)?;
+    let original = |rel: &str| std::fs::read_to_string(root.join(rel)).ok();
+    let mut results: Vec<Option<MutantResult>> = vec![None; mutants.len()];
+    let mut rebuild: BTreeSet<usize> = BTreeSet::new();
+    let mut written: BTreeSet<String> = BTreeSet::new();
+    // Instrument and build, withdrawing what rustc rejects.
+    let mut built = None;
+    let mut build_ms = 0;
+    for round in 0.. {
+        let plan = switch::plan(mutants, &original, &rebuild, &opts.roots);
+        write_plan(scratch.root(), &plan, &original, &mut written)?;
+        let started = Instant::now();
+        let b = build(scratch.root(), &target, opts, &log)?;
+        build_ms = started.elapsed().as_millis() as u64;
+        if b.ok {
+            built = Some((plan, b.binaries, b.has_lib));
+            break;
+        }
+        let blame = switch::attribute(&plan, &b.errors);
+        let progress_made = !blame.unviable.is_empty() || !blame.rebuild.is_empty();
+        if plan.switched() == 0 {
+            // The original fails to build: the baseline fails.
+            return Err(Stop::BaselineFailed { log, step: "build" });
+        }
+        for &i in &blame.unviable {
+            results[i] = Some(engine::result(
+                &mutants[i],
+                Outcome::Unviable,
+                0,
+                String::new(),
+            ));
+            rebuild.insert(i);
+        }
+        rebuild.extend(&blame.rebuild);
+        if blame.elsewhere || !progress_made || round + 1 >= ROUNDS {
+            // What rustc rejects is not any one site's: everything takes the rebuild path.
+            append(
+                &log,
+                "\ncapcheck: the instrumented build failed outside any mutant's switch; every \
+                 remaining mutant takes the rebuild path\n",
+            )?;
+            rebuild.extend(0..mutants.len());
+            let plan = switch::plan(mutants, &original, &rebuild, &opts.roots);
+            write_plan(scratch.root(), &plan, &original, &mut written)?;
+            let started = Instant::now();
+            let b = build(scratch.root(), &target, opts, &log)?;
+            build_ms = started.elapsed().as_millis() as u64;
+            if !b.ok {
+                return Err(Stop::BaselineFailed { log, step: "build" });
+            }
+            built = Some((plan, b.binaries, b.has_lib));
+            break;
+        }
+        append(
+            &log,
+            &format!(
+                "\ncapcheck: rustc rejected {} switched mutant(s) in their own code (unviable) and \
+                 the switch of {} more (rebuilt one by one instead); building again\n",
+                blame.unviable.len(),
+                blame.rebuild.len()
+            ),
+        )?;
+    }
+    let (plan, binaries, has_lib) = built.expect("the loop ends with a build");
+    let suite = baseline(
+        scratch.root(),
+        &target,
+        opts,
+        &log,
+        binaries,
+        has_lib,
+        &plan,
+    )?;
+    let test_ms: u64 = suite.tests.iter().map(|t| t.ms).sum();
+    let baseline = Baseline {
+        build_ms,
+        test_ms,
+        tests: suite
+            .tests
+            .iter()
+            .filter(|t| matches!(t.test, Test::Case { .. }))
+            .count(),
+        engine: "switch".into(),
+        switched: plan.switched(),
+        flaky: suite.flaky.iter().map(|t| suite.name(t)).collect(),
+    };
+    progress(Event::Baseline(&baseline));
+    if suite.tests.is_empty() {
+        // Nothing can notice any mutant; say so without running them.
+        for (i, m) in mutants.iter().enumerate() {
+            results[i]
+                .get_or_insert_with(|| engine::result(m, Outcome::Uncovered, 0, String::new()));
+        }
+    }
+    let total = mutants.len();
+    let done = AtomicUsize::new(results.iter().flatten().count());
+    for r in results.iter().flatten() {
+        engine::record(&opts.verdicts, r)?;
+    }
+    let finished = |r: &MutantResult| {
+        let d = done.fetch_add(1, Ordering::SeqCst) + 1;
+        progress(Event::Done {
+            done: d,
+            total,
+            result: r,
+        });
+    };
+    // Switched mutants, in parallel: they share the one build.
+    let switched: Vec<usize> = (0..mutants.len())
+        .filter(|&i| plan.switches[i].is_some() && results[i].is_none())
+        .collect();
+    let next = AtomicUsize::new(0);
+    let shared: Mutex<&mut Vec<Option<MutantResult>>> = Mutex::new(&mut results);
+    let stops: Mutex<Vec<Stop>> = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..opts.jobs.clamp(1, switched.len().max(1)) {
+            s.spawn(|| {
+                let work = || -> Result<(), Stop> {
+                    loop {
+                        let n = next.fetch_add(1, Ordering::SeqCst);
+                        let Some(&i) = switched.get(n) else {
+                            return Ok(());
+                        };
+                        if !stops.lock().expect("stops lock").is_empty() {
+                            return Ok(());
+                        }
+                        let r = run_switched(
+                            &mutants[i],
+                            plan.switches[i].expect("switched"),
+                            scratch.root(),
+                            &target,
+                            &suite,
+                            opts,
+                            pins,
+                        )?;
+                        finished(&r);
+                        let mut results = shared.lock().expect("results lock");
+                        engine::record(&opts.verdicts, &r)?;
+                        results[i] = Some(r);
+                    }
+                };
+                if let Err(stop) = work() {
+                    stops.lock().expect("stops lock").push(stop);
+                }
+            });
+        }
+    });
+    if process::interrupted() {
+        return Err(Stop::Interrupted);
+    }
+    if let Some(stop) = stops.into_inner().expect("stops lock").into_iter().next() {
+        return Err(stop);
+    }
+    // The rebuild path, on the original text.
+    let rest: Vec<usize> = (0..mutants.len())
+        .filter(|&i| results[i].is_none())
+        .collect();
+    if !rest.is_empty() {
+        write_plan(scratch.root(), &Plan::default(), &original, &mut written)?;
+        let timeouts = engine::Timeouts {
+            build: engine::limit(opts, build_ms),
+            test: engine::limit(opts, test_ms),
+        };
+        for i in rest {
+            let r = engine::run_one(
+                &mutants[i],
+                scratch.root(),
+                &target,
+                opts,
+                &timeouts,
+                &crate::mutate::strategy::Rebuild,
+                pins,
+            )?;
+            finished(&r);
+            engine::record(&opts.verdicts, &r)?;
+            results[i] = Some(r);
+        }
+    }
+    drop(scratch);
+    Ok(Ran {
+        baseline,
+        results: results.into_iter().flatten().collect(),
+    })
+}
+
+impl Suite {
+    fn name(&self, t: &Test) -> String {
+        match t {
+            Test::Case { name, .. } => name.clone(),
+            Test::Doc => "doctests".into(),
+        }
+    }
+}
+
+/// Write the plan's files into the scratch copy, and put back the original of every file
+/// `written` says an earlier plan instrumented and this one does not.
+fn write_plan(
+    scratch: &Path,
+    plan: &Plan,
+    original: &dyn Fn(&str) -> Option<String>,
+    written: &mut BTreeSet<String>,
+) -> std::io::Result<()> {
+    for rel in written.iter().filter(|rel| !plan.files.contains_key(*rel)) {
+        if let Some(text) = original(rel) {
+            std::fs::write(scratch.join(rel), text)?;
+        }
+    }
+    written.clear();
+    for (rel, f) in &plan.files {
+        std::fs::write(scratch.join(rel), &f.text)?;
+        written.insert(rel.clone());
+    }
+    Ok(())
+}
+
+fn append(log: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    crate::mutate::output::append(log)?.write_all(text.as_bytes())
+}
+
+struct Build {
+    ok: bool,
+    /// A selected package has a library (so doctests may exist).
+    has_lib: bool,
+    binaries: Vec<Binary>,
+    errors: Vec<Vec<ErrorSpan>>,
+}
+
+/// `cargo test --no-run` with JSON messages: the test binaries, or the errors' spans.
+fn build(scratch: &Path, target: &Path, opts: &Options, log: &Path) -> Result<Build, Stop> {
+    let json = target.join("capcheck-build.json");
+    if let Some(dir) = json.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let _ = std::fs::remove_file(&json);
+    let mut cmd = engine::cargo(
+        scratch,
+        target,
+        opts,
+        &["test", "--no-run", "--message-format", "json"],
+    );
+    cmd.stdout(std::fs::File::create(&json)?);
+    let ran = process::run_split(&mut cmd, log, BASELINE_TIMEOUT)?;
+    if ran == Ended::Interrupted {
+        return Err(Stop::Interrupted);
+    }
+    let text = std::fs::read(&json)?;
+    let mut out = Build {
+        ok: ran.success(),
+        has_lib: false,
+        binaries: Vec::new(),
+        errors: Vec::new(),
+    };
+    let mut rendered = String::new();
+    for msg in cargo_metadata::Message::parse_stream(text.as_slice()).flatten() {
+        match msg {
+            cargo_metadata::Message::CompilerArtifact(a)
+                if !a.profile.test && a.manifest_path.starts_with(scratch) =>
+            {
+                out.has_lib |= a.target.is_lib();
+            }
+            cargo_metadata::Message::CompilerArtifact(a) if a.profile.test => {
+                if let Some(exe) = a.executable {
+                    let cwd = a
+                        .manifest_path
+                        .parent()
+                        .map(|p| p.as_std_path().to_path_buf())
+                        .unwrap_or_else(|| scratch.to_path_buf());
+                    out.binaries.push(Binary {
+                        exe: exe.into_std_path_buf(),
+                        env: package_env(&a.package_id.repr, &a.target.name, &cwd, target),
+                        cwd,
+                    });
+                }
+            }
+            cargo_metadata::Message::CompilerMessage(m) => {
+                if let Some(r) = &m.message.rendered {
+                    rendered.push_str(r);
+                }
+                if m.message.level == cargo_metadata::diagnostic::DiagnosticLevel::Error {
+                    out.errors.push(spans(scratch, &m.message));
+                }
+            }
+            _ => {}
+        }
+    }
+    append(log, &rendered)?;
+    Ok(out)
+}
+
+/// The primary spans of an error (where rustc says it is, not the labels that explain it), with
+/// the call sites of macro expansions, as workspace-relative files.
+fn spans(scratch: &Path, d: &cargo_metadata::diagnostic::Diagnostic) -> Vec<ErrorSpan> {
+    let mut out = Vec::new();
+    let mut todo: Vec<&cargo_metadata::diagnostic::DiagnosticSpan> =
+        d.spans.iter().filter(|s| s.is_primary).collect();
+    while let Some(s) = todo.pop() {
+        let path = Path::new(&s.file_name);
+        let rel = path
+            .strip_prefix(scratch)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .replace('\\', "/");
+        out.push(ErrorSpan {
+            file: rel,
+            bytes: s.byte_start as usize..s.byte_end as usize,
+        });
+        if let Some(e) = &s.expansion {
+            todo.push(&e.span);
+        }
+    }
+    out
+}
+
+/// The environment `cargo test` gives a test binary at run time.
+fn package_env(
+    package_id: &str,
+    target: &str,
+    dir: &Path,
+    target_dir: &Path,
+) -> Vec<(String, String)> {
+    // `path+file:///..#name@1.2.3` or `path+file:///../name#1.2.3`.
+    let tail = package_id.rsplit('#').next().unwrap_or("");
+    let (name, version) = match tail.split_once('@') {
+        Some((n, v)) => (n.to_string(), v.to_string()),
+        None => (
+            dir.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            tail.to_string(),
+        ),
+    };
+    let mut env = vec![
+        ("CARGO_MANIFEST_DIR".to_string(), dir.display().to_string()),
+        ("CARGO_PKG_NAME".to_string(), name),
+        ("CARGO_CRATE_NAME".to_string(), target.replace('-', "_")),
+        ("CARGO_PKG_VERSION".to_string(), version.clone()),
+    ];
+    let mut parts = version.split(['.', '-']);
+    for key in ["MAJOR", "MINOR", "PATCH"] {
+        env.push((
+            format!("CARGO_PKG_VERSION_{key}"),
+            parts.next().unwrap_or("").to_string(),
+        ));
+    }
+    if let Some(cargo) = std::env::var_os("CARGO") {
+        env.push(("CARGO".into(), cargo.to_string_lossy().into_owned()));
+    }
+    let deps = target_dir.join("debug").join("deps");
+    let lib_path = match std::env::var("LD_LIBRARY_PATH") {
+        Ok(p) if !p.is_empty() => format!("{}:{p}", deps.display()),
+        _ => deps.display().to_string(),
+    };
+    env.push(("LD_LIBRARY_PATH".into(), lib_path));
+    env
+}
+
+fn test_cmd(b: &Binary, args: &[&str]) -> Command {
+    let mut cmd = Command::new(&b.exe);
+    cmd.args(args)
+        .current_dir(&b.cwd)
+        .envs(b.env.iter().map(|(k, v)| (k, v)))
+        .env_remove(switch::HITS_ENV)
+        .env(switch::ENV, "0");
+    cmd
+}
+
+/// Run the whole suite twice: once per binary as a whole (the verdicts), once test by test with
+/// the reach recorded (the verdicts again, the times, the sites). Doctests run as one group.
+fn baseline(
+    scratch: &Path,
+    target: &Path,
+    opts: &Options,
+    log: &Path,
+    binaries: Vec<Binary>,
+    has_lib: bool,
+    plan: &Plan,
+) -> Result<Suite, Stop> {
+    let reach = opts.build_dir.join("reach");
+    let _ = std::fs::remove_dir_all(&reach);
+    std::fs::create_dir_all(&reach)?;
+    // First run: each binary whole, in parallel threads as `cargo test` would.
+    let mut first: BTreeMap<Test, bool> = BTreeMap::new();
+    let mut cases: Vec<Test> = Vec::new();
+    for (bi, b) in binaries.iter().enumerate() {
+        let before = len(log);
+        let (ended, _) = process::run(&mut test_cmd(b, &[]), log, BASELINE_TIMEOUT)?;
+        if ended == Ended::Interrupted {
+            return Err(Stop::Interrupted);
+        }
+        let names = test_names(&read_from(log, before));
+        for (name, ok) in names
+            .passed
+            .iter()
+            .map(|n| (n, true))
+            .chain(names.failed.iter().map(|n| (n, false)))
+        {
+            let t = Test::Case {
+                binary: bi,
+                name: name.clone(),
+            };
+            first.insert(t.clone(), ok);
+            cases.push(t);
+        }
+        if names.passed.is_empty() && names.failed.is_empty() && !ended.success() {
+            return Err(Stop::BaselineFailed {
+                log: log.to_path_buf(),
+                step: "test",
+            });
+        }
+    }
+    let doc = |hits: Option<&Path>| -> Result<(bool, bool, u64), Stop> {
+        let mut cmd = engine::cargo(scratch, target, opts, &["test", "--doc"]);
+        cmd.env(switch::ENV, "0");
+        match hits {
+            Some(h) => cmd.env(switch::HITS_ENV, h),
+            None => cmd.env_remove(switch::HITS_ENV),
+        };
+        let before = len(log);
+        let (ended, took) = process::run(&mut cmd, log, BASELINE_TIMEOUT)?;
+        if ended == Ended::Interrupted {
+            return Err(Stop::Interrupted);
+        }
+        let names = test_names(&read_from(log, before));
+        let any = !names.passed.is_empty() || !names.failed.is_empty();
+        Ok((any, ended.success(), took.as_millis() as u64))
+    };
+    let doc_first = if has_lib { Some(doc(None)?) } else { None };
+    // Second run: test by test, traced.
+    let hits_of = |n: usize| reach.join(format!("{n}.hits"));
+    let traced: Mutex<Vec<(usize, bool, u64, u64)>> = Mutex::new(Vec::new());
+    let next = AtomicUsize::new(0);
+    let stop: Mutex<Option<Stop>> = Mutex::new(None);
+    std::thread::scope(|s| {
+        for _ in 0..opts.jobs.clamp(1, cases.len().max(1)) {
+            s.spawn(|| {
+                loop {
+                    let n = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(Test::Case { binary, name }) = cases.get(n) else {
+                        return;
+                    };
+                    let mut cmd = test_cmd(
+                        &binaries[*binary],
+                        &["--exact", name, "--test-threads", "1"],
+                    );
+                    cmd.env(switch::HITS_ENV, hits_of(n));
+                    let one = reach.join(format!("{n}.log"));
+                    let ran = engine::write_log(&one, "").and_then(|()| {
+                        process::run_limited(&mut cmd, &one, &Limits::time(BASELINE_TIMEOUT))
+                    });
+                    match ran {
+                        Ok(r) if r.ended == Ended::Interrupted => {
+                            *stop.lock().expect("stop lock") = Some(Stop::Interrupted);
+                            return;
+                        }
+                        Ok(r) => traced.lock().expect("traced lock").push((
+                            n,
+                            r.ended.success(),
+                            r.took.as_millis() as u64,
+                            r.peak_kib,
+                        )),
+                        Err(e) => {
+                            *stop.lock().expect("stop lock") = Some(e.into());
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    if let Some(s) = stop.into_inner().expect("stop lock") {
+        return Err(s);
+    }
+    let mut tests = Vec::new();
+    let mut flaky = BTreeSet::new();
+    let mut peak = 0u64;
+    let mut traced = traced.into_inner().expect("traced lock");
+    traced.sort();
+    for (n, ok, ms, kib) in traced {
+        let t = cases[n].clone();
+        let was = first.get(&t).copied().unwrap_or(ok);
+        if ok != was {
+            flaky.insert(t.clone());
+        } else if !ok {
+            append(
+                log,
+                &format!(
+                    "\ncapcheck: test `{}` failed in both baseline runs\n",
+                    name_of(&t)
+                ),
+            )?;
+            return Err(Stop::BaselineFailed {
+                log: log.to_path_buf(),
+                step: "test",
+            });
+        }
+        peak = peak.max(kib);
+        tests.push(Traced {
+            sites: read_hits(&hits_of(n), plan.sites),
+            test: t,
+            ms,
+        });
+    }
+    if let Some((any, ok, _)) = doc_first
+        && any
+    {
+        let hits = reach.join("doc.hits");
+        let (_, again, ms) = doc(Some(&hits))?;
+        if ok != again {
+            flaky.insert(Test::Doc);
+        } else if !ok {
+            return Err(Stop::BaselineFailed {
+                log: log.to_path_buf(),
+                step: "test",
+            });
+        }
+        tests.push(Traced {
+            test: Test::Doc,
+            ms,
+            sites: read_hits(&hits, plan.sites),
+        });
+    }
+    for t in &flaky {
+        append(
+            log,
+            &format!(
+                "\ncapcheck: `{}` is flaky (the two baseline runs disagree): it kills no mutant\n",
+                name_of(t)
+            ),
+        )?;
+    }
+    // Fastest first, by decade of baseline time, then by name: a killer is found soon, and the
+    // order (so `killed_by` and `tests_run`) does not change with a run's timing noise.
+    tests.sort_by_key(|t| (decade(t.ms), t.test.clone()));
+    Ok(Suite {
+        binaries,
+        tests,
+        flaky,
+        memory: (peak > 0).then(|| (peak * 1024 * MEMORY_FACTOR).max(MEMORY_FLOOR)),
+    })
+}
+
+/// 0 below 100 ms, 1 below 1 s, 2 below 10 s, and so on.
+fn decade(ms: u64) -> u32 {
+    (ms.max(1) as f64 / 10.0).log10().max(0.0).floor() as u32
+}
+
+fn name_of(t: &Test) -> String {
+    match t {
+        Test::Case { name, .. } => name.clone(),
+        Test::Doc => "doctests".into(),
+    }
+}
+
+fn read_hits(path: &Path, sites: usize) -> BTreeSet<u32> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse::<u32>().ok())
+        .filter(|&s| (s as usize) < sites)
+        .collect()
+}
+
+fn len(log: &Path) -> usize {
+    std::fs::metadata(log).map_or(0, |m| m.len() as usize)
+}
+
+fn read_from(log: &Path, at: usize) -> String {
+    let bytes = std::fs::read(log).unwrap_or_default();
+    String::from_utf8_lossy(bytes.get(at..).unwrap_or_default()).into_owned()
+}
+
+/// Run one switched mutant: the tests that reach its site, fastest first.
+fn run_switched(
+    m: &Mutant,
+    sw: switch::Switch,
+    scratch: &Path,
+    target: &Path,
+    suite: &Suite,
+    opts: &Options,
+    pins: &(dyn Fn(&[String]) -> bool + Sync),
+) -> Result<MutantResult, Stop> {
+    let start = Instant::now();
+    let reaching: Vec<&Traced> = suite
+        .tests
+        .iter()
+        .filter(|t| t.sites.contains(&sw.site) && !suite.flaky.contains(&t.test))
+        .collect();
+    if reaching.is_empty() {
+        return Ok(engine::result(m, Outcome::Uncovered, 0, String::new()));
+    }
+    let name = engine::log_name(&m.id);
+    let log = opts.log_dir.join(&name);
+    engine::write_log(&log, &engine::mutant_header(m))?;
+    let mut outcome = Outcome::Survived;
+    let (mut passed, mut failed) = (Vec::new(), Vec::new());
+    let mut run = 0;
+    for t in reaching {
+        let limit = engine::limit(opts, t.ms);
+        let (mut cmd, memory) = match &t.test {
+            Test::Case { binary, name } => (
+                test_cmd(&suite.binaries[*binary], &["--exact", name]),
+                suite.memory,
+            ),
+            Test::Doc => (
+                engine::cargo(scratch, target, opts, &["test", "--doc"]),
+                None,
+            ),
+        };
+        cmd.env(switch::ENV, sw.number.to_string());
+        let before = len(&log);
+        let limits = Limits {
+            timeout: limit,
+            silence: Some(limit),
+            memory,
+        };
+        let ended = process::run_limited(&mut cmd, &log, &limits)?.ended;
+        let out = read_from(&log, before);
+        let oom = memory.is_some() && out.contains("memory allocation of");
+        let names = match &t.test {
+            Test::Case { name, .. } => vec![name.clone()],
+            Test::Doc => {
+                let n = test_names(&out);
+                if ended.success() { n.passed } else { n.failed }
+            }
+        };
+        run += 1;
+        match ended {
+            Ended::Interrupted => return Err(Stop::Interrupted),
+            Ended::TimedOut => {
+                outcome = Outcome::Timeout;
+                break;
+            }
+            e if e.success() => passed.extend(names),
+            _ if oom => {
+                outcome = Outcome::Oom;
+                break;
+            }
+            _ => {
+                outcome = Outcome::Killed;
+                let pin = pins(&names);
+                failed.extend(names);
+                if !pin {
+                    break;
+                }
+            }
+        }
+    }
+    let mut r = engine::result(m, outcome, start.elapsed().as_millis() as u64, name);
+    r.tests_run = run;
+    if outcome == Outcome::Survived {
+        r.ran = passed.into_iter().take(MAX_RAN).collect();
+    }
+    if outcome == Outcome::Killed {
+        r.killed_only_by_pins = pins(&failed);
+    }
+    r.killed_by = failed;
+    Ok(r)
+}

@@ -1,0 +1,552 @@
+//! Compile once: every runtime mutant is written into one instrumented copy of its file, behind
+//! a `match` on the mutant the environment names, so one build serves every mutant.
+//!
+//! A site (one byte range, with every mutant of that range) becomes
+//! `match crate::__capcheck_mutants::id(SITE) { K1 => REPLACEMENT1, .., _ => ORIGINAL }`, where
+//! `K` is the mutant's number (`CAPCHECK_MUTANT=K` selects it; 0 or unset is the baseline) and
+//! sites nested inside the original are instrumented the same way. `id` also records the first
+//! time each site is reached when `CAPCHECK_HITS` names a file: that is how the traced baseline
+//! learns which tests reach which sites. Every target root of the selected packages gets the
+//! small `__capcheck_mutants` module appended; the user's crate gets no dependency.
+//!
+//! rustc decides what the instrumentation cannot: `attribute` maps the errors of an instrumented
+//! build back to the mutants whose arm they fall in (those are unviable) and to the sites whose
+//! scaffolding they fall in (those go back to the rebuild path).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
+
+use crate::mutate::{Context, Mutant};
+
+/// The environment variable that selects the active mutant (its number, 1-based; 0: none).
+pub const ENV: &str = "CAPCHECK_MUTANT";
+/// The environment variable naming the file where reached sites are appended, one per line.
+pub const HITS_ENV: &str = "CAPCHECK_HITS";
+/// The module appended to every target root.
+pub const MODULE: &str = "__capcheck_mutants";
+
+/// The switch of one mutant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Switch {
+    /// The site whose reach decides which tests run the mutant.
+    pub site: u32,
+    /// `CAPCHECK_MUTANT=number` turns it on.
+    pub number: u32,
+}
+
+/// One instrumented file.
+#[derive(Debug, Clone)]
+pub struct FilePlan {
+    pub text: String,
+    /// Each mutant's arm in the instrumented text.
+    arms: Vec<(Range<usize>, usize)>,
+    /// Each site's whole rendering in the instrumented text, with its mutants.
+    scaffolds: Vec<(Range<usize>, Vec<usize>)>,
+    /// Where the appended module sits, for a root file.
+    module: Option<Range<usize>>,
+}
+
+/// The instrumentation of a run: which mutants are switched, and the files that do it.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    pub files: BTreeMap<String, FilePlan>,
+    /// By mutant index: its switch, or `None` for the rebuild path.
+    pub switches: Vec<Option<Switch>>,
+    pub sites: usize,
+}
+
+impl Plan {
+    pub fn switched(&self) -> usize {
+        self.switches.iter().flatten().count()
+    }
+}
+
+/// Plan the instrumentation of `mutants`. `text` gives each file's text (by relative path);
+/// `rebuild` holds mutants that must not be switched (rustc rejected their switch before);
+/// `roots` are the target roots that get the module.
+pub fn plan(
+    mutants: &[Mutant],
+    text: &dyn Fn(&str) -> Option<String>,
+    rebuild: &BTreeSet<usize>,
+    roots: &[String],
+) -> Plan {
+    let mut by_file: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, m) in mutants.iter().enumerate() {
+        if m.context == Context::Runtime && !rebuild.contains(&i) {
+            by_file.entry(m.file.as_str()).or_default().push(i);
+        }
+    }
+    let mut plan = Plan {
+        switches: vec![None; mutants.len()],
+        ..Plan::default()
+    };
+    let mut next_site = 0u32;
+    for (file, idx) in by_file {
+        let Some(src) = text(file) else { continue };
+        let nodes = tree(mutants, &idx, &src);
+        if nodes.is_empty() {
+            continue;
+        }
+        let mut r = Render {
+            src: &src,
+            out: String::with_capacity(src.len() * 2),
+            arms: Vec::new(),
+            scaffolds: Vec::new(),
+            mutants,
+            plan: &mut plan,
+            next_site: &mut next_site,
+        };
+        r.span(0..src.len(), &nodes, false);
+        let (text, arms, scaffolds) = (r.out, r.arms, r.scaffolds);
+        plan.files.insert(
+            file.to_string(),
+            FilePlan {
+                text,
+                arms,
+                scaffolds,
+                module: None,
+            },
+        );
+    }
+    plan.sites = next_site as usize;
+    if plan.switched() == 0 {
+        return Plan {
+            switches: vec![None; mutants.len()],
+            ..Plan::default()
+        };
+    }
+    let module = module_source(plan.sites);
+    for root in roots {
+        let entry = match plan.files.remove(root) {
+            Some(f) => f,
+            None => match text(root) {
+                Some(t) => FilePlan {
+                    text: t,
+                    arms: Vec::new(),
+                    scaffolds: Vec::new(),
+                    module: None,
+                },
+                None => continue,
+            },
+        };
+        let mut entry = entry;
+        let start = entry.text.len();
+        entry.text.push_str(&module);
+        entry.module = Some(start..entry.text.len());
+        plan.files.insert(root.clone(), entry);
+    }
+    plan
+}
+
+/// A site: one byte range, its mutants, the sites nested in it.
+struct Node {
+    range: Range<usize>,
+    mutants: Vec<usize>,
+    children: Vec<Node>,
+}
+
+/// The sites of one file as a tree by containment. A site that overlaps another without
+/// containing it, or that is not valid text, keeps the rebuild path.
+fn tree(mutants: &[Mutant], idx: &[usize], src: &str) -> Vec<Node> {
+    let mut sites: BTreeMap<(usize, std::cmp::Reverse<usize>), Vec<usize>> = BTreeMap::new();
+    for &i in idx {
+        let m = &mutants[i];
+        let r = m.range();
+        if src.get(r.clone()) != Some(m.original.as_str()) || r.is_empty() {
+            continue;
+        }
+        sites
+            .entry((r.start, std::cmp::Reverse(r.end)))
+            .or_default()
+            .push(i);
+    }
+    // Outer before inner: a stack of open sites.
+    let mut roots: Vec<Node> = Vec::new();
+    let mut stack: Vec<Node> = Vec::new();
+    for ((start, std::cmp::Reverse(end)), ms) in sites {
+        let node = Node {
+            range: start..end,
+            mutants: ms,
+            children: Vec::new(),
+        };
+        while let Some(top) = stack.last() {
+            if top.range.end <= start {
+                let done = stack.pop().expect("non-empty");
+                push(&mut stack, &mut roots, done);
+            } else {
+                break;
+            }
+        }
+        if let Some(top) = stack.last()
+            && end > top.range.end
+        {
+            // Overlaps the open site without being inside it: not switchable here.
+            continue;
+        }
+        stack.push(node);
+    }
+    while let Some(done) = stack.pop() {
+        push(&mut stack, &mut roots, done);
+    }
+    roots
+}
+
+fn push(stack: &mut [Node], roots: &mut Vec<Node>, node: Node) {
+    match stack.last_mut() {
+        Some(parent) => parent.children.push(node),
+        None => roots.push(node),
+    }
+}
+
+struct Render<'a> {
+    src: &'a str,
+    out: String,
+    arms: Vec<(Range<usize>, usize)>,
+    scaffolds: Vec<(Range<usize>, Vec<usize>)>,
+    mutants: &'a [Mutant],
+    plan: &'a mut Plan,
+    next_site: &'a mut u32,
+}
+
+impl Render<'_> {
+    /// Copy `range` of the source, rendering the sites in it. `in_arm`: the range is an arm of
+    /// an enclosing site's `match`.
+    fn span(&mut self, range: Range<usize>, nodes: &[Node], in_arm: bool) {
+        let mut at = range.start;
+        for n in nodes {
+            self.out.push_str(&self.src[at..n.range.start]);
+            // A `match` that starts an arm ends it unless in parentheses.
+            let arm_start = in_arm && n.range.start == range.start;
+            self.node(n, arm_start.then_some(n.range.end < range.end));
+            at = n.range.end;
+        }
+        self.out.push_str(&self.src[at..range.end]);
+    }
+
+    /// `arm_start`: the site starts an enclosing arm, and whether more of the arm follows it.
+    fn node(&mut self, n: &Node, arm_start: Option<bool>) {
+        let site = *self.next_site;
+        *self.next_site += 1;
+        let original = &self.src[n.range.clone()];
+        let replacements: Vec<&str> = n
+            .mutants
+            .iter()
+            .map(|&i| self.mutants[i].replacement.as_str())
+            .collect();
+        let form = Form::of(self.src, &n.range, original, &replacements, arm_start);
+        let start = self.out.len();
+        self.out.push_str(form.open());
+        self.out
+            .push_str(&format!("match crate::{MODULE}::id({site}) {{ "));
+        for &i in &n.mutants {
+            let number = i as u32 + 1;
+            self.plan.switches[i] = Some(Switch { site, number });
+            self.out.push_str(&format!("{number} => "));
+            let arm = self.out.len();
+            let replacement = &self.mutants[i].replacement;
+            if form == Form::Statement {
+                self.out.push_str(&format!("{{ {replacement} }}"));
+            } else {
+                self.out.push_str(replacement);
+            }
+            self.arms.push((arm..self.out.len(), i));
+            self.out.push_str(", ");
+        }
+        self.out.push_str("_ => ");
+        if form == Form::Statement {
+            self.out.push_str("{ ");
+        }
+        self.span(n.range.clone(), &n.children, true);
+        if form == Form::Statement {
+            self.out.push_str(" }");
+        }
+        self.out.push_str(" }");
+        self.out.push_str(form.close());
+        self.scaffolds
+            .push((start..self.out.len(), n.mutants.clone()));
+    }
+}
+
+/// How a site's `match` is written so it parses where the original stood.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// An expression: bare, or in parentheses at the start of a statement it does not end.
+    Expr { parens: bool },
+    /// A block (a function body, a block the mutant replaces): the `match` inside braces.
+    Block,
+    /// A statement some mutant deletes: every arm a block.
+    Statement,
+}
+
+impl Form {
+    fn of(
+        src: &str,
+        range: &Range<usize>,
+        original: &str,
+        replacements: &[&str],
+        arm_start: Option<bool>,
+    ) -> Form {
+        let block = |t: &str| t.starts_with('{') && t.ends_with('}');
+        if replacements.iter().any(|r| r.trim().is_empty()) {
+            Form::Statement
+        } else if block(original) && replacements.iter().all(|r| block(r)) {
+            Form::Block
+        } else {
+            let parens = match arm_start {
+                Some(followed) => followed,
+                None => {
+                    let next = src[range.end..].trim_start().chars().next();
+                    statement_start(&src[..range.start]) && !matches!(next, Some(';' | '}'))
+                }
+            };
+            Form::Expr { parens }
+        }
+    }
+
+    fn open(self) -> &'static str {
+        match self {
+            Form::Expr { parens: true } => "(",
+            Form::Block => "{ ",
+            _ => "",
+        }
+    }
+
+    fn close(self) -> &'static str {
+        match self {
+            Form::Expr { parens: true } => ")",
+            Form::Block => " }",
+            _ => "",
+        }
+    }
+}
+
+/// Whether what precedes a position ends a statement or opens a block (so an expression
+/// starting there starts a statement). Line comments are skipped.
+fn statement_start(before: &str) -> bool {
+    for line in before.rsplit('\n') {
+        let code = match line.find("//") {
+            Some(i) => &line[..i],
+            None => line,
+        };
+        if let Some(c) = code.trim_end().chars().last() {
+            return matches!(c, ';' | '{' | '}');
+        }
+    }
+    true
+}
+
+/// The module every target root gets: the active mutant, read once, and the reach record.
+pub fn module_source(sites: usize) -> String {
+    format!(
+        r#"
+
+#[doc(hidden)]
+#[allow(dead_code, unused, missing_docs, unreachable_pub, clippy::all)]
+pub(crate) mod {MODULE} {{
+    use ::std::sync::atomic::{{AtomicBool, AtomicU32, Ordering}};
+    const SITES: usize = {sites};
+    const UNREACHED: AtomicBool = AtomicBool::new(false);
+    static REACHED: [AtomicBool; SITES] = [UNREACHED; SITES];
+    static ACTIVE: AtomicU32 = AtomicU32::new(u32::MAX);
+
+    /// The active mutant (0: none), read from {ENV} once; records the first reach of `site`.
+    #[inline(never)]
+    pub(crate) fn id(site: u32) -> u32 {{
+        let mut active = ACTIVE.load(Ordering::Relaxed);
+        if active == u32::MAX {{
+            active = ::std::env::var("{ENV}")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+            ACTIVE.store(active, Ordering::Relaxed);
+        }}
+        if let Some(reached) = REACHED.get(site as usize) {{
+            if !reached.load(Ordering::Relaxed) && !reached.swap(true, Ordering::Relaxed) {{
+                record(site);
+            }}
+        }}
+        active
+    }}
+
+    fn record(site: u32) {{
+        use ::std::io::Write;
+        if let Some(path) = ::std::env::var_os("{HITS_ENV}") {{
+            if let Ok(mut f) = ::std::fs::OpenOptions::new().create(true).append(true).open(path) {{
+                let _ = f.write_all(::std::format!("{{}}\n", site).as_bytes());
+            }}
+        }}
+    }}
+}}
+"#
+    )
+}
+
+/// What an instrumented build's errors say about the plan.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Attribution {
+    /// Mutants rustc rejected in their own arm, at a site whose scaffolding it accepted:
+    /// unviable.
+    pub unviable: BTreeSet<usize>,
+    /// Mutants whose site's scaffolding rustc rejected: they go back to the rebuild path.
+    pub rebuild: BTreeSet<usize>,
+    /// Errors in no site (or in the module): the instrumentation as a whole failed.
+    pub elsewhere: bool,
+}
+
+/// One error span of rustc's JSON diagnostics: the file as rustc names it, and bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorSpan {
+    pub file: String,
+    pub bytes: Range<usize>,
+}
+
+/// Map error spans to mutants. `rel` turns rustc's file name into a workspace-relative path.
+pub fn attribute(plan: &Plan, errors: &[Vec<ErrorSpan>]) -> Attribution {
+    let mut a = Attribution::default();
+    for spans in errors {
+        let mut placed = false;
+        for s in spans {
+            let Some(f) = plan.files.get(&s.file) else {
+                continue;
+            };
+            let inside = |r: &Range<usize>| r.start <= s.bytes.start && s.bytes.end <= r.end;
+            // The innermost arm, then the innermost scaffold.
+            if let Some((_, i)) = f
+                .arms
+                .iter()
+                .filter(|(r, _)| inside(r))
+                .min_by_key(|(r, _)| r.len())
+            {
+                a.unviable.insert(*i);
+                placed = true;
+                break;
+            }
+            if let Some((_, ms)) = f
+                .scaffolds
+                .iter()
+                .filter(|(r, _)| inside(r))
+                .min_by_key(|(r, _)| r.len())
+            {
+                a.rebuild.extend(ms.iter().copied());
+                placed = true;
+                break;
+            }
+        }
+        if !placed {
+            a.elsewhere = true;
+        }
+    }
+    // A site whose scaffolding fails may fail its arms too (a place expression moved by the
+    // `match`): its mutants are rebuilt, where rustc judges each alone.
+    a.unviable.retain(|i| !a.rebuild.contains(i));
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mutant(text: &str, original: &str, replacement: &str, nth: usize) -> Mutant {
+        let start = text
+            .match_indices(original)
+            .nth(nth)
+            .map(|(i, _)| i)
+            .expect("original in text");
+        Mutant {
+            id: format!("m{start}{replacement}"),
+            operator: "swap-min-max".into(),
+            file: "src/lib.rs".into(),
+            line: 1,
+            column: 1,
+            end_line: 1,
+            end_column: 1,
+            byte_range: (start, start + original.len()),
+            function: "c::f".into(),
+            original: original.into(),
+            replacement: replacement.into(),
+            description: String::new(),
+            guard: false,
+            context: Context::Runtime,
+        }
+    }
+
+    fn instrument(text: &str, mutants: &[Mutant]) -> Plan {
+        let t = text.to_string();
+        plan(
+            mutants,
+            &|f| (f == "src/lib.rs").then(|| t.clone()),
+            &BTreeSet::new(),
+            &[],
+        )
+    }
+
+    #[test]
+    fn nested_sites_and_repeated_ranges_render_as_one_match_each() {
+        let text =
+            "fn f(a: u32, b: u32, c: u32) -> u32 {\n    let x = a.max(b).min(c);\n    x\n}\n";
+        let ms = vec![
+            mutant(text, "a.max(b).min(c)", "a.max(b).max(c)", 0),
+            mutant(text, "a.max(b).min(c)", "a.max(b)", 0),
+            mutant(text, "a.max(b)", "a.min(b)", 0),
+        ];
+        let p = instrument(text, &ms);
+        assert_eq!(p.sites, 2);
+        assert_eq!(
+            p.switches,
+            vec![
+                Some(Switch { site: 0, number: 1 }),
+                Some(Switch { site: 0, number: 2 }),
+                Some(Switch { site: 1, number: 3 })
+            ]
+        );
+        let out = &p.files["src/lib.rs"].text;
+        assert!(out.contains(
+            "let x = match crate::__capcheck_mutants::id(0) { 1 => a.max(b).max(c), 2 => a.max(b), \
+             _ => (match crate::__capcheck_mutants::id(1) { 3 => a.min(b), _ => a.max(b) }).min(c) };"
+        ), "{out}");
+    }
+
+    #[test]
+    fn forms_follow_the_position() {
+        let text = "fn f(v: &mut Vec<u32>) -> u32 {\n    if v.is_empty() { return 0; }\n    v.iter().min().copied().unwrap_or(0)\n}\n";
+        let ms = vec![
+            mutant(text, "if v.is_empty() { return 0; }", "", 0),
+            mutant(text, "v.iter().min()", "v.iter().max()", 0),
+        ];
+        let out = instrument(text, &ms).files["src/lib.rs"].text.clone();
+        assert!(out.contains("match crate::__capcheck_mutants::id(0) { 1 => {  }, _ => { if v.is_empty() { return 0; } } }"), "{out}");
+        assert!(out.contains("(match crate::__capcheck_mutants::id(1) { 2 => v.iter().max(), _ => v.iter().min() }).copied()"), "{out}");
+    }
+
+    #[test]
+    fn overlapping_sites_keep_the_rebuild_path() {
+        let text = "fn f() -> u32 { let a = 1 + 2 + 3; a }";
+        let mut ms = vec![mutant(text, "1 + 2", "1", 0), mutant(text, "2 + 3", "3", 0)];
+        ms[1].byte_range = (ms[0].byte_range.0 + 4, ms[0].byte_range.0 + 9);
+        let p = instrument(text, &ms);
+        assert!(p.switches[0].is_some());
+        assert_eq!(p.switches[1], None);
+    }
+
+    #[test]
+    fn errors_in_an_arm_are_the_mutant_and_in_the_scaffold_are_the_site() {
+        let text = "fn f(a: u32, b: u32) -> u32 { a.min(b) }";
+        let ms = vec![mutant(text, "a.min(b)", "a.max(b)", 0)];
+        let p = instrument(text, &ms);
+        let f = &p.files["src/lib.rs"];
+        let arm = f.arms[0].0.clone();
+        let site = f.scaffolds[0].0.clone();
+        let span = |bytes: Range<usize>| {
+            vec![ErrorSpan {
+                file: "src/lib.rs".into(),
+                bytes,
+            }]
+        };
+        let a = attribute(&p, &[span(arm.start..arm.start + 1)]);
+        assert_eq!(a.unviable, BTreeSet::from([0]));
+        let a = attribute(&p, &[span(site.start..site.start + 5)]);
+        assert_eq!((a.rebuild, a.elsewhere), (BTreeSet::from([0]), false));
+        let a = attribute(&p, &[span(0..2)]);
+        assert!(a.elsewhere);
+    }
+}
