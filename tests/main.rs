@@ -1,6 +1,7 @@
 //! One integration-test binary of small modules (saves link time); each runs the real binary.
 
 mod check;
+mod cli;
 mod docs;
 mod faults;
 mod fixtures;

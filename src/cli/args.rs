@@ -52,6 +52,13 @@ pub enum Command {
     Measure(super::measure::MeasureArgs),
     /// Mutate capacity logic in a scratch copy and report which mutants the tests miss.
     Mutants(Box<MutantsArgs>),
+    /// Print a shell completion script for `cargo-capcheck` (e.g. `cargo capcheck completions
+    /// bash > ~/.local/share/bash-completion/completions/cargo-capcheck`).
+    Completions {
+        /// The shell to complete in.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 /// Which packages of the workspace to look at, in cargo's own words.

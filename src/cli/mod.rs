@@ -81,7 +81,33 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
         Some(Command::Rules(f)) => rules(f.format),
         Some(Command::Explain { id }) => explain(&id),
         Some(Command::Mutants(args)) => mutants(&args),
+        Some(Command::Completions { shell }) => completions(shell),
     }
+}
+
+/// `completions SHELL`: the script clap_complete derives from the clap definitions, so every
+/// subcommand and flag is in it. It completes the `cargo-capcheck` binary; cargo's own completion
+/// does not reach into subcommands.
+fn completions(shell: clap_complete::Shell) -> anyhow::Result<Exit> {
+    use clap::CommandFactory;
+    let mut script = Vec::new();
+    // `cargo capcheck` (the usage name) has a space, which the generators cannot name a
+    // function after.
+    let mut cmd = Cli::command().bin_name("cargo-capcheck");
+    clap_complete::generate(shell, &mut cmd, "cargo-capcheck", &mut script);
+    let mut script = String::from_utf8_lossy(&script).into_owned();
+    if shell == clap_complete::Shell::Bash {
+        // clap_complete's bash generator names a subcommand's branch after the binary with its
+        // `-` turned into the subcommand separator (`cargo__subcmd__capcheck__subcmd__mutants`)
+        // but dispatches to `cargo__capcheck__subcmd__mutants`: without this no subcommand's
+        // flags would complete (`the_bash_completion_script_completes_subcommands_and_flags`).
+        script = script.replace(
+            "cargo__subcmd__capcheck__subcmd__",
+            "cargo__capcheck__subcmd__",
+        );
+    }
+    print!("{script}");
+    Ok(Exit::Clean)
 }
 
 fn check(args: &CheckArgs) -> anyhow::Result<Exit> {
