@@ -2,6 +2,7 @@
 
 mod check;
 mod cli;
+mod config;
 mod docs;
 mod faults;
 mod fixtures;
@@ -12,6 +13,7 @@ mod measure_evidence;
 mod measure_logs;
 mod measure_real;
 mod mutants;
+mod mutants_select;
 mod operators;
 mod sarif;
 mod sparse;

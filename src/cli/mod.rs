@@ -284,9 +284,13 @@ fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
     }
     if args.list {
         let listed = crate::mutate::job::list(&args.options())?;
+        stale_skips(&listed.skips);
         match args.format.format {
             Format::Json | Format::Sarif => print!("{}", render::list_json(&listed.mutants)),
-            Format::Human | Format::Github => print!("{}", render::list_human(&listed.mutants)),
+            Format::Human | Format::Github => print!(
+                "{}",
+                render::list_human(&listed.mutants, &listed.skips.skipped)
+            ),
         }
         return Ok(Exit::Clean);
     }
@@ -336,6 +340,16 @@ fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
             Ok(Exit::interrupted_by(crate::mutate::process::signal()))
         }
         Err(Stop::Error(e)) => Err(e),
+    }
+}
+
+/// The config's `skip-mutants` ids that name no mutant: a warning on stderr (they may belong to
+/// a package not selected, or to code that changed).
+fn stale_skips(skips: &crate::mutate::select::Skips) {
+    for id in &skips.stale {
+        eprintln!(
+            "warning: [workspace.metadata.capcheck.mutants] skip-mutants: `{id}` names no mutant of the selected packages"
+        );
     }
 }
 

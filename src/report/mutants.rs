@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::mutate::Mutant;
 use crate::mutate::outcome::{MutantResult, Outcome, Summary};
+use crate::mutate::select::{Skipped, one_line};
 use crate::report::plural;
 
 /// The JSON document of a run: what `--format json` prints and `mutants.json` holds.
@@ -20,6 +21,9 @@ pub struct MutantsReport {
     pub version: u32,
     pub mutants: Vec<MutantResult>,
     pub summary: Summary,
+    /// Mutants the user's skips and exclusions kept from running (not in `summary`'s counts).
+    #[serde(default)]
+    pub skipped: Vec<Skipped>,
 }
 
 fn version() -> u32 {
@@ -32,6 +36,7 @@ impl MutantsReport {
             version: version(),
             mutants,
             summary,
+            skipped: Vec::new(),
         }
     }
 }
@@ -45,35 +50,44 @@ pub fn list_json(mutants: &[Mutant]) -> String {
     serde_json::to_string_pretty(mutants).expect("mutants serialise") + "\n"
 }
 
-/// `--list`: one mutant a line, id first.
-pub fn list_human(mutants: &[Mutant]) -> String {
+/// `--list`: one mutant a line, id first, then the skipped ones with what skipped them.
+pub fn list_human(mutants: &[Mutant], skipped: &[Skipped]) -> String {
     let mut s = String::new();
     for m in mutants {
         s.push_str(&format!(
-            "{}\n    {}:{}:{}: {}: `{}` -> `{}`\n",
+            "{}\n    {}\n",
             m.id,
-            m.file,
-            m.line,
-            m.column,
-            m.description,
-            one_line(&m.original),
-            one_line(&m.replacement)
+            crate::mutate::select::name(m)
         ));
     }
+    for k in skipped {
+        s.push_str(&skipped_line(k));
+        s.push_str(&format!("    {}\n", crate::mutate::select::name(&k.mutant)));
+    }
     s.push_str(&format!(
-        "{} mutant{}\n",
+        "{} mutant{}{}\n",
         mutants.len(),
-        plural(mutants.len())
+        plural(mutants.len()),
+        skipped_count(skipped)
     ));
     s
 }
 
-fn one_line(s: &str) -> String {
-    let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() > 80 {
-        format!("{}...", flat.chars().take(77).collect::<String>())
+/// `skipped   ID (by ..: reason)`.
+fn skipped_line(k: &Skipped) -> String {
+    let why = match &k.reason {
+        Some(r) => format!("{}: {r}", k.skipped_by),
+        None => k.skipped_by.clone(),
+    };
+    format!("{:9} {} ({why})\n", "skipped", k.mutant.id)
+}
+
+/// `, N skipped` when any were.
+fn skipped_count(skipped: &[Skipped]) -> String {
+    if skipped.is_empty() {
+        String::new()
     } else {
-        flat
+        format!(", {} skipped", skipped.len())
     }
 }
 
@@ -97,9 +111,12 @@ pub fn human(report: &MutantsReport, root: &Path, output: &Path, color: bool) ->
             rest.push_str(&line(r));
         }
     }
+    for k in &report.skipped {
+        rest.push_str(&skipped_line(k));
+    }
     let mut s = String::from_utf8_lossy(&out).into_owned();
     s.push_str(&rest);
-    s.push_str(&summary_line(&report.summary));
+    s.push_str(&summary_line(&report.summary, &report.skipped));
     s
 }
 
@@ -229,7 +246,7 @@ pub fn survivor_message(r: &MutantResult) -> String {
     s
 }
 
-fn summary_line(s: &Summary) -> String {
+fn summary_line(s: &Summary, skipped: &[Skipped]) -> String {
     let mut line = format!(
         "capcheck mutants: {} mutant{}: {} survived, {} killed, {} timeout, {} unviable, {} uncovered; score {:.1}%",
         s.mutants,
@@ -241,6 +258,7 @@ fn summary_line(s: &Summary) -> String {
         s.uncovered,
         s.score
     );
+    line.push_str(&skipped_count(skipped).replacen(',', ";", 1));
     if !s.guards_failed.is_empty() {
         let n = s.guards_failed.len();
         line.push_str(&format!("; {n} guard{} not killed", plural(n)));
