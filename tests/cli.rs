@@ -1,5 +1,7 @@
 //! The command line around the jobs: shell completions and plain output when piped.
 
+use std::process::Command;
+
 use crate::support::*;
 
 /// `completions bash` prints a script that bash loads, and completing with it offers the
@@ -17,6 +19,8 @@ fn the_bash_completion_script_completes_subcommands_and_flags() {
         ),
         ("mu", &["mutants"]),
         ("mutants --in-", &["--in-diff"]),
+        ("mutants --exclude-", &["--exclude-file", "--exclude-re"]),
+        ("mutants --skip-", &["--skip-mutant"]),
         ("completions ", &["bash", "zsh", "fish"]),
     ];
     for (typed, expected) in cases {
@@ -69,4 +73,48 @@ fn completions_exist_for_each_shell_and_an_unknown_shell_is_exit_2() {
         "{}",
         stderr(&out)
     );
+}
+
+/// Human output piped or redirected is plain: no colour codes (unless `--color always`) and no
+/// box drawing even then; on a terminal (a pty from `script`) ariadne draws its frames. Each case
+/// is a job's command line.
+#[test]
+fn piped_human_output_is_plain_and_a_terminal_gets_frames() {
+    let seed1 = fixture("seed-1-typed-cap").join("Cargo.toml");
+    let seed2 = fixture("seed-2-measured").join("Cargo.toml");
+    let jobs: &[&[&str]] = &[
+        &["check", "--manifest-path", seed1.to_str().unwrap()],
+        &["fixtures", "--manifest-path", seed2.to_str().unwrap()],
+    ];
+    let frames = |s: &str| s.chars().any(|c| ('\u{2500}'..='\u{257f}').contains(&c));
+    for job in jobs {
+        let piped = stdout(&capcheck(job));
+        assert!(piped.contains(",-[ "), "{job:?}: ASCII frames: {piped}");
+        assert!(
+            !frames(&piped) && !piped.contains('\x1b'),
+            "{job:?}: {piped}"
+        );
+        let mut coloured = job.to_vec();
+        coloured.extend(["--color", "always"]);
+        let coloured = stdout(&capcheck(&coloured));
+        assert!(
+            coloured.contains('\x1b') && !frames(&coloured),
+            "{job:?}: {coloured}"
+        );
+        let line = format!(
+            "{} {} --color never",
+            env!("CARGO_BIN_EXE_cargo-capcheck"),
+            job.join(" ")
+        );
+        let tty = Command::new("script")
+            .args(["-qec", &line, "/dev/null"])
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("script (util-linux) runs");
+        let tty = stdout(&tty);
+        assert!(
+            frames(&tty) && !tty.contains('\x1b'),
+            "{job:?} on a terminal: {tty}"
+        );
+    }
 }

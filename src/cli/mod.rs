@@ -38,7 +38,7 @@ pub fn out(text: &str) {
 
 mod args;
 pub mod measure;
-pub use crate::report::{Color, Format, use_color};
+pub use crate::report::{Color, Format, style, use_color};
 pub use args::*;
 pub use measure::MeasureArgs;
 
@@ -125,7 +125,7 @@ fn check(args: &CheckArgs) -> anyhow::Result<Exit> {
             &run.findings,
             &run.summary,
             root,
-            use_color(args.format.color),
+            style(args.format.color),
             args.verbosity.level(),
         ),
     };
@@ -207,7 +207,7 @@ fn fixtures(args: &FixturesArgs) -> anyhow::Result<Exit> {
             crate::report::github::fixtures(&analysis.reports, &ws.root)
         }
         Format::Human => {
-            crate::report::fixtures::human(&analysis, &ws.root, use_color(args.format.color))
+            crate::report::fixtures::human(&analysis, &ws.root, style(args.format.color))
         }
     };
     print!("{out}");
@@ -374,7 +374,7 @@ fn print_mutants(
         }
         Format::Human => print!(
             "{}",
-            crate::report::mutants::human(report, root, output, use_color(format.color))
+            crate::report::mutants::human(report, root, output, style(format.color))
         ),
     }
     report.summary.exit(args.min_score)

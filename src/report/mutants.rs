@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use ariadne::{Color, Config, Label, Report, ReportKind};
+use ariadne::{Color, Label, Report, ReportKind};
 use serde::{Deserialize, Serialize};
 
 use crate::mutate::Mutant;
@@ -93,7 +93,12 @@ fn skipped_count(skipped: &[Skipped]) -> String {
 
 /// Render a run: every survivor (and failed guard) as an ariadne report, then one line per other
 /// mutant, then the summary line. `output` is the output folder the logs are in.
-pub fn human(report: &MutantsReport, root: &Path, output: &Path, color: bool) -> String {
+pub fn human(
+    report: &MutantsReport,
+    root: &Path,
+    output: &Path,
+    style: crate::report::Style,
+) -> String {
     let mut texts = crate::source::Texts::new(root);
     let mut out = Vec::new();
     let mut rest = String::new();
@@ -106,7 +111,7 @@ pub fn human(report: &MutantsReport, root: &Path, output: &Path, color: bool) ->
     });
     for r in results {
         if r.outcome == Outcome::Survived || r.failed_guard() {
-            render(r, output, &mut texts, color, &mut out);
+            render(r, output, &mut texts, style, &mut out);
         } else {
             rest.push_str(&line(r));
         }
@@ -151,7 +156,7 @@ fn render(
     r: &MutantResult,
     output: &Path,
     texts: &mut crate::source::Texts,
-    color: bool,
+    style: crate::report::Style,
     out: &mut Vec<u8>,
 ) {
     let m = &r.mutant;
@@ -183,7 +188,7 @@ fn render(
         format!("replaced with `{}`", one_line(&m.replacement))
     };
     let mut report = Report::build(ReportKind::Error, (m.file.clone(), range.clone()))
-        .with_config(Config::default().with_color(color))
+        .with_config(style.ariadne())
         .with_code(&m.operator)
         .with_message(format!("{what}: {} in `{}`", m.description, m.function))
         .with_label(
