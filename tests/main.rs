@@ -1,6 +1,7 @@
 //! One integration-test binary of small modules (saves link time); each runs the real binary.
 
 mod check;
+mod ci;
 mod cli;
 mod config;
 mod docs;
