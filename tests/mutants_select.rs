@@ -324,6 +324,27 @@ fn a_skipped_mutant_is_not_run_and_is_listed_as_skipped() {
     )
     .unwrap();
     assert_eq!(written["skipped"], report["skipped"]);
+    // mutation-testing-elements: an `Ignored` mutant with what skipped it and why.
+    let elements: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            c.root()
+                .join("target/capcheck/mutants/mutation-report.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let ignored: Vec<&serde_json::Value> = elements["files"]["src/lib.rs"]["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["status"] == "Ignored")
+        .collect();
+    assert_eq!(ignored.len(), 1);
+    assert_eq!(ignored[0]["id"], id);
+    assert_eq!(
+        ignored[0]["statusReason"],
+        "skipped by comment src/lib.rs:43: a wave above the ceiling is caught by the fleet test"
+    );
 }
 
 /// `--in-diff -` reads the patch from standard input and selects what the same file selects.

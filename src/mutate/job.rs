@@ -255,7 +255,7 @@ pub fn write_output(output: &Path, report: &MutantsReport, root: &Path) -> anyho
     write(REPORT_JSON, crate::report::mutants::json(report))?;
     write(
         ELEMENTS_JSON,
-        crate::report::elements::report(&report.mutants, root),
+        crate::report::elements::report(&report.mutants, &report.skipped, root),
     )?;
     write(SARIF, crate::report::sarif::mutants(report, root))?;
     Ok(())

@@ -7,6 +7,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::mutate::outcome::{MutantResult, Outcome};
+use crate::mutate::select::Skipped;
 
 fn status(o: Outcome) -> &'static str {
     match o {
@@ -19,9 +20,29 @@ fn status(o: Outcome) -> &'static str {
 }
 
 /// The report; sources are read from `root` (a file that cannot be read embeds as empty).
-pub fn report(results: &[MutantResult], root: &Path) -> String {
+/// Skipped mutants are `Ignored`, with what skipped them and why as the status reason.
+pub fn report(results: &[MutantResult], skipped: &[Skipped], root: &Path) -> String {
     let mut texts = crate::source::Texts::new(root);
     let mut files: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
+    for k in skipped {
+        let m = &k.mutant;
+        let reason = match &k.reason {
+            Some(r) => format!("skipped by {}: {r}", k.skipped_by),
+            None => format!("skipped by {}", k.skipped_by),
+        };
+        files.entry(m.file.as_str()).or_default().push(json!({
+            "id": m.id,
+            "mutatorName": m.operator,
+            "description": m.description,
+            "replacement": m.replacement,
+            "location": {
+                "start": {"line": m.line, "column": m.column},
+                "end": {"line": m.end_line, "column": m.end_column},
+            },
+            "status": "Ignored",
+            "statusReason": reason,
+        }));
+    }
     for r in results {
         let m = &r.mutant;
         let reason = match r.outcome {
