@@ -32,6 +32,29 @@ pub struct Config {
     pub manifest: Option<String>,
     /// Guard mutants for `mutants`: designs that were deleted and must stay deleted.
     pub guards: Vec<Guard>,
+    /// `[workspace.metadata.capcheck.mutants]`: what `mutants` never runs.
+    pub mutants: MutantsConfig,
+}
+
+/// `[workspace.metadata.capcheck.mutants]`: skips and exclusions of every `mutants` run, next to
+/// the command line's `--skip-mutant`, `--exclude-file` and `--exclude-re`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct MutantsConfig {
+    /// Files whose mutants never run (globs over workspace-relative paths).
+    pub exclude_files: Vec<String>,
+    /// Mutants whose id or name (as `--list` prints it) matches one of these never run.
+    pub exclude_re: Vec<String>,
+    /// Mutants skipped by id, each with its reason.
+    pub skip_mutants: Vec<SkipMutant>,
+}
+
+/// One mutant skipped by id: `{ id = "swap-min-max:src/lib.rs:f:1a2b3c4d", reason = "..." }`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkipMutant {
+    pub id: String,
+    pub reason: String,
 }
 
 /// "When you delete a design, write the mutant that puts it back": `mutants` replaces the body of
@@ -66,6 +89,7 @@ impl Config {
                 anyhow::anyhow!("Cargo.toml [workspace.metadata.capcheck] guards: function {why}")
             })?;
         }
+        config.mutants.check()?;
         Ok(config)
     }
 
@@ -77,5 +101,30 @@ impl Config {
             count_words: self.count_words.clone(),
             assert_macros: self.assert_macros.clone(),
         }
+    }
+}
+
+impl MutantsConfig {
+    /// Every glob and regex compiles and every skip has a reason; errors name the key.
+    fn check(&self) -> anyhow::Result<()> {
+        let at = |key: &str, i: usize, why: String| {
+            anyhow::anyhow!("Cargo.toml [workspace.metadata.capcheck.mutants] {key}[{i}]: {why}")
+        };
+        for (i, g) in self.exclude_files.iter().enumerate() {
+            crate::mutate::select::glob(g).map_err(|why| at("exclude-files", i, why))?;
+        }
+        for (i, r) in self.exclude_re.iter().enumerate() {
+            crate::mutate::select::regex(r).map_err(|why| at("exclude-re", i, why))?;
+        }
+        for (i, s) in self.skip_mutants.iter().enumerate() {
+            if s.reason.trim().is_empty() {
+                return Err(at(
+                    "skip-mutants",
+                    i,
+                    format!("`{}`: the reason is empty: say why it should not run", s.id),
+                ));
+            }
+        }
+        Ok(())
     }
 }

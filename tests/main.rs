@@ -1,6 +1,9 @@
 //! One integration-test binary of small modules (saves link time); each runs the real binary.
 
 mod check;
+mod ci;
+mod cli;
+mod config;
 mod docs;
 mod faults;
 mod fixtures;
@@ -11,6 +14,7 @@ mod measure_evidence;
 mod measure_logs;
 mod measure_real;
 mod mutants;
+mod mutants_select;
 mod operators;
 mod sarif;
 mod sparse;

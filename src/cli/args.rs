@@ -52,6 +52,13 @@ pub enum Command {
     Measure(super::measure::MeasureArgs),
     /// Mutate capacity logic in a scratch copy and report which mutants the tests miss.
     Mutants(Box<MutantsArgs>),
+    /// Print a shell completion script for `cargo-capcheck` (e.g. `cargo capcheck completions
+    /// bash > ~/.local/share/bash-completion/completions/cargo-capcheck`).
+    Completions {
+        /// The shell to complete in.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 /// Which packages of the workspace to look at, in cargo's own words.
@@ -225,7 +232,7 @@ pub struct MutantsArgs {
     /// Build and test without the default features.
     #[arg(long)]
     pub no_default_features: bool,
-    /// Only mutants on lines this unified diff adds or changes.
+    /// Only mutants on lines this unified diff adds or changes (`-`: read it from stdin).
     #[arg(long, value_name = "PATCH")]
     pub in_diff: Option<PathBuf>,
     /// Run shard K of N (0-based); `mutants merge` joins the shards' output folders.
@@ -264,6 +271,47 @@ pub struct MutantsArgs {
     /// The capacity manifest (default: `capacity.toml` at the workspace root, if present).
     #[arg(long = "capacity", value_name = "PATH")]
     pub capacity: Option<PathBuf>,
+    #[command(flatten)]
+    pub select: MutantSelectArgs,
+}
+
+/// Which mutants run, by id, file and name; the config's `[workspace.metadata.capcheck.mutants]`
+/// and `capcheck: skip-mutants(..)` comments add to the skips.
+#[derive(Debug, Args, Clone, Default)]
+pub struct MutantSelectArgs {
+    /// Only this mutant (repeatable), by the id `--list` prints; an unknown id is an error.
+    #[arg(long = "mutant", value_name = "ID")]
+    pub mutants: Vec<String>,
+    /// Skip this mutant (repeatable), by id; it is listed as skipped.
+    #[arg(long = "skip-mutant", value_name = "ID")]
+    pub skip_mutants: Vec<String>,
+    /// Skip the mutants of files matching this glob (repeatable; `*` stays in a folder, `**`
+    /// crosses them, a glob without `/` matches the file name anywhere).
+    #[arg(long = "exclude-file", value_name = "GLOB", value_parser = valid_glob)]
+    pub exclude_files: Vec<String>,
+    /// Skip the mutants whose id or name (`FILE:LINE:COL: DESCRIPTION: `ORIGINAL` ->
+    /// `REPLACEMENT``, as `--list` prints it) matches this regex (repeatable).
+    #[arg(long = "exclude-re", value_name = "REGEX", value_parser = valid_regex)]
+    pub exclude_re: Vec<String>,
+}
+
+impl MutantSelectArgs {
+    fn filters(&self) -> crate::mutate::select::Filters {
+        crate::mutate::select::Filters {
+            only: self.mutants.clone(),
+            skip: self.skip_mutants.clone(),
+            exclude_files: self.exclude_files.clone(),
+            exclude_re: self.exclude_re.clone(),
+        }
+    }
+}
+
+fn valid_glob(s: &str) -> Result<String, String> {
+    crate::mutate::select::glob(s).map(|_| s.to_string())
+}
+
+fn valid_regex(s: &str) -> Result<String, String> {
+    crate::mutate::select::regex(s).map(|_| s.to_string())
 }
 
 impl MutantsArgs {
@@ -298,6 +346,7 @@ impl MutantsArgs {
             timeout_floor: self.timeout_floor,
             natural_bound: self.natural_bound,
             per_box: self.per_box,
+            select: self.select.filters(),
         }
     }
 }

@@ -38,7 +38,7 @@ pub fn out(text: &str) {
 
 mod args;
 pub mod measure;
-pub use crate::report::{Color, Format, use_color};
+pub use crate::report::{Color, Format, style, use_color};
 pub use args::*;
 pub use measure::MeasureArgs;
 
@@ -81,7 +81,33 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
         Some(Command::Rules(f)) => rules(f.format),
         Some(Command::Explain { id }) => explain(&id),
         Some(Command::Mutants(args)) => mutants(&args),
+        Some(Command::Completions { shell }) => completions(shell),
     }
+}
+
+/// `completions SHELL`: the script clap_complete derives from the clap definitions, so every
+/// subcommand and flag is in it. It completes the `cargo-capcheck` binary; cargo's own completion
+/// does not reach into subcommands.
+fn completions(shell: clap_complete::Shell) -> anyhow::Result<Exit> {
+    use clap::CommandFactory;
+    let mut script = Vec::new();
+    // `cargo capcheck` (the usage name) has a space, which the generators cannot name a
+    // function after.
+    let mut cmd = Cli::command().bin_name("cargo-capcheck");
+    clap_complete::generate(shell, &mut cmd, "cargo-capcheck", &mut script);
+    let mut script = String::from_utf8_lossy(&script).into_owned();
+    if shell == clap_complete::Shell::Bash {
+        // clap_complete's bash generator names a subcommand's branch after the binary with its
+        // `-` turned into the subcommand separator (`cargo__subcmd__capcheck__subcmd__mutants`)
+        // but dispatches to `cargo__capcheck__subcmd__mutants`: without this no subcommand's
+        // flags would complete (`the_bash_completion_script_completes_subcommands_and_flags`).
+        script = script.replace(
+            "cargo__subcmd__capcheck__subcmd__",
+            "cargo__capcheck__subcmd__",
+        );
+    }
+    print!("{script}");
+    Ok(Exit::Clean)
 }
 
 fn check(args: &CheckArgs) -> anyhow::Result<Exit> {
@@ -99,7 +125,7 @@ fn check(args: &CheckArgs) -> anyhow::Result<Exit> {
             &run.findings,
             &run.summary,
             root,
-            use_color(args.format.color),
+            style(args.format.color),
             args.verbosity.level(),
         ),
     };
@@ -181,7 +207,7 @@ fn fixtures(args: &FixturesArgs) -> anyhow::Result<Exit> {
             crate::report::github::fixtures(&analysis.reports, &ws.root)
         }
         Format::Human => {
-            crate::report::fixtures::human(&analysis, &ws.root, use_color(args.format.color))
+            crate::report::fixtures::human(&analysis, &ws.root, style(args.format.color))
         }
     };
     print!("{out}");
@@ -258,9 +284,13 @@ fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
     }
     if args.list {
         let listed = crate::mutate::job::list(&args.options())?;
+        stale_skips(&listed.skips);
         match args.format.format {
             Format::Json | Format::Sarif => print!("{}", render::list_json(&listed.mutants)),
-            Format::Human | Format::Github => print!("{}", render::list_human(&listed.mutants)),
+            Format::Human | Format::Github => print!(
+                "{}",
+                render::list_human(&listed.mutants, &listed.skips.skipped)
+            ),
         }
         return Ok(Exit::Clean);
     }
@@ -313,6 +343,16 @@ fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
     }
 }
 
+/// The config's `skip-mutants` ids that name no mutant: a warning on stderr (they may belong to
+/// a package not selected, or to code that changed).
+fn stale_skips(skips: &crate::mutate::select::Skips) {
+    for id in &skips.stale {
+        eprintln!(
+            "warning: [workspace.metadata.capcheck.mutants] skip-mutants: `{id}` names no mutant of the selected packages"
+        );
+    }
+}
+
 /// Print a mutants report and decide the exit code: 1 survivors, a failed guard or a score
 /// under `--min-score`; 4 timeouts only; 0 otherwise.
 fn print_mutants(
@@ -334,7 +374,7 @@ fn print_mutants(
         }
         Format::Human => print!(
             "{}",
-            crate::report::mutants::human(report, root, output, use_color(format.color))
+            crate::report::mutants::human(report, root, output, style(format.color))
         ),
     }
     report.summary.exit(args.min_score)

@@ -42,6 +42,8 @@ pub struct MutantsOptions {
     pub timeout_floor: f64,
     pub natural_bound: Option<u64>,
     pub per_box: Option<u64>,
+    /// `--mutant`, `--skip-mutant`, `--exclude-file`, `--exclude-re`.
+    pub select: select::Filters,
 }
 
 /// The selected mutants of a workspace.
@@ -51,6 +53,8 @@ pub struct Listed {
     /// What survivors are explained with (from the same walk that found the mutants).
     pub fixtures: FixtureAnalysis,
     pub mutants: Vec<Mutant>,
+    /// What the user's skips and exclusions kept from running.
+    pub skips: select::Skips,
 }
 
 /// A finished run.
@@ -107,18 +111,39 @@ pub fn list(opts: &MutantsOptions) -> anyhow::Result<Listed> {
             );
         }
     }
+    let known: std::collections::BTreeSet<String> = mutants.iter().map(|m| m.id.clone()).collect();
     if !opts.operators.is_empty() {
         mutants.retain(|m| opts.operators.iter().any(|o| o.id() == m.operator));
     }
     if let Some(patch) = &opts.in_diff {
-        let text = std::fs::read_to_string(patch)
-            .with_context(|| format!("cannot read the patch {}", patch.display()))?;
+        // `-` is the patch on standard input (`git diff | cargo capcheck mutants --in-diff -`).
+        let (text, name) = if patch.as_os_str() == "-" {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+                .context("cannot read the patch from standard input")?;
+            (text, "<stdin>".to_string())
+        } else {
+            let text = std::fs::read_to_string(patch)
+                .with_context(|| format!("cannot read the patch {}", patch.display()))?;
+            (text, patch.display().to_string())
+        };
         let changed = select::changed_lines(&text).map_err(|p| crate::diag::InputError {
-            file: patch.display().to_string(),
+            file: name,
             problems: vec![p],
         })?;
         mutants = select::in_diff(mutants, &changed);
     }
+    // Skips after the operator and diff filters (only what would have run is listed as
+    // skipped), before the shard (every shard lists the same skips).
+    let texts = &project.texts;
+    let (kept, skips) = select::skip(
+        mutants,
+        &known,
+        &opts.select,
+        &project.config.mutants,
+        &|rel| texts.cached(rel).map(str::to_string),
+    )?;
+    mutants = kept;
     if let Some(shard) = opts.shard {
         mutants = select::shard(mutants, shard);
     }
@@ -127,6 +152,7 @@ pub fn list(opts: &MutantsOptions) -> anyhow::Result<Listed> {
         workspace: project.workspace,
         index: project.index,
         mutants,
+        skips,
     })
 }
 
@@ -171,7 +197,8 @@ pub fn run(args: &MutantsOptions, progress: &(dyn Fn(Event) + Sync)) -> Result<M
             )));
         }
     }
-    let listed = list(args)?;
+    let mut listed = list(args)?;
+    let skipped = std::mem::take(&mut listed.skips.skipped);
     let ws = &listed.workspace;
     let output = args
         .output
@@ -213,7 +240,8 @@ pub fn run(args: &MutantsOptions, progress: &(dyn Fn(Event) + Sync)) -> Result<M
         start.elapsed().as_millis() as u64,
         args.shard.map(|s| s.to_string()),
     );
-    let report = MutantsReport::new(ran.results, summary);
+    let mut report = MutantsReport::new(ran.results, summary);
+    report.skipped = skipped;
     write_output(&output, &report, &ws.root)?;
     Ok(MutantsRun {
         root: ws.root.clone(),
@@ -235,7 +263,7 @@ pub fn write_output(output: &Path, report: &MutantsReport, root: &Path) -> anyho
     write(REPORT_JSON, crate::report::mutants::json(report))?;
     write(
         ELEMENTS_JSON,
-        crate::report::elements::report(&report.mutants, root),
+        crate::report::elements::report(&report.mutants, &report.skipped, root),
     )?;
     write(SARIF, crate::report::sarif::mutants(report, root))?;
     Ok(())
@@ -247,6 +275,7 @@ pub fn merge(dirs: &[PathBuf]) -> anyhow::Result<MutantsReport> {
     let mut all: Vec<crate::mutate::outcome::MutantResult> = Vec::new();
     let mut baseline = None;
     let mut elapsed = 0;
+    let mut skipped = Vec::new();
     for dir in dirs {
         let path = dir.join(REPORT_JSON);
         let text = std::fs::read_to_string(&path)
@@ -255,6 +284,14 @@ pub fn merge(dirs: &[PathBuf]) -> anyhow::Result<MutantsReport> {
             .with_context(|| format!("{}: not a capcheck mutants report", path.display()))?;
         baseline.get_or_insert(part.summary.baseline);
         elapsed = u64::max(elapsed, part.summary.elapsed_ms);
+        for k in part.skipped {
+            if !skipped
+                .iter()
+                .any(|o: &select::Skipped| o.mutant.id == k.mutant.id)
+            {
+                skipped.push(k);
+            }
+        }
         for r in part.mutants {
             match all.iter().find(|o| o.mutant.id == r.mutant.id) {
                 Some(o) if o.outcome != r.outcome => bail!(
@@ -273,7 +310,12 @@ pub fn merge(dirs: &[PathBuf]) -> anyhow::Result<MutantsReport> {
         crate::mutate::order_key(&a.mutant).cmp(&crate::mutate::order_key(&b.mutant))
     });
     let summary = Summary::new(&all, baseline.unwrap_or_default(), elapsed, None);
-    Ok(MutantsReport::new(all, summary))
+    skipped.sort_by(|a, b| {
+        crate::mutate::order_key(&a.mutant).cmp(&crate::mutate::order_key(&b.mutant))
+    });
+    let mut report = MutantsReport::new(all, summary);
+    report.skipped = skipped;
+    Ok(report)
 }
 
 /// Gather the shards' per-mutant logs into the merged output folder.

@@ -1,9 +1,14 @@
-//! Choosing which mutants run: by operator, by the lines a patch changed (`--in-diff`), and by
-//! shard (`--shard k/n`, mutant i of the canonical order goes to shard i mod n).
+//! Choosing which mutants run: by operator, by the lines a patch changed (`--in-diff`), by the
+//! user's skips and exclusions (`--mutant`, `--skip-mutant`, `--exclude-file`, `--exclude-re`,
+//! the config's `[workspace.metadata.capcheck.mutants]` and `capcheck: skip-mutants(..)`
+//! comments), and by shard (`--shard k/n`, mutant i of the canonical order goes to shard i mod n).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::str::FromStr;
 
+use serde::{Deserialize, Serialize};
+
+use crate::config::MutantsConfig;
 use crate::mutate::Mutant;
 
 /// `k/n`: this run takes shard k (0-based) of n.
@@ -111,6 +116,299 @@ fn same_file(a: &str, b: &str) -> bool {
     a == b || a.ends_with(&format!("/{b}")) || b.ends_with(&format!("/{a}"))
 }
 
+/// The command line's selection of mutants by id, file and name (`--mutant`, `--skip-mutant`,
+/// `--exclude-file`, `--exclude-re`); the config's exclusions are added to it in [`skip`].
+#[derive(Debug, Clone, Default)]
+pub struct Filters {
+    /// Only these ids (all when empty).
+    pub only: Vec<String>,
+    pub skip: Vec<String>,
+    pub exclude_files: Vec<String>,
+    pub exclude_re: Vec<String>,
+}
+
+/// A mutant the user's skips or exclusions kept from running: listed and counted, never built.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skipped {
+    #[serde(flatten)]
+    pub mutant: Mutant,
+    /// What skipped it: `--skip-mutant`, `--exclude-file GLOB`, `--exclude-re REGEX`, the
+    /// config's `skip-mutants` / `exclude-files` / `exclude-re`, or `comment FILE:LINE`.
+    pub skipped_by: String,
+    /// Why, where the user said why (a comment's or a config entry's `reason`).
+    pub reason: Option<String>,
+}
+
+/// What [`skip`] kept and what it skipped.
+#[derive(Debug, Clone, Default)]
+pub struct Skips {
+    pub skipped: Vec<Skipped>,
+    /// Ids in the config's `skip-mutants` that name no mutant of the selected packages (a
+    /// warning: another package's, or a mutant the code no longer has).
+    pub stale: Vec<String>,
+}
+
+/// A mutant's name as `--list` prints it and `--exclude-re` matches it:
+/// `FILE:LINE:COLUMN: DESCRIPTION: `ORIGINAL` -> `REPLACEMENT`` (texts on one line).
+pub fn name(m: &Mutant) -> String {
+    format!(
+        "{}:{}:{}: {}: `{}` -> `{}`",
+        m.file,
+        m.line,
+        m.column,
+        m.description,
+        one_line(&m.original),
+        one_line(&m.replacement)
+    )
+}
+
+/// Whitespace runs as one space, at most 80 characters.
+pub fn one_line(s: &str) -> String {
+    let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() > 80 {
+        format!("{}...", flat.chars().take(77).collect::<String>())
+    } else {
+        flat
+    }
+}
+
+/// A file glob: `*` stays within a folder, `**` crosses folders; a glob without `/` matches
+/// the file name in any folder (`*_generated.rs`). Matched against the workspace-relative path.
+pub fn glob(pattern: &str) -> Result<globset::GlobMatcher, String> {
+    let full = if pattern.contains('/') {
+        pattern.trim_start_matches("./").to_string()
+    } else {
+        format!("**/{pattern}")
+    };
+    globset::GlobBuilder::new(&full)
+        .literal_separator(true)
+        .build()
+        .map(|g| g.compile_matcher())
+        .map_err(|e| format!("`{pattern}` is not a glob: {e}"))
+}
+
+/// A regular expression for `--exclude-re` (Rust `regex` syntax).
+pub fn regex(pattern: &str) -> Result<regex::Regex, String> {
+    regex::Regex::new(pattern).map_err(|e| format!("`{pattern}` is not a regex: {e}"))
+}
+
+/// Whether a skip or exclusion takes a mutant.
+type Matcher = Box<dyn Fn(&Mutant) -> bool>;
+
+/// Apply `--mutant`, the skips and the exclusions. `known` holds every mutant id of the selected
+/// packages (before any other filter), against which `--mutant` and `--skip-mutant` ids are
+/// checked: an unknown one is an error naming it. `text` gives a file's source, where
+/// `capcheck: skip-mutants(..)` comments are read (a malformed one is a located error).
+pub fn skip(
+    mutants: Vec<Mutant>,
+    known: &BTreeSet<String>,
+    cli: &Filters,
+    config: &MutantsConfig,
+    text: &dyn Fn(&str) -> Option<String>,
+) -> anyhow::Result<(Vec<Mutant>, Skips)> {
+    for (flag, ids) in [("--mutant", &cli.only), ("--skip-mutant", &cli.skip)] {
+        if let Some(id) = ids.iter().find(|id| !known.contains(*id)) {
+            anyhow::bail!(
+                "{flag} {id}: no such mutant in the selected packages (`cargo capcheck mutants --list` prints the ids)"
+            );
+        }
+    }
+    let stale = config
+        .skip_mutants
+        .iter()
+        .filter(|s| !known.contains(&s.id))
+        .map(|s| s.id.clone())
+        .collect();
+    let mut rules: Vec<(String, Option<String>, Matcher)> = Vec::new();
+    for id in &cli.skip {
+        let id = id.clone();
+        rules.push(("--skip-mutant".into(), None, Box::new(move |m| m.id == id)));
+    }
+    for s in &config.skip_mutants {
+        let id = s.id.clone();
+        rules.push((
+            "config skip-mutants".into(),
+            Some(s.reason.clone()),
+            Box::new(move |m| m.id == id),
+        ));
+    }
+    let files = cli.exclude_files.iter().map(|g| ("--exclude-file", g));
+    let config_files = config
+        .exclude_files
+        .iter()
+        .map(|g| ("config exclude-files", g));
+    for (by, pattern) in files.chain(config_files) {
+        let g = glob(pattern).map_err(anyhow::Error::msg)?;
+        rules.push((
+            format!("{by} {pattern}"),
+            None,
+            Box::new(move |m| g.is_match(&m.file)),
+        ));
+    }
+    let res = cli.exclude_re.iter().map(|r| ("--exclude-re", r));
+    let config_res = config.exclude_re.iter().map(|r| ("config exclude-re", r));
+    for (by, pattern) in res.chain(config_res) {
+        let re = regex(pattern).map_err(anyhow::Error::msg)?;
+        rules.push((
+            format!("{by} {pattern}"),
+            None,
+            Box::new(move |m| re.is_match(&m.id) || re.is_match(&name(m))),
+        ));
+    }
+    let mut comments: BTreeMap<String, Vec<SkipComment>> = BTreeMap::new();
+    let mut problems = crate::diag::InputErrors::default();
+    for file in mutants.iter().map(|m| &m.file).collect::<BTreeSet<_>>() {
+        let Some(text) = text(file) else { continue };
+        match skip_comments(&text) {
+            Ok(found) => {
+                comments.insert(file.clone(), found);
+            }
+            Err(p) => problems.files.push(crate::diag::InputError {
+                file: file.clone(),
+                problems: p,
+            }),
+        }
+    }
+    if !problems.files.is_empty() {
+        return Err(problems.into());
+    }
+    let mut kept = Vec::new();
+    let mut skipped = Vec::new();
+    for m in mutants {
+        if !cli.only.is_empty() && !cli.only.contains(&m.id) {
+            continue;
+        }
+        let by_comment = comments.get(&m.file).and_then(|cs| {
+            cs.iter().find(|c| {
+                (c.lines.0..=c.lines.1).contains(&m.line)
+                    && (c.operators.is_empty() || c.operators.contains(&m.operator))
+            })
+        });
+        let found = by_comment
+            .map(|c| {
+                (
+                    format!("comment {}:{}", m.file, c.line),
+                    Some(c.reason.clone()),
+                )
+            })
+            .or_else(|| {
+                rules
+                    .iter()
+                    .find(|(_, _, matches)| matches(&m))
+                    .map(|(by, reason, _)| (by.clone(), reason.clone()))
+            });
+        match found {
+            Some((skipped_by, reason)) => skipped.push(Skipped {
+                mutant: m,
+                skipped_by,
+                reason,
+            }),
+            None => kept.push(m),
+        }
+    }
+    Ok((kept, Skips { skipped, stale }))
+}
+
+/// A `capcheck: skip-mutants(..)` comment: the lines it covers and what it skips there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct SkipComment {
+    /// The comment's own line.
+    line: usize,
+    /// First and last line covered: the comment's line after code, else the item or statement
+    /// below it (as a `capcheck: allow` there would cover).
+    lines: (usize, usize),
+    /// Operator ids; empty: every operator.
+    operators: Vec<String>,
+    reason: String,
+}
+
+const SKIP: &str = "skip-mutants";
+
+/// The skip comments of a file; a malformed one (no reason, an unknown operator, no list) is a
+/// located problem.
+fn skip_comments(text: &str) -> Result<Vec<SkipComment>, Vec<crate::diag::Problem>> {
+    use crate::syntax::comments;
+    let lines = crate::syntax::lines::Lines::new(text);
+    let mut out = Vec::new();
+    let mut problems = Vec::new();
+    for c in comments::rust_comments(text) {
+        let Some(rest) = c
+            .body
+            .trim_start()
+            .strip_prefix("capcheck:")
+            .map(str::trim_start)
+            .and_then(|r| r.strip_prefix(SKIP))
+        else {
+            continue;
+        };
+        let (line, column) = lines.position(c.start);
+        let covered = if c.alone {
+            (line, comments::rust_extent(text, c.end).max(line))
+        } else {
+            (line, line)
+        };
+        match parse_skip(rest) {
+            Ok((operators, reason)) => out.push(SkipComment {
+                line,
+                lines: covered,
+                operators,
+                reason,
+            }),
+            Err(why) => problems.push(crate::diag::Problem::new(line, column, why)),
+        }
+    }
+    if problems.is_empty() {
+        Ok(out)
+    } else {
+        Err(problems)
+    }
+}
+
+/// `(op, .., reason = "...")` after `skip-mutants`: the operators and the reason.
+fn parse_skip(rest: &str) -> Result<(Vec<String>, String), String> {
+    let usage = format!(
+        "write `capcheck: {SKIP}(reason = \"...\")`, or `capcheck: {SKIP}(<operator>, .., reason = \"...\")` to skip only some operators"
+    );
+    let list = rest
+        .trim()
+        .strip_prefix('(')
+        .and_then(|l| l.strip_suffix(')'))
+        .ok_or_else(|| format!("`capcheck: {SKIP}` needs a list and a reason: {usage}"))?;
+    let (ops, reason) = match list.find("reason") {
+        Some(i) => (&list[..i], &list[i + "reason".len()..]),
+        None => {
+            return Err(format!(
+                "a skip needs a reason (why the mutant should not run): {usage}"
+            ));
+        }
+    };
+    let reason = reason
+        .trim_start()
+        .strip_prefix('=')
+        .map(str::trim)
+        .and_then(|v| v.strip_prefix('"')?.strip_suffix('"'))
+        .map(|v| v.replace("\\\"", "\""))
+        .ok_or_else(|| format!("write the reason as `reason = \"...\"`: {usage}"))?;
+    if reason.trim().is_empty() {
+        return Err("the skip's reason is empty: say why the mutant should not run".into());
+    }
+    let mut operators = Vec::new();
+    for op in ops.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+        if crate::catalog::Operator::from_id(op).is_none() {
+            let ids: Vec<&str> = crate::catalog::Operator::ALL
+                .iter()
+                .map(|o| o.id())
+                .collect();
+            return Err(format!(
+                "`{op}` is not a mutation operator (known: {})",
+                ids.join(", ")
+            ));
+        }
+        operators.push(op.to_string());
+    }
+    Ok((operators, reason))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,5 +427,43 @@ mod tests {
                      @@ -10,3 +10,4 @@ impl X {\n     a\n-    b\n+    c\n+    d\n     e\n";
         let changed = changed_lines(patch).unwrap();
         assert_eq!(changed["src/lib.rs"], BTreeSet::from([11, 12]));
+    }
+
+    #[test]
+    fn skip_comments_cover_their_line_or_the_item_below_and_need_a_reason() {
+        let text = "fn a() {\n    x.min(y) // capcheck: skip-mutants(reason = \"equivalent\")\n}\n\
+                    // capcheck: skip-mutants(swap-min-max, reason = \"b, c\")\n#[inline]\nfn b() {\n    y\n}\n";
+        let found = skip_comments(text).unwrap();
+        assert_eq!(found[0].lines, (2, 2));
+        assert_eq!(found[1].lines, (4, 8));
+        assert_eq!(found[1].operators, ["swap-min-max"]);
+        assert_eq!(found[1].reason, "b, c");
+        for (bad, says) in [
+            ("// capcheck: skip-mutants\n", "needs a list"),
+            ("// capcheck: skip-mutants()\n", "needs a reason"),
+            ("// capcheck: skip-mutants(reason = \"\")\n", "empty"),
+            (
+                "// capcheck: skip-mutants(swap-min-mux, reason = \"x\")\n",
+                "not a mutation operator",
+            ),
+        ] {
+            let p = skip_comments(bad).unwrap_err();
+            assert!(p[0].message.contains(says), "{bad}: {}", p[0].message);
+        }
+        let in_string = "const S: &str = \"// capcheck: skip-mutants(reason = \\\"x\\\")\";\n";
+        assert_eq!(skip_comments(in_string).unwrap(), []);
+    }
+
+    #[test]
+    fn globs_stay_in_folders_and_bare_names_match_anywhere() {
+        let g = glob("src/gen/*.rs").unwrap();
+        assert!(g.is_match("src/gen/a.rs") && !g.is_match("src/gen/x/a.rs"));
+        assert!(glob("src/**/*.rs").unwrap().is_match("src/gen/x/a.rs"));
+        assert!(
+            glob("*_generated.rs")
+                .unwrap()
+                .is_match("a/b/x_generated.rs")
+        );
+        assert!(glob("src/[").is_err());
     }
 }

@@ -7,6 +7,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::mutate::outcome::{MutantResult, Outcome};
+use crate::mutate::select::Skipped;
 
 fn status(o: Outcome) -> &'static str {
     match o {
@@ -19,12 +20,36 @@ fn status(o: Outcome) -> &'static str {
     }
 }
 
+/// One mutant's entry: what it changes, where, and its status.
+fn mutant(m: &crate::mutate::Mutant, status: &str, reason: String) -> Value {
+    json!({
+        "id": m.id,
+        "mutatorName": m.operator,
+        "description": m.description,
+        "replacement": m.replacement,
+        "location": {
+            "start": {"line": m.line, "column": m.column},
+            "end": {"line": m.end_line, "column": m.end_column},
+        },
+        "status": status,
+        "statusReason": reason,
+    })
+}
+
 /// The report; sources are read from `root` (a file that cannot be read embeds as empty).
-pub fn report(results: &[MutantResult], root: &Path) -> String {
+/// Skipped mutants are `Ignored`, with what skipped them and why as the status reason.
+pub fn report(results: &[MutantResult], skipped: &[Skipped], root: &Path) -> String {
     let mut texts = crate::source::Texts::new(root);
     let mut files: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
+    for k in skipped {
+        let reason = match &k.reason {
+            Some(r) => format!("skipped by {}: {r}", k.skipped_by),
+            None => format!("skipped by {}", k.skipped_by),
+        };
+        let entry = mutant(&k.mutant, "Ignored", reason);
+        files.entry(k.mutant.file.as_str()).or_default().push(entry);
+    }
     for r in results {
-        let m = &r.mutant;
         let reason = match r.outcome {
             Outcome::Killed if !r.killed_by.is_empty() => {
                 format!("killed by {}", r.killed_by.join(", "))
@@ -32,21 +57,11 @@ pub fn report(results: &[MutantResult], root: &Path) -> String {
             Outcome::Survived => format!("{} tests ran and passed", r.tests_run),
             o => o.as_str().to_string(),
         };
-        files.entry(m.file.as_str()).or_default().push(json!({
-            "id": m.id,
-            "mutatorName": m.operator,
-            "description": m.description,
-            "replacement": m.replacement,
-            "location": {
-                "start": {"line": m.line, "column": m.column},
-                "end": {"line": m.end_line, "column": m.end_column},
-            },
-            "status": status(r.outcome),
-            "statusReason": reason,
-            "killedBy": r.killed_by,
-            "duration": r.duration_ms,
-            "testsCompleted": r.tests_run,
-        }));
+        let mut entry = mutant(&r.mutant, status(r.outcome), reason);
+        entry["killedBy"] = json!(r.killed_by);
+        entry["duration"] = json!(r.duration_ms);
+        entry["testsCompleted"] = json!(r.tests_run);
+        files.entry(r.mutant.file.as_str()).or_default().push(entry);
     }
     let files: serde_json::Map<String, Value> = files
         .into_iter()

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use ariadne::{Color, Config, Label, Report, ReportKind};
+use ariadne::{Color, Label, Report, ReportKind};
 use serde::Serialize;
 
 use crate::fixtures::compare::is_identity;
@@ -71,7 +71,7 @@ fn message(r: &FixtureReport) -> String {
 }
 
 /// Render the reports and a summary line.
-pub fn human(a: &FixtureAnalysis, root: &Path, color: bool) -> String {
+pub fn human(a: &FixtureAnalysis, root: &Path, style: crate::report::Style) -> String {
     let mut texts = Texts::new(root);
     let mut out = Vec::new();
     for r in &a.reports {
@@ -82,7 +82,7 @@ pub fn human(a: &FixtureAnalysis, root: &Path, color: bool) -> String {
             (_, n) => format!("the first of {n}"),
         };
         let mut report = Report::build(ReportKind::Advice, (r.loc.file.clone(), range.clone()))
-            .with_config(Config::default().with_color(color))
+            .with_config(style.ariadne())
             .with_code("identical-fixture")
             .with_message(message(r))
             .with_label(

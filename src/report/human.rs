@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use ariadne::{Color, Config, Label, Report, ReportKind};
+use ariadne::{Color, Label, Report, ReportKind};
 
 use crate::finding::Finding;
 use crate::lint::registry::Level;
@@ -36,13 +36,13 @@ pub fn check(
     findings: &[Finding],
     summary: &Summary,
     root: &Path,
-    color: bool,
+    style: crate::report::Style,
     verbosity: crate::report::Verbosity,
 ) -> String {
     let mut texts = Texts::new(root);
     let mut out = Vec::new();
     for f in findings {
-        render(f, &mut texts, color, &mut out);
+        render(f, &mut texts, style, &mut out);
     }
     let errors = findings
         .iter()
@@ -78,10 +78,10 @@ pub fn check(
     s
 }
 
-fn render(f: &Finding, texts: &mut Texts, color: bool, out: &mut Vec<u8>) {
+fn render(f: &Finding, texts: &mut Texts, style: crate::report::Style, out: &mut Vec<u8>) {
     let range = char_range(texts, &f.loc);
     let mut report = Report::build(kind(f.severity), (f.loc.file.clone(), range.clone()))
-        .with_config(Config::default().with_color(color))
+        .with_config(style.ariadne())
         .with_code(&f.rule)
         .with_message(&f.message)
         .with_label(

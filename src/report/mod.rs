@@ -93,6 +93,37 @@ pub fn use_color(c: Color) -> bool {
     )
 }
 
+/// How human output is decorated: colour as cargo decides it ([`use_color`]), and ariadne's
+/// box drawing only on a terminal: piped or redirected output (a CI log, `| less`, a file) gets
+/// plain ASCII frames (`,-[`, `|`), whatever `--color` says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Style {
+    pub color: bool,
+    pub unicode: bool,
+}
+
+impl Style {
+    pub fn ariadne(self) -> ariadne::Config {
+        let chars = if self.unicode {
+            ariadne::CharSet::Unicode
+        } else {
+            ariadne::CharSet::Ascii
+        };
+        ariadne::Config::default()
+            .with_color(self.color)
+            .with_char_set(chars)
+    }
+}
+
+/// The style of human output on stdout.
+pub fn style(c: Color) -> Style {
+    use std::io::IsTerminal;
+    Style {
+        color: use_color(c),
+        unicode: std::io::stdout().is_terminal(),
+    }
+}
+
 fn color_of(c: Color, cargo_term_color: Option<&str>, no_color: Option<&str>, tty: bool) -> bool {
     match (c, cargo_term_color.map(str::trim)) {
         (Color::Always, _) => true,

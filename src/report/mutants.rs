@@ -4,11 +4,12 @@
 
 use std::path::Path;
 
-use ariadne::{Color, Config, Label, Report, ReportKind};
+use ariadne::{Color, Label, Report, ReportKind};
 use serde::{Deserialize, Serialize};
 
 use crate::mutate::Mutant;
 use crate::mutate::outcome::{MutantResult, Outcome, Summary};
+use crate::mutate::select::{Skipped, one_line};
 use crate::report::plural;
 
 /// The JSON document of a run: what `--format json` prints and `mutants.json` holds.
@@ -20,6 +21,9 @@ pub struct MutantsReport {
     pub version: u32,
     pub mutants: Vec<MutantResult>,
     pub summary: Summary,
+    /// Mutants the user's skips and exclusions kept from running (not in `summary`'s counts).
+    #[serde(default)]
+    pub skipped: Vec<Skipped>,
 }
 
 fn version() -> u32 {
@@ -32,6 +36,7 @@ impl MutantsReport {
             version: version(),
             mutants,
             summary,
+            skipped: Vec::new(),
         }
     }
 }
@@ -45,41 +50,55 @@ pub fn list_json(mutants: &[Mutant]) -> String {
     serde_json::to_string_pretty(mutants).expect("mutants serialise") + "\n"
 }
 
-/// `--list`: one mutant a line, id first.
-pub fn list_human(mutants: &[Mutant]) -> String {
+/// `--list`: one mutant a line, id first, then the skipped ones with what skipped them.
+pub fn list_human(mutants: &[Mutant], skipped: &[Skipped]) -> String {
     let mut s = String::new();
     for m in mutants {
         s.push_str(&format!(
-            "{}\n    {}:{}:{}: {}: `{}` -> `{}`\n",
+            "{}\n    {}\n",
             m.id,
-            m.file,
-            m.line,
-            m.column,
-            m.description,
-            one_line(&m.original),
-            one_line(&m.replacement)
+            crate::mutate::select::name(m)
         ));
     }
+    for k in skipped {
+        s.push_str(&skipped_line(k));
+        s.push_str(&format!("    {}\n", crate::mutate::select::name(&k.mutant)));
+    }
     s.push_str(&format!(
-        "{} mutant{}\n",
+        "{} mutant{}{}\n",
         mutants.len(),
-        plural(mutants.len())
+        plural(mutants.len()),
+        skipped_count(skipped)
     ));
     s
 }
 
-fn one_line(s: &str) -> String {
-    let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() > 80 {
-        format!("{}...", flat.chars().take(77).collect::<String>())
+/// `skipped   ID (by ..: reason)`.
+fn skipped_line(k: &Skipped) -> String {
+    let why = match &k.reason {
+        Some(r) => format!("{}: {r}", k.skipped_by),
+        None => k.skipped_by.clone(),
+    };
+    format!("{:9} {} ({why})\n", "skipped", k.mutant.id)
+}
+
+/// `, N skipped` when any were.
+fn skipped_count(skipped: &[Skipped]) -> String {
+    if skipped.is_empty() {
+        String::new()
     } else {
-        flat
+        format!(", {} skipped", skipped.len())
     }
 }
 
 /// Render a run: every survivor (and failed guard) as an ariadne report, then one line per other
 /// mutant, then the summary line. `output` is the output folder the logs are in.
-pub fn human(report: &MutantsReport, root: &Path, output: &Path, color: bool) -> String {
+pub fn human(
+    report: &MutantsReport,
+    root: &Path,
+    output: &Path,
+    style: crate::report::Style,
+) -> String {
     let mut texts = crate::source::Texts::new(root);
     let mut out = Vec::new();
     let mut rest = String::new();
@@ -92,14 +111,17 @@ pub fn human(report: &MutantsReport, root: &Path, output: &Path, color: bool) ->
     });
     for r in results {
         if r.outcome == Outcome::Survived || r.failed_guard() {
-            render(r, output, &mut texts, color, &mut out);
+            render(r, output, &mut texts, style, &mut out);
         } else {
             rest.push_str(&line(r));
         }
     }
+    for k in &report.skipped {
+        rest.push_str(&skipped_line(k));
+    }
     let mut s = String::from_utf8_lossy(&out).into_owned();
     s.push_str(&rest);
-    s.push_str(&summary_line(&report.summary));
+    s.push_str(&summary_line(&report.summary, &report.skipped));
     s
 }
 
@@ -135,7 +157,7 @@ fn render(
     r: &MutantResult,
     output: &Path,
     texts: &mut crate::source::Texts,
-    color: bool,
+    style: crate::report::Style,
     out: &mut Vec<u8>,
 ) {
     let m = &r.mutant;
@@ -167,7 +189,7 @@ fn render(
         format!("replaced with `{}`", one_line(&m.replacement))
     };
     let mut report = Report::build(ReportKind::Error, (m.file.clone(), range.clone()))
-        .with_config(Config::default().with_color(color))
+        .with_config(style.ariadne())
         .with_code(&m.operator)
         .with_message(format!("{what}: {} in `{}`", m.description, m.function))
         .with_label(
@@ -230,7 +252,7 @@ pub fn survivor_message(r: &MutantResult) -> String {
     s
 }
 
-fn summary_line(s: &Summary) -> String {
+fn summary_line(s: &Summary, skipped: &[Skipped]) -> String {
     let mut line = format!(
         "capcheck mutants: {} mutant{}: {} survived, {} killed, {} timeout, {} unviable, {} uncovered; score {:.1}%",
         s.mutants,
@@ -242,6 +264,7 @@ fn summary_line(s: &Summary) -> String {
         s.uncovered,
         s.score
     );
+    line.push_str(&skipped_count(skipped).replacen(',', ";", 1));
     if !s.guards_failed.is_empty() {
         let n = s.guards_failed.len();
         line.push_str(&format!("; {n} guard{} not killed", plural(n)));

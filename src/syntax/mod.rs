@@ -7,6 +7,7 @@ use proc_macro2::Span;
 use serde::Serialize;
 use syn::punctuated::Punctuated;
 
+pub mod comments;
 pub mod depth;
 pub mod lines;
 pub mod scope;

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Mutants side by side, in one run: capcheck (compile-once `switch` engine), cargo-gamma and
+# cargo-mutants on the same crates and the same source lines (the lines capcheck mutates; each
+# peer mutates them its own way), each tool in a fresh copy whose dependencies are built first,
+# so every wall below is the tool's own work: its build of the crate, baseline and mutants.
+#
+# Usage: scripts/bench-mutants.sh [-j N] CRATE_DIR...
+#   CAPCHECK=path/to/cargo-capcheck (default: target/release/cargo-capcheck)
+#   peers: `cargo install cargo-gamma cargo-mutants` (cargo-gamma runs with --memory off)
+# Prints one TSV row per crate and tool (mutants, wall, wall per mutant), then the ratios of
+# capcheck's per-mutant wall to each peer's.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+jobs=2
+if [[ "${1:-}" == "-j" ]]; then jobs="$2"; shift 2; fi
+capcheck="${CAPCHECK:-$here/target/release/cargo-capcheck}"
+work="${BENCH_DIR:-/tmp/capcheck-bench-mutants}"
+rm -rf "$work"; mkdir -p "$work"
+rows="$work/rows.tsv"
+printf 'crate\ttool\tmutants\twall_s\tper_mutant_s\n' | tee "$rows"
+
+fresh() { # fresh COPY_NAME SRC: a copy with its dependencies and tests built once
+  local dst="$work/$1"
+  rm -rf "$dst"; cp -r "$2" "$dst"; rm -rf "$dst/target"
+  (cd "$dst" && cargo test --no-run -q >/dev/null 2>&1 || true)
+  echo "$dst"
+}
+now() { date +%s.%N; }
+
+for src in "$@"; do
+  name="$(basename "$src")"
+  # The lines capcheck mutates, as `file:line` and as a regex the peers match on.
+  "$capcheck" capcheck mutants --list --format json --manifest-path "$src/Cargo.toml" \
+    > "$work/$name.list.json"
+  files=$(python3 -c 'import json,sys; print(" ".join(sorted({m["file"] for m in json.load(open(sys.argv[1]))})))' "$work/$name.list.json")
+  lines_re=$(python3 -c 'import json,sys; ms=json.load(open(sys.argv[1])); print("|".join(sorted({"%s:%d:" % (m["file"], m["line"]) for m in ms})))' "$work/$name.list.json")
+  file_args=(); for f in $files; do file_args+=(--file "$f"); done
+
+  dir=$(fresh "capcheck-$name" "$src")
+  t0=$(now)
+  (cd "$dir" && "$capcheck" capcheck mutants -j "$jobs" --format json --output "$work/out-capcheck-$name" \
+     --build-dir "$dir/target/capcheck-build" > "$work/capcheck-$name.json" 2> "$work/capcheck-$name.err" || true)
+  t1=$(now)
+  n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["mutants"]))' "$work/capcheck-$name.json")
+  printf '%s\tcapcheck\t%s\t%.1f\t%.2f\n' "$name" "$n" "$(echo "$t1-$t0" | bc)" "$(echo "($t1-$t0)/$n" | bc -l)" | tee -a "$rows"
+
+  dir=$(fresh "gamma-$name" "$src")
+  t0=$(now)
+  (cd "$dir" && cargo gamma run --memory off -j "$jobs" --progress never "${file_args[@]}" --re "$lines_re" \
+     > "$work/gamma-$name.out" 2>&1 || true)
+  t1=$(now)
+  n=$(grep -oE 'Summary: [0-9]+ mutants' "$work/gamma-$name.out" | grep -oE '[0-9]+' || echo 0)
+  printf '%s\tcargo-gamma\t%s\t%.1f\t%.2f\n' "$name" "$n" "$(echo "$t1-$t0" | bc)" "$(echo "($t1-$t0)/($n+0.000001)" | bc -l)" | tee -a "$rows"
+
+  dir=$(fresh "mutants-$name" "$src")
+  t0=$(now)
+  (cd "$dir" && cargo mutants -j "$jobs" --no-shuffle "${file_args[@]}" --re "$lines_re" \
+     > "$work/mutants-$name.out" 2>&1 || true)
+  t1=$(now)
+  n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["outcomes"]) - 1)' "$dir/mutants.out/outcomes.json" 2>/dev/null || echo 0)
+  printf '%s\tcargo-mutants\t%s\t%.1f\t%.2f\n' "$name" "$n" "$(echo "$t1-$t0" | bc)" "$(echo "($t1-$t0)/($n+0.000001)" | bc -l)" | tee -a "$rows"
+done
+
+echo
+echo "capcheck per-mutant wall / peer per-mutant wall (same crate, same lines, this run):"
+python3 - "$rows" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+by = {}
+for r in rows:
+    by.setdefault(r["crate"], {})[r["tool"]] = float(r["per_mutant_s"]) if int(r["mutants"]) else None
+for crate, t in by.items():
+    c = t.get("capcheck")
+    out = [crate]
+    for peer in ("cargo-gamma", "cargo-mutants"):
+        p = t.get(peer)
+        out.append(f"vs {peer}: {c / p:.2f}x" if c and p else f"vs {peer}: n/a")
+    print("\t".join(out))
+EOF

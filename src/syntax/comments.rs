@@ -1,0 +1,132 @@
+//! Comments that direct the tool, found with rustc's lexer: the plain (not doc) comments of a
+//! Rust file, and the lines a comment alone on its line covers (the item or statement below it).
+//!
+//! `mutants`' `capcheck: skip-mutants(..)` comments are read with these. They are the same
+//! functions `lint::suppress` holds privately for `capcheck: allow(..)` (copied verbatim, so a
+//! skip covers exactly what a suppression at the same place covers); `lint::suppress` should
+//! use these and drop its copies.
+
+use ra_ap_rustc_lexer::{FrontmatterAllowed, TokenKind, tokenize};
+
+use crate::syntax::lines::Lines;
+
+/// A plain comment: its text without the `//` or `/* */`, and its byte range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Comment<'a> {
+    pub body: &'a str,
+    pub start: usize,
+    pub end: usize,
+    /// Nothing but whitespace before it on its line.
+    pub alone: bool,
+}
+
+/// The plain (not doc) comments of a Rust file, by rustc's lexer.
+pub fn rust_comments(text: &str) -> Vec<Comment<'_>> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    for t in tokenize(text, FrontmatterAllowed::No) {
+        let end = pos + t.len as usize;
+        let body = match t.kind {
+            TokenKind::LineComment { doc_style: None } => text.get(pos + 2..end),
+            TokenKind::BlockComment {
+                doc_style: None,
+                terminated: true,
+            } => text.get(pos + 2..end - 2),
+            _ => None,
+        };
+        if let Some(body) = body {
+            let line_start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
+            out.push(Comment {
+                body,
+                start: pos,
+                end,
+                alone: text[line_start..pos].trim().is_empty(),
+            });
+        }
+        pos = end;
+    }
+    out
+}
+
+/// The last line of the item or statement after byte `from`: its first `;` or `,` at bracket
+/// depth 0 (a `,` inside `<..>` does not count), or the `}` that closes its first block (unless
+/// `else`, `.`, `?` or `;` continues it), or the line before a bracket it did not open.
+pub fn rust_extent(text: &str, from: usize) -> usize {
+    let lines = Lines::new(text);
+    let rest = &text[from..];
+    let mut pos = from;
+    let mut depth: i32 = 0;
+    let mut angle: i32 = 0;
+    let mut last = lines.position(from).0;
+    let mut started = false;
+    let mut closed_block = false;
+    let mut prev_kind: Option<TokenKind> = None;
+    let mut attr_depth: Option<i32> = None;
+    for t in tokenize(rest, FrontmatterAllowed::No) {
+        let start = pos;
+        pos += t.len as usize;
+        let kind = t.kind;
+        match kind {
+            TokenKind::Whitespace
+            | TokenKind::LineComment { .. }
+            | TokenKind::BlockComment { .. } => continue,
+            _ => {}
+        }
+        let line = lines.position(start).0;
+        if closed_block {
+            let continues = matches!(kind, TokenKind::Dot | TokenKind::Question | TokenKind::Semi)
+                || (kind == TokenKind::Ident && &text[start..pos] == "else");
+            if !continues {
+                return last;
+            }
+            closed_block = false;
+        }
+        // Attributes before the item are skipped: `#` `[` .. `]`.
+        if !started && kind == TokenKind::Pound {
+            attr_depth = Some(depth);
+            continue;
+        }
+        if let Some(d) = attr_depth {
+            match kind {
+                TokenKind::Bang => {}
+                TokenKind::OpenBracket => depth += 1,
+                TokenKind::CloseBracket => {
+                    depth -= 1;
+                    if depth == d {
+                        attr_depth = None;
+                    }
+                }
+                _ if depth > d => {}
+                _ => attr_depth = None,
+            }
+            if attr_depth.is_some() || kind == TokenKind::CloseBracket {
+                continue;
+            }
+        }
+        started = true;
+        match kind {
+            TokenKind::OpenParen | TokenKind::OpenBracket | TokenKind::OpenBrace => depth += 1,
+            TokenKind::CloseParen | TokenKind::CloseBracket | TokenKind::CloseBrace => {
+                depth -= 1;
+                if depth < 0 {
+                    return last;
+                }
+                if depth == 0 && kind == TokenKind::CloseBrace {
+                    closed_block = true;
+                }
+            }
+            TokenKind::Lt if depth == 0 => angle += 1,
+            TokenKind::Gt
+                if depth == 0 && !matches!(prev_kind, Some(TokenKind::Minus | TokenKind::Eq)) =>
+            {
+                angle = (angle - 1).max(0)
+            }
+            TokenKind::Semi if depth == 0 => return line,
+            TokenKind::Comma if depth == 0 && angle == 0 => return line,
+            _ => {}
+        }
+        last = line;
+        prev_kind = Some(kind);
+    }
+    last
+}
