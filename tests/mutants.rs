@@ -784,3 +784,27 @@ fn both_engines_agree_on_every_fixture() {
         );
     }
 }
+
+/// A baseline test whose two runs disagree is flaky: listed, and never used to kill (the batch
+/// cap only it reaches is uncovered); a mutant that lifts the buffer cap asks for 3 GiB and
+/// stops at the memory ceiling (2 GiB here) as `oom`, counted as detected.
+#[test]
+fn a_flaky_test_never_kills_and_a_runaway_allocation_is_oom() {
+    let c = copy("mutants-limits");
+    let before = tree(c.root());
+    let (code, report) = c.json(&["--operator", "swap-min-max"]);
+    assert_clean_after(&c, &before);
+    assert_eq!(
+        report["summary"]["baseline"]["flaky"],
+        serde_json::json!(["flips_every_run"]),
+        "{report}"
+    );
+    let got: BTreeMap<String, (String, String)> = outcomes(&report)
+        .into_values()
+        .map(|(outcome, function)| (function, (outcome, String::new())))
+        .collect();
+    assert_eq!(got["mutants_limits::buffer"].0, "oom", "{report}");
+    assert_eq!(got["mutants_limits::batch_size"].0, "uncovered", "{report}");
+    assert_eq!(report["summary"]["oom"], 1);
+    assert_eq!(code, 1, "the uncovered mutant is a hole");
+}

@@ -30,6 +30,10 @@ use crate::mutate::process::{self, Ended, Limits};
 use crate::mutate::scratch::Scratch;
 use crate::mutate::switch::{self, ErrorSpan, Plan};
 
+/// The baseline times of the tests the switched mutants ran, summed: the least their runs can
+/// take.
+static SELECTED_MS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// How many times the instrumented build is redone without what rustc rejected.
 const ROUNDS: usize = 4;
 /// The baseline may take as long as a cold build of a large workspace; Ctrl-C still works.
@@ -156,7 +160,8 @@ pub fn run(
         &plan,
     )?;
     let test_ms: u64 = suite.tests.iter().map(|t| t.ms).sum();
-    let baseline = Baseline {
+    SELECTED_MS.store(0, Ordering::Relaxed);
+    let mut baseline = Baseline {
         build_ms,
         test_ms,
         tests: suite
@@ -167,6 +172,7 @@ pub fn run(
         engine: "switch".into(),
         switched: plan.switched(),
         flaky: suite.flaky.iter().map(|t| suite.name(t)).collect(),
+        selected_test_ms: 0,
     };
     progress(Event::Baseline(&baseline));
     if suite.tests.is_empty() {
@@ -261,6 +267,7 @@ pub fn run(
         }
     }
     drop(scratch);
+    baseline.selected_test_ms = SELECTED_MS.load(Ordering::Relaxed);
     Ok(Ran {
         baseline,
         results: results.into_iter().flatten().collect(),
@@ -709,6 +716,7 @@ fn run_switched(
             }
         };
         run += 1;
+        SELECTED_MS.fetch_add(t.ms, Ordering::Relaxed);
         match ended {
             Ended::Interrupted => return Err(Stop::Interrupted),
             Ended::TimedOut => {

@@ -93,6 +93,10 @@ pub struct Baseline {
     /// Tests whose two baseline runs disagreed: they kill no mutant.
     #[serde(default)]
     pub flaky: Vec<String>,
+    /// (`switch`) The baseline times of the tests the switched mutants ran, summed: with
+    /// `build_ms`, the least such a run can take.
+    #[serde(default)]
+    pub selected_test_ms: u64,
 }
 
 /// Counts and score of a run.

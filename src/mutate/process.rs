@@ -136,10 +136,17 @@ fn wait(cmd: &mut Command, log: &Path, limits: &Limits) -> std::io::Result<Ran> 
             rlim_cur: bytes as libc::rlim_t,
             rlim_max: bytes as libc::rlim_t,
         };
-        // SAFETY: setrlimit is async-signal-safe and only changes the child's own limit.
+        // No core file either: an abort at the ceiling would write one as large.
+        let no_core = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: setrlimit is async-signal-safe and only changes the child's own limits.
         unsafe {
             cmd.pre_exec(move || {
-                if libc::setrlimit(libc::RLIMIT_DATA, &limit) != 0 {
+                if libc::setrlimit(libc::RLIMIT_DATA, &limit) != 0
+                    || libc::setrlimit(libc::RLIMIT_CORE, &no_core) != 0
+                {
                     return Err(std::io::Error::last_os_error());
                 }
                 Ok(())
