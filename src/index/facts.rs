@@ -69,6 +69,9 @@ pub struct ApiArg {
     pub site: String,
     pub arg: Operand,
     pub in_test: bool,
+    /// A 1 here is a lock, a hand-off or a floor (`Semaphore::new(1)`, `channel(1)`, the CPU
+    /// count's `unwrap_or(1)`), not a capacity.
+    pub quiet_at_one: bool,
 }
 
 /// A product `a * b` outside literals-only arithmetic.

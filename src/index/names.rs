@@ -65,6 +65,15 @@ impl NameTable {
             .filter_map(|p| p.last().map(String::as_str))
     }
 
+    /// Whether the identifier is exactly one pattern (`workers`, `max_seqs`), with no word
+    /// before or after it: a setter named for a capacity (`.workers(4)`), not a verb on one
+    /// (`.add_permits(1)`).
+    pub fn is_exactly(&self, ident: &str) -> bool {
+        let w = words(ident);
+        !w.iter().any(|x| self.exclude.contains(x))
+            && self.patterns.iter().chain(&self.exact).any(|p| *p == w)
+    }
+
     pub fn matches_words(&self, w: &[String]) -> bool {
         if w.iter().any(|x| self.exclude.contains(x)) {
             return false;
@@ -118,6 +127,13 @@ mod tests {
             ("pool_max_size", false),
         ] {
             assert_eq!(exact.matches(name), expect, "{name}");
+        }
+        for (name, expect) in [
+            ("permits", true),
+            ("add_permits", false),
+            ("MAX_SIZE", true),
+        ] {
+            assert_eq!(t.is_exactly(name), expect, "{name}");
         }
     }
 }

@@ -37,6 +37,10 @@ pub struct Api {
     pub method: Option<String>,
     /// 0-based index of the argument that carries the capacity.
     pub arg: usize,
+    /// A bound of 1 is a lock or a hand-off here (`Semaphore::new(1)`, `channel(1)`), not a
+    /// capacity; elsewhere a 1 is a setting like any other (`.max_size(1)` serialises a pool).
+    #[serde(default)]
+    pub handoff: bool,
 }
 
 /// A rule or mutation operator as written in `rules/<id>.toml`.
