@@ -75,9 +75,10 @@ impl Extractor<'_> {
             syn::Visibility::Inherited => Visibility::Private(v.scope.module()),
         };
         let name = c.ident.to_string();
+        let counts = is_int(c.ty);
         if matches!(val, Val::Other) {
             // `const MAX_BATCH: usize = if cfg!(..) { 64 } else { 16 };`: each branch's literal.
-            if self.tables.capacity_names.matches(&name) {
+            if self.names(&name, counts) {
                 let kind = if c.is_static {
                     CapacityKind::Static
                 } else {
@@ -100,7 +101,18 @@ impl Extractor<'_> {
             visibility,
             is_static: c.is_static,
             in_test: v.in_test(),
+            counts,
         });
+    }
+
+    /// Whether `name` is a capacity's; `counts`: its type is an integer (see
+    /// `NameTable::matches_count`).
+    fn names(&self, name: &str, counts: bool) -> bool {
+        if counts {
+            self.tables.capacity_names.matches_count(name)
+        } else {
+            self.tables.capacity_names.matches(name)
+        }
     }
 
     /// Every literal that sets `expr`'s value (`value::leaves`: branches, fallbacks, bounds) as a
@@ -344,7 +356,8 @@ impl Extractor<'_> {
             return;
         };
         let name = sig.ident.to_string();
-        if self.tables.capacity_names.matches(&name) {
+        let counts = matches!(&sig.output, syn::ReturnType::Type(_, t) if is_int(t));
+        if self.names(&name, counts) {
             let site = v.scope.site(&name);
             self.leaf_lits(v, e, &site, &name, CapacityKind::Fn, &Visibility::Public);
         }
@@ -453,6 +466,26 @@ pub fn count_params(sig: &syn::Signature, tables: &Tables) -> Vec<String> {
             (int && tables.count_words.matches(&name)).then_some(name)
         })
         .collect()
+}
+
+/// An integer type (`u32`, `usize`; `Option<u32>` and `NonZeroUsize` too): a value that counts.
+fn is_int(ty: &syn::Type) -> bool {
+    let syn::Type::Path(p) = ty else { return false };
+    let Some(last) = p.path.segments.last() else {
+        return false;
+    };
+    let name = last.ident.to_string();
+    if is_int_type(&name) || (name.starts_with("NonZero") && is_int_type(&name[7..].to_lowercase()))
+    {
+        return true;
+    }
+    match &last.arguments {
+        syn::PathArguments::AngleBracketed(a) if name == "Option" => a
+            .args
+            .iter()
+            .any(|g| matches!(g, syn::GenericArgument::Type(t) if is_int(t))),
+        _ => false,
+    }
 }
 
 fn is_int_type(s: &str) -> bool {
@@ -600,7 +633,7 @@ impl Extractor<'_> {
             let Some(name) = f.ident.as_ref().map(|i| i.to_string()) else {
                 continue;
             };
-            if !self.tables.capacity_names.matches(&name) {
+            if !self.names(&name, is_int(&f.ty)) {
                 continue;
             }
             for a in f.attrs.iter().filter(|a| cli_default_attr(a)) {

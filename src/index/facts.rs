@@ -29,6 +29,8 @@ pub struct ConstDef {
     pub visibility: Visibility,
     pub is_static: bool,
     pub in_test: bool,
+    /// Its declared type is an integer: the value counts something (see `NameTable::matches_count`).
+    pub counts: bool,
 }
 
 /// A field initialiser in a struct literal: `Config { per_backend: 8, .. }`.

@@ -59,6 +59,10 @@ pub struct Rule {
     pub names: Vec<String>,
     #[serde(default)]
     pub exclude_words: Vec<String>,
+    /// Words that name a duration unless the value's type says it counts (see
+    /// `NameTable::with_soft`).
+    #[serde(default)]
+    pub duration_words: Vec<String>,
     #[serde(default)]
     pub apis: Vec<Api>,
     #[serde(default)]
