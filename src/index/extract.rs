@@ -250,6 +250,27 @@ impl Extractor<'_> {
                 });
             }
         }
+        // `mpsc::channel(CHAN_SIZE * 2)`: the multiplier of a constant sets the bound as much as
+        // the constant does. A multiplier of a runtime count is `per-unit-cap`'s.
+        if let Expr::Binary(b) = crate::index::value::carried(arg) {
+            if matches!(b.op, syn::BinOp::Mul(_)) {
+                for (lit, other) in [(&b.left, &b.right), (&b.right, &b.left)] {
+                    let factor = Val::of(lit).literal().filter(|n| *n >= 2);
+                    if factor.is_some()
+                        && Val::of(lit).is_lit()
+                        && matches!(Val::of(other), Val::Const(_))
+                    {
+                        self.facts.api_args.push(ApiArg {
+                            api: api.name.clone(),
+                            site: v.function_site(),
+                            arg: Operand::new(lit, v.rel, v.text),
+                            in_test: v.in_test(),
+                            quiet_at_one: api.quiet_at_one,
+                        });
+                    }
+                }
+            }
+        }
         if let Val::Const(ident) = &operand.val {
             // The constant's own location (not `N as usize`'s), so the plain reference recorded
             // at the same place is recognised as this one.
