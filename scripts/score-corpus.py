@@ -10,9 +10,12 @@ line. A finding of those rules on any other line of a labelled file is a false a
 are labelled exhaustively), and is listed. Pin findings (`pinned-capacity-assertion`) are counted
 per crate, for classification by hand. Prints one row per crate and the totals.
 
-capcheck does not report a bound of 0 or 1 by design (a channel or semaphore of one is a
-hand-off or a lock, 0 usually means "unlimited"), so recall is also given over the labels
-whose line holds an integer literal of 2 or more (`recall>=2`)."""
+Bounds of 0 and 1 follow one policy, in the tool and in the labels alike (`explain
+unmeasured-capacity`): a 0 is never a capacity ("no limit", "automatic"); a 1 is one where it
+sets a named capacity (`workers: 1`, `.max_size(1)`), and not where it is a lock, a hand-off or
+a floor (`Semaphore::new(1)`, `channel(1)`, `n.max(1)`, the CPU count's `unwrap_or(1)`). Labels
+changed to follow it say so in a comment. Recall is also given over the labels whose line holds
+an integer literal of 2 or more (`recall>=2`)."""
 import json, os, re, subprocess, sys, tomllib
 from collections import defaultdict
 

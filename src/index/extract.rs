@@ -30,6 +30,15 @@ pub struct Extractor<'a> {
     imports: std::collections::HashMap<String, Vec<String>>,
 }
 
+/// A capacity API a call matches.
+struct ApiHit {
+    name: String,
+    /// The argument that carries the capacity.
+    arg: usize,
+    /// A 1 there is a lock or a hand-off (see `ApiArg::quiet_at_one`).
+    quiet_at_one: bool,
+}
+
 struct LocalLit {
     name: String,
     value: u64,
@@ -66,9 +75,10 @@ impl Extractor<'_> {
             syn::Visibility::Inherited => Visibility::Private(v.scope.module()),
         };
         let name = c.ident.to_string();
+        let counts = is_int(c.ty);
         if matches!(val, Val::Other) {
             // `const MAX_BATCH: usize = if cfg!(..) { 64 } else { 16 };`: each branch's literal.
-            if self.tables.capacity_names.matches(&name) {
+            if self.names(&name, counts) {
                 let kind = if c.is_static {
                     CapacityKind::Static
                 } else {
@@ -91,7 +101,18 @@ impl Extractor<'_> {
             visibility,
             is_static: c.is_static,
             in_test: v.in_test(),
+            counts,
         });
+    }
+
+    /// Whether `name` is a capacity's; `counts`: its type is an integer (see
+    /// `NameTable::matches_count`).
+    fn names(&self, name: &str, counts: bool) -> bool {
+        if counts {
+            self.tables.capacity_names.matches_count(name)
+        } else {
+            self.tables.capacity_names.matches(name)
+        }
     }
 
     /// Every literal that sets `expr`'s value (`value::leaves`: branches, fallbacks, bounds) as a
@@ -123,7 +144,7 @@ impl Extractor<'_> {
     }
 
     /// The capacity API this call matches, with the argument that carries the capacity.
-    fn api_of_call(&self, func: &Expr, n_args: usize) -> Option<(String, usize)> {
+    fn api_of_call(&self, func: &Expr, n_args: usize) -> Option<ApiHit> {
         let Expr::Path(p) = func else { return None };
         // `channel(64)` after `use tokio::sync::mpsc::channel;` is `mpsc::channel(64)`.
         let imported = match (p.path.leading_colon, p.path.segments.len()) {
@@ -136,14 +157,37 @@ impl Extractor<'_> {
                 Some(full) => crate::syntax::segments_end_with(full, call),
                 None => path_ends_with(&p.path, call),
             };
-            (named && api.arg < n_args).then(|| (call.to_string(), api.arg))
+            (named && api.arg < n_args).then(|| ApiHit {
+                name: call.to_string(),
+                arg: api.arg,
+                quiet_at_one: api.handoff,
+            })
         })
     }
 
-    fn api_of_method(&self, method: &syn::Ident, n_args: usize) -> Option<(String, usize)> {
-        self.tables.apis.iter().find_map(|api| {
+    /// The capacity API this method call matches: a method of the table, or a setter named
+    /// exactly for a capacity (`.workers(4)`, `.with_max_seqs(4)`, `.set_max_connections(10)`)
+    /// with one argument; a verb on one (`.add_permits(1)`) is not a setter.
+    fn api_of_method(&self, method: &syn::Ident, n_args: usize) -> Option<ApiHit> {
+        let table = self.tables.apis.iter().find_map(|api| {
             let m = api.method.as_deref()?;
-            (method == m && api.arg < n_args).then(|| (format!(".{m}()"), api.arg))
+            (method == m && api.arg < n_args).then(|| ApiHit {
+                name: format!(".{m}()"),
+                arg: api.arg,
+                quiet_at_one: api.handoff,
+            })
+        });
+        table.or_else(|| {
+            let name = method.to_string();
+            let setting = name
+                .strip_prefix("with_")
+                .or_else(|| name.strip_prefix("set_"))
+                .unwrap_or(&name);
+            (n_args == 1 && self.tables.capacity_names.is_exactly(setting)).then(|| ApiHit {
+                name: format!(".{name}()"),
+                arg: 0,
+                quiet_at_one: false,
+            })
         })
     }
 
@@ -161,9 +205,9 @@ impl Extractor<'_> {
     }
 
     /// A local binding to a literal that reaches a capacity API (`let io_bandwidth = 64;` ..
-    /// `.buffer_unordered(io_bandwidth)`) is a capacity whatever its name. One of 1 is not (see
-    /// `index::capacities`).
-    fn local_flow(&mut self, v: &View, api: &str, arg: &Expr, at: Loc) {
+    /// `.buffer_unordered(io_bandwidth)`) is a capacity whatever its name. One of 0 is not, nor
+    /// one of 1 given to a lock or a hand-off (see `index::capacities`).
+    fn local_flow(&mut self, v: &View, api: &ApiHit, arg: &Expr, at: Loc) {
         let Expr::Path(p) = crate::index::value::carried(arg) else {
             return;
         };
@@ -174,7 +218,8 @@ impl Extractor<'_> {
             return;
         };
         let local = &self.locals[at_local];
-        if local.value <= 1 && local.named_lit.is_none() {
+        let quiet = local.value == 0 || (local.value == 1 && api.quiet_at_one);
+        if quiet && local.named_lit.is_none() {
             return;
         }
         let i = match local.named_lit {
@@ -187,21 +232,43 @@ impl Extractor<'_> {
                 i
             }
         };
-        self.facts.named_lits[i].flows.push((api.to_string(), at));
+        self.facts.named_lits[i].flows.push((api.name.clone(), at));
     }
 
-    fn api_arg(&mut self, v: &View, api: String, arg: &Expr) {
+    fn api_arg(&mut self, v: &View, api: &ApiHit, arg: &Expr) {
         let operand = Operand::new(arg, v.rel, v.text);
         if operand.val == Val::Other {
-            self.local_flow(v, &api, arg, operand.loc.clone());
+            self.local_flow(v, api, arg, operand.loc.clone());
             // `Semaphore::new(n.min(64))`, `.buffer_unordered(if fast { 32 } else { 8 })`.
             for leaf in crate::index::value::leaves(arg) {
                 self.facts.api_args.push(ApiArg {
-                    api: api.clone(),
+                    api: api.name.clone(),
                     site: v.function_site(),
                     arg: Operand::new(leaf, v.rel, v.text),
                     in_test: v.in_test(),
+                    quiet_at_one: api.quiet_at_one,
                 });
+            }
+        }
+        // `mpsc::channel(CHAN_SIZE * 2)`: the multiplier of a constant sets the bound as much as
+        // the constant does. A multiplier of a runtime count is `per-unit-cap`'s.
+        if let Expr::Binary(b) = crate::index::value::carried(arg) {
+            if matches!(b.op, syn::BinOp::Mul(_)) {
+                for (lit, other) in [(&b.left, &b.right), (&b.right, &b.left)] {
+                    let factor = Val::of(lit).literal().filter(|n| *n >= 2);
+                    if factor.is_some()
+                        && Val::of(lit).is_lit()
+                        && matches!(Val::of(other), Val::Const(_))
+                    {
+                        self.facts.api_args.push(ApiArg {
+                            api: api.name.clone(),
+                            site: v.function_site(),
+                            arg: Operand::new(lit, v.rel, v.text),
+                            in_test: v.in_test(),
+                            quiet_at_one: api.quiet_at_one,
+                        });
+                    }
+                }
             }
         }
         if let Val::Const(ident) = &operand.val {
@@ -215,14 +282,15 @@ impl Extractor<'_> {
                 ident: ident.clone(),
                 loc,
                 in_test: v.in_test(),
-                api: Some(api.clone()),
+                api: Some(api.name.clone()),
             });
         }
         self.facts.api_args.push(ApiArg {
-            api,
+            api: api.name.clone(),
             site: v.function_site(),
             arg: operand,
             in_test: v.in_test(),
+            quiet_at_one: api.quiet_at_one,
         });
     }
 
@@ -309,7 +377,8 @@ impl Extractor<'_> {
             return;
         };
         let name = sig.ident.to_string();
-        if self.tables.capacity_names.matches(&name) {
+        let counts = matches!(&sig.output, syn::ReturnType::Type(_, t) if is_int(t));
+        if self.names(&name, counts) {
             let site = v.scope.site(&name);
             self.leaf_lits(v, e, &site, &name, CapacityKind::Fn, &Visibility::Public);
         }
@@ -418,6 +487,26 @@ pub fn count_params(sig: &syn::Signature, tables: &Tables) -> Vec<String> {
             (int && tables.count_words.matches(&name)).then_some(name)
         })
         .collect()
+}
+
+/// An integer type (`u32`, `usize`; `Option<u32>` and `NonZeroUsize` too): a value that counts.
+fn is_int(ty: &syn::Type) -> bool {
+    let syn::Type::Path(p) = ty else { return false };
+    let Some(last) = p.path.segments.last() else {
+        return false;
+    };
+    let name = last.ident.to_string();
+    if is_int_type(&name) || (name.starts_with("NonZero") && is_int_type(&name[7..].to_lowercase()))
+    {
+        return true;
+    }
+    match &last.arguments {
+        syn::PathArguments::AngleBracketed(a) if name == "Option" => a
+            .args
+            .iter()
+            .any(|g| matches!(g, syn::GenericArgument::Type(t) if is_int(t))),
+        _ => false,
+    }
 }
 
 fn is_int_type(s: &str) -> bool {
@@ -533,11 +622,13 @@ impl Extractor<'_> {
             _ => crate::index::value::leaves(e),
         };
         for leaf in literals {
+            // `unwrap_or(1)`: one CPU when the platform does not say, a floor.
             self.facts.api_args.push(ApiArg {
                 api: "available_parallelism()".to_string(),
                 site: v.function_site(),
                 arg: Operand::new(leaf, v.rel, v.text),
                 in_test: v.in_test(),
+                quiet_at_one: true,
             });
         }
     }
@@ -563,7 +654,7 @@ impl Extractor<'_> {
             let Some(name) = f.ident.as_ref().map(|i| i.to_string()) else {
                 continue;
             };
-            if !self.tables.capacity_names.matches(&name) {
+            if !self.names(&name, is_int(&f.ty)) {
                 continue;
             }
             for a in f.attrs.iter().filter(|a| cli_default_attr(a)) {
@@ -664,8 +755,8 @@ impl Collector for Extractor<'_> {
         match e {
             Expr::Struct(s) => self.struct_lit(v, s),
             Expr::Call(c) => {
-                if let Some((api, arg)) = self.api_of_call(&c.func, c.args.len()) {
-                    self.api_arg(v, api, &c.args[arg]);
+                if let Some(api) = self.api_of_call(&c.func, c.args.len()) {
+                    self.api_arg(v, &api, &c.args[api.arg]);
                 }
                 if v.in_test() {
                     let via = match &*c.func {
@@ -689,8 +780,8 @@ impl Collector for Extractor<'_> {
                 if m.args.len() == 1 && mul.iter().any(|x| m.method == x) {
                     self.product(v, &m.receiver, &m.args[0], Some(e));
                 }
-                if let Some((api, arg)) = self.api_of_method(&m.method, m.args.len()) {
-                    self.api_arg(v, api, &m.args[arg]);
+                if let Some(api) = self.api_of_method(&m.method, m.args.len()) {
+                    self.api_arg(v, &api, &m.args[api.arg]);
                 }
                 if v.in_test() {
                     for a in &m.args {

@@ -29,6 +29,8 @@ pub struct ConstDef {
     pub visibility: Visibility,
     pub is_static: bool,
     pub in_test: bool,
+    /// Its declared type is an integer: the value counts something (see `NameTable::matches_count`).
+    pub counts: bool,
 }
 
 /// A field initialiser in a struct literal: `Config { per_backend: 8, .. }`.
@@ -69,6 +71,9 @@ pub struct ApiArg {
     pub site: String,
     pub arg: Operand,
     pub in_test: bool,
+    /// A 1 here is a lock, a hand-off or a floor (`Semaphore::new(1)`, `channel(1)`, the CPU
+    /// count's `unwrap_or(1)`), not a capacity.
+    pub quiet_at_one: bool,
 }
 
 /// A product `a * b` outside literals-only arithmetic.

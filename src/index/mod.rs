@@ -216,7 +216,12 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
                 continue;
             };
             cap.api = api_consts.get(d.ident.as_str()).map(|s| s.to_string());
-            if cap.value == 0 || !(cap.api.is_some() || tables.capacity_names.matches(&d.ident)) {
+            let named = if d.counts {
+                tables.capacity_names.matches_count(&d.ident)
+            } else {
+                tables.capacity_names.matches(&d.ident)
+            };
+            if cap.value == 0 || !(cap.api.is_some() || named) {
                 continue;
             }
             let mut uses: Vec<Use> = refs
@@ -271,8 +276,10 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
             let value::Val::Lit(v) = a.arg.val else {
                 continue;
             };
-            // A semaphore or channel of one is a lock or a hand-off, not a tuned capacity.
-            if v <= 1 {
+            // 0 sets nothing (it is "unlimited", "automatic" or a closed gate); a semaphore or
+            // channel of one is a lock or a hand-off, and a CPU count of one a floor. A 1 given
+            // to any other capacity API (`.max_size(1)`, `.worker_threads(1)`) is a setting.
+            if v == 0 || (v == 1 && a.quiet_at_one) {
                 continue;
             }
             out.push(Capacity {

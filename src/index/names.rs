@@ -29,6 +29,9 @@ pub struct NameTable {
     patterns: Vec<Vec<String>>,
     exact: Vec<Vec<String>>,
     exclude: Vec<String>,
+    /// Words that exclude a name unless its type says the value counts (`interval`: a
+    /// `Duration`, or the number of ticks between two polls as a `u32`).
+    soft: Vec<String>,
 }
 
 impl NameTable {
@@ -47,7 +50,25 @@ impl NameTable {
                 .filter(|p| !p.is_empty())
                 .collect(),
             exclude: exclude.iter().map(|w| w.to_lowercase()).collect(),
+            soft: Vec::new(),
         }
+    }
+
+    /// The same table with words that exclude a name only when nothing says it counts.
+    pub fn with_soft(mut self, soft: &[String]) -> Self {
+        self.soft = soft.iter().map(|w| w.to_lowercase()).collect();
+        self
+    }
+
+    /// [`NameTable::matches`] for a value whose type says it counts (an integer type): the
+    /// soft words (`interval`) do not exclude it.
+    pub fn matches_count(&self, ident: &str) -> bool {
+        self.matches_in(&words(ident), false)
+    }
+
+    /// Whether a name may match, counting or not (the sparse parse keeps a superset).
+    pub fn may_match_words(&self, w: &[String]) -> bool {
+        self.matches_in(w, false)
     }
 
     /// Whether the identifier contains one pattern's words contiguously and no excluded word.
@@ -65,8 +86,24 @@ impl NameTable {
             .filter_map(|p| p.last().map(String::as_str))
     }
 
+    /// Whether the identifier is exactly one pattern (`workers`, `max_seqs`), with no word
+    /// before or after it: a setter named for a capacity (`.workers(4)`), not a verb on one
+    /// (`.add_permits(1)`).
+    pub fn is_exactly(&self, ident: &str) -> bool {
+        let w = words(ident);
+        !w.iter()
+            .any(|x| self.exclude.contains(x) || self.soft.contains(x))
+            && self.patterns.iter().chain(&self.exact).any(|p| *p == w)
+    }
+
     pub fn matches_words(&self, w: &[String]) -> bool {
-        if w.iter().any(|x| self.exclude.contains(x)) {
+        self.matches_in(w, true)
+    }
+
+    fn matches_in(&self, w: &[String], soft_excludes: bool) -> bool {
+        let excluded =
+            |x: &String| self.exclude.contains(x) || (soft_excludes && self.soft.contains(x));
+        if w.iter().any(excluded) {
             return false;
         }
         self.exact.iter().any(|p| p.as_slice() == w)
@@ -118,6 +155,13 @@ mod tests {
             ("pool_max_size", false),
         ] {
             assert_eq!(exact.matches(name), expect, "{name}");
+        }
+        for (name, expect) in [
+            ("permits", true),
+            ("add_permits", false),
+            ("MAX_SIZE", true),
+        ] {
+            assert_eq!(t.is_exactly(name), expect, "{name}");
         }
     }
 }

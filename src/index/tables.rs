@@ -73,7 +73,7 @@ impl Tables {
         apis.extend(cfg.apis.iter().cloned());
         let ceiling: Vec<String> = CEILING_NAMES.iter().map(|s| s.to_string()).collect();
         Tables {
-            capacity_names: NameTable::new(&names, &exclude),
+            capacity_names: NameTable::new(&names, &exclude).with_soft(&unmeasured.duration_words),
             count_words: NameTable::new(&counts, &exclude),
             subject_words: NameTable::new(&pinned.subject_words, &[]),
             ceiling_names: NameTable::new(&ceiling, &["timeout".into(), "bytes".into()]),

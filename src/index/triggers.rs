@@ -79,7 +79,7 @@ impl Triggers {
             };
         }
         let w = words(ident);
-        let name = self.capacity_names.matches_words(&w);
+        let name = self.capacity_names.may_match_words(&w);
         Class {
             prod: w.iter().any(|x| self.count_words.contains(x)) || (name && value),
             prod_with_value: name || self.apis.contains(ident),

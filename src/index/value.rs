@@ -231,9 +231,15 @@ fn leaves_into<'a>(expr: &'a syn::Expr, out: &mut Vec<&'a syn::Expr>, depth: usi
             floor_into(&m.args[0], out, depth + 1);
             leaves_into(&m.args[1], out, depth + 1);
         }
-        Expr::Call(c) if c.args.len() == 2 && matches!(Val::of(e), Val::Min(..) | Val::Max(..)) => {
+        Expr::Call(c) if c.args.len() == 2 && matches!(Val::of(e), Val::Min(..)) => {
             for a in &c.args {
                 leaves_into(a, out, depth + 1);
+            }
+        }
+        // `cmp::max(n, 1)` is `n.max(1)`: either argument may be the floor.
+        Expr::Call(c) if c.args.len() == 2 && matches!(Val::of(e), Val::Max(..)) => {
+            for a in &c.args {
+                floor_into(a, out, depth + 1);
             }
         }
         // `x.unwrap_or(8).clamp(..)` and such: the receiver of any other call is not the value.

@@ -37,6 +37,10 @@ pub struct Api {
     pub method: Option<String>,
     /// 0-based index of the argument that carries the capacity.
     pub arg: usize,
+    /// A bound of 1 is a lock or a hand-off here (`Semaphore::new(1)`, `channel(1)`), not a
+    /// capacity; elsewhere a 1 is a setting like any other (`.max_size(1)` serialises a pool).
+    #[serde(default)]
+    pub handoff: bool,
 }
 
 /// A rule or mutation operator as written in `rules/<id>.toml`.
@@ -55,6 +59,10 @@ pub struct Rule {
     pub names: Vec<String>,
     #[serde(default)]
     pub exclude_words: Vec<String>,
+    /// Words that name a duration unless the value's type says it counts (see
+    /// `NameTable::with_soft`).
+    #[serde(default)]
+    pub duration_words: Vec<String>,
     #[serde(default)]
     pub apis: Vec<Api>,
     #[serde(default)]

@@ -69,6 +69,8 @@ pub struct ConstItem<'a> {
     pub vis: &'a syn::Visibility,
     pub ident: &'a syn::Ident,
     pub expr: &'a Expr,
+    /// The declared type (`u32`, `Duration`).
+    pub ty: &'a syn::Type,
     pub is_static: bool,
     /// An associated constant of an impl block.
     pub in_impl: bool,
@@ -288,6 +290,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_, '_> {
             vis: &c.vis,
             ident: &c.ident,
             expr: &c.expr,
+            ty: &c.ty,
             is_static: false,
             in_impl: false,
         };
@@ -299,6 +302,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_, '_> {
             vis: &s.vis,
             ident: &s.ident,
             expr: &s.expr,
+            ty: &s.ty,
             is_static: true,
             in_impl: false,
         };
@@ -310,6 +314,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_, '_> {
             vis: &c.vis,
             ident: &c.ident,
             expr: &c.expr,
+            ty: &c.ty,
             is_static: false,
             in_impl: true,
         };
