@@ -1,7 +1,7 @@
 //! The compile-once engine. One instrumented build (`switch`) serves every runtime mutant;
 //! a traced baseline records which tests reach which sites; each mutant then runs only the
-//! tests that reach it, one process per test, fastest first, stopping at the first failure that
-//! is not a capacity pin. Mutants the switch cannot hold (const contexts, macro bodies, sites
+//! tests that reach it, fastest first (the fast ones one process each, the rest of each binary
+//! in one process: see `groups`), stopping at the first failure that is not a capacity pin. Mutants the switch cannot hold (const contexts, macro bodies, sites
 //! rustc rejects in switched form) go through the rebuild path afterwards, on the original text.
 //!
 //! Outcome policy:
@@ -30,8 +30,8 @@ use crate::mutate::process::{self, Ended, Limits};
 use crate::mutate::scratch::Scratch;
 use crate::mutate::switch::{self, ErrorSpan, Plan};
 
-/// The baseline times of the tests the switched mutants ran, summed: the least their runs can
-/// take.
+/// The baseline times of the tests the switched mutants ran, summed (what they take one after
+/// another; a group in libtest's threads takes less).
 static SELECTED_MS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// How many times the instrumented build is redone without what rustc rejected.
@@ -631,6 +631,29 @@ fn baseline(
     })
 }
 
+/// The runs of one mutant's reaching tests (in the suite's order, fastest first): the first test
+/// and every test under 100 ms alone, one process each (a kill is found at the first failing
+/// test, for a few milliseconds of process start each); then the rest of each binary in one
+/// process, in libtest's threads as `cargo test` runs them (a survivor pays the slowest test, not
+/// the sum); doctests last, as one group.
+fn groups<'t>(reaching: &[&'t Traced]) -> Vec<Vec<&'t Traced>> {
+    let mut out: Vec<Vec<&Traced>> = Vec::new();
+    let mut by_binary: BTreeMap<usize, Vec<&Traced>> = BTreeMap::new();
+    let mut doc = Vec::new();
+    for (i, t) in reaching.iter().enumerate() {
+        match &t.test {
+            Test::Case { .. } if i == 0 || decade(t.ms) == 0 => out.push(vec![*t]),
+            Test::Case { binary, .. } => by_binary.entry(*binary).or_default().push(*t),
+            Test::Doc => doc.push(*t),
+        }
+    }
+    out.extend(by_binary.into_values());
+    if !doc.is_empty() {
+        out.push(doc);
+    }
+    out
+}
+
 /// 0 below 100 ms, 1 below 1 s, 2 below 10 s, and so on.
 fn decade(ms: u64) -> u32 {
     (ms.max(1) as f64 / 10.0).log10().max(0.0).floor() as u32
@@ -686,52 +709,66 @@ fn run_switched(
     let mut outcome = Outcome::Survived;
     let (mut passed, mut failed) = (Vec::new(), Vec::new());
     let mut run = 0;
-    for t in reaching {
-        let limit = engine::limit(opts, t.ms);
-        let (mut cmd, memory) = match &t.test {
-            Test::Case { binary, name } => (
-                test_cmd(&suite.binaries[*binary], &["--exact", name]),
-                suite.memory,
-            ),
+    for group in groups(&reaching) {
+        let ms: Vec<u64> = group.iter().map(|t| t.ms).collect();
+        let (mut cmd, memory, names) = match &group[0].test {
             Test::Doc => (
                 engine::cargo(scratch, target, opts, &["test", "--doc"]),
                 None,
+                Vec::new(),
             ),
+            Test::Case { binary, .. } => {
+                let names: Vec<String> = group.iter().map(|t| name_of(&t.test)).collect();
+                let mut args = vec!["--exact"];
+                args.extend(names.iter().map(String::as_str));
+                // Tests of one process share its memory, as many at once as libtest's threads.
+                let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+                let memory = suite
+                    .memory
+                    .map(|m| m * group.len().clamp(1, threads) as u64);
+                (test_cmd(&suite.binaries[*binary], &args), memory, names)
+            }
         };
         cmd.env(switch::ENV, sw.number.to_string());
         let before = len(&log);
         let limits = Limits {
-            timeout: limit,
-            silence: Some(limit),
+            timeout: engine::limit(opts, ms.iter().sum()),
+            silence: Some(engine::limit(opts, ms.iter().copied().max().unwrap_or(0))),
             memory,
         };
         let ended = process::run_limited(&mut cmd, &log, &limits)?.ended;
         let out = read_from(&log, before);
         let oom = memory.is_some() && out.contains("memory allocation of");
-        let names = match &t.test {
-            Test::Case { name, .. } => vec![name.clone()],
-            Test::Doc => {
-                let n = test_names(&out);
-                if ended.success() { n.passed } else { n.failed }
-            }
+        let seen = test_names(&out);
+        // A test binary that aborts names no failure: every test of it that did not pass.
+        let (ok, bad) = if names.is_empty() {
+            (seen.passed, seen.failed)
+        } else {
+            let bad: Vec<String> = names
+                .iter()
+                .filter(|n| !seen.passed.contains(n))
+                .cloned()
+                .collect();
+            (seen.passed, bad)
         };
-        run += 1;
-        SELECTED_MS.fetch_add(t.ms, Ordering::Relaxed);
+        run += group.len();
+        SELECTED_MS.fetch_add(ms.iter().sum(), Ordering::Relaxed);
         match ended {
             Ended::Interrupted => return Err(Stop::Interrupted),
             Ended::TimedOut => {
                 outcome = Outcome::Timeout;
                 break;
             }
-            e if e.success() => passed.extend(names),
+            e if e.success() => passed.extend(ok),
             _ if oom => {
                 outcome = Outcome::Oom;
                 break;
             }
             _ => {
                 outcome = Outcome::Killed;
-                let pin = pins(&names);
-                failed.extend(names);
+                passed.extend(ok);
+                let pin = !bad.is_empty() && pins(&bad);
+                failed.extend(bad);
                 if !pin {
                     break;
                 }

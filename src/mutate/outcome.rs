@@ -93,8 +93,8 @@ pub struct Baseline {
     /// Tests whose two baseline runs disagreed: they kill no mutant.
     #[serde(default)]
     pub flaky: Vec<String>,
-    /// (`switch`) The baseline times of the tests the switched mutants ran, summed: with
-    /// `build_ms`, the least such a run can take.
+    /// (`switch`) The baseline times of the tests the switched mutants ran, summed: what they
+    /// take one after another (a group run in libtest's threads takes less).
     #[serde(default)]
     pub selected_test_ms: u64,
 }
