@@ -226,6 +226,10 @@ pub struct MutantsArgs {
     /// Space or comma separated features to build and test with (as `cargo test --features`).
     #[arg(short = 'F', long, value_name = "FEATURES")]
     pub features: Vec<String>,
+    /// Leave doctests out (of the baseline and of every mutant's tests): for doctests that need
+    /// features the run does not enable, or that are too slow to pay per mutant.
+    #[arg(long)]
+    pub no_doctests: bool,
     /// Build and test with every feature.
     #[arg(long)]
     pub all_features: bool,
@@ -325,6 +329,7 @@ impl MutantsArgs {
             operators: self.operators.clone(),
             jobs: usize::try_from(self.jobs).unwrap_or(usize::MAX),
             engine: self.engine,
+            doctests: !self.no_doctests,
             features: self
                 .features
                 .iter()

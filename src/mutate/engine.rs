@@ -41,6 +41,8 @@ pub struct Options {
     /// module goes).
     pub roots: Vec<String>,
     pub jobs: usize,
+    /// Whether doctests run (`--no-doctests` turns them off).
+    pub doctests: bool,
     pub test_tool: TestTool,
     /// Timeouts are max(multiplier x baseline, floor), for the build and the tests separately.
     pub timeout_multiplier: f64,
@@ -272,6 +274,12 @@ fn build_cmd(scratch: &Path, target: &Path, opts: &Options) -> Command {
 
 fn test_cmd(scratch: &Path, target: &Path, opts: &Options) -> Command {
     match opts.test_tool {
+        TestTool::Cargo if !opts.doctests => cargo(
+            scratch,
+            target,
+            opts,
+            &["test", "--no-fail-fast", "--tests"],
+        ),
         TestTool::Cargo => cargo(scratch, target, opts, &["test", "--no-fail-fast"]),
         TestTool::Nextest => cargo(scratch, target, opts, &["nextest", "run", "--no-fail-fast"]),
     }

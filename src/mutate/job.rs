@@ -31,6 +31,8 @@ pub struct MutantsOptions {
     /// Cargo feature flags for every build and test run (`--features`, `--all-features`,
     /// `--no-default-features`), as cargo spells them.
     pub features: Vec<String>,
+    /// Run doctests (in the baseline and for the mutants whose sites they reach).
+    pub doctests: bool,
     pub test_tool: TestTool,
     pub in_diff: Option<PathBuf>,
     pub shard: Option<select::Shard>,
@@ -209,6 +211,7 @@ pub fn run(args: &MutantsOptions, progress: &(dyn Fn(Event) + Sync)) -> Result<M
     cargo_args.extend(args.features.iter().cloned());
     let opts = Options {
         engine: args.engine,
+        doctests: args.doctests,
         roots: ws.roots.clone(),
         jobs: args.jobs,
         test_tool: args.test_tool,

@@ -516,7 +516,11 @@ fn baseline(
         let any = !names.passed.is_empty() || !names.failed.is_empty();
         Ok((any, ended.success(), took.as_millis() as u64))
     };
-    let doc_first = if has_lib { Some(doc(None)?) } else { None };
+    let doc_first = if has_lib && opts.doctests {
+        Some(doc(None)?)
+    } else {
+        None
+    };
     // Second run: test by test, traced.
     let hits_of = |n: usize| reach.join(format!("{n}.hits"));
     let traced: Mutex<Vec<(usize, bool, u64, u64)>> = Mutex::new(Vec::new());
