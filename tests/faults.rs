@@ -972,3 +972,127 @@ fn ctrl_c_while_cargo_metadata_runs_exits_130() {
     );
     run.assert_nothing_left();
 }
+
+/// `mutants merge` of folders that are not the shards of one run (one missing, one twice, one
+/// of another selection or another count, a whole run among them, one cut short): exit 2, each
+/// problem named with its folder and what was expected, nothing written. The full set merges.
+#[test]
+fn merge_refuses_incomplete_foreign_or_duplicated_shard_sets() {
+    let run = Run::of_fixture("mutants-unviable");
+    let root = run.root();
+    let dir = |name: &str| format!("target/{name}");
+    let mut runs: Vec<(&str, Vec<&str>)> = ["0/3", "1/3", "2/3"]
+        .iter()
+        .zip(["s0", "s1", "s2"])
+        .map(|(s, name)| (name, vec!["--shard", s]))
+        .collect();
+    runs.push((
+        "other",
+        vec!["--shard", "2/3", "--operator", "perturb-capacity"],
+    ));
+    runs.push(("half", vec!["--shard", "1/2"]));
+    runs.push(("whole", vec![]));
+    for (name, flags) in &runs {
+        let out_dir = dir(name);
+        let mut args = flags.clone();
+        args.extend(["--output", &out_dir]);
+        let out = run.output(&args);
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{name}: {}",
+            stderr(&out)
+        );
+    }
+    // A copy of a shard under another name, and a shard whose report lost a mutant.
+    std::fs::create_dir_all(root.join("target/copy")).unwrap();
+    std::fs::copy(
+        root.join("target/s1/mutants.json"),
+        root.join("target/copy/mutants.json"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("target/cut")).unwrap();
+    let mut cut: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root.join("target/s1/mutants.json")).unwrap())
+            .unwrap();
+    cut["mutants"].as_array_mut().unwrap().pop();
+    std::fs::write(root.join("target/cut/mutants.json"), cut.to_string()).unwrap();
+
+    let cases: [(&str, &[&str], &[&str]); 7] = [
+        (
+            "a shard missing",
+            &["s0", "s1"],
+            &["shard 2/3 missing", "all 3 (given: 0/3, 1/3)"],
+        ),
+        (
+            "a folder twice",
+            &["s0", "s1", "s1", "s2"],
+            &["target/s1/mutants.json: given twice"],
+        ),
+        (
+            "a shard twice",
+            &["s0", "s1", "copy", "s2"],
+            &["target/copy/mutants.json: shard 1/3 again (also target/s1/mutants.json)"],
+        ),
+        (
+            "a shard of another selection",
+            &["s0", "s1", "other"],
+            &[
+                "target/other/mutants.json: from another run",
+                "of 4 mutants, those of target/s0/mutants.json from list",
+                "of 5 mutants",
+            ],
+        ),
+        (
+            "a shard of another count",
+            &["s0", "s1", "s2", "half"],
+            &["target/half/mutants.json: shard 1/2, but target/s0/mutants.json is shard 0/3"],
+        ),
+        (
+            "a whole run among shards",
+            &["s0", "s1", "s2", "whole"],
+            &["target/whole/mutants.json: a whole run, not a shard"],
+        ),
+        (
+            "a shard cut short",
+            &["s0", "cut", "s2"],
+            &["target/cut/mutants.json: shard 1/3 holds 1 mutant, but its share of list"],
+        ),
+    ];
+    let before = snapshot(root);
+    for (name, dirs, want) in cases {
+        let mut args = vec!["merge".to_string()];
+        args.extend(dirs.iter().map(|d| dir(d)));
+        args.extend(["--into".to_string(), dir("merged")]);
+        let out = run.output(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        for w in want {
+            assert!(err.contains(w), "{name}: stderr lacks {w:?}: {err}");
+        }
+        assert!(err.contains("nothing was written"), "{name}: {err}");
+        assert!(!root.join("target/merged").exists(), "{name}: written");
+        assert_eq!(changes(&before, &snapshot(root)), Vec::<PathBuf>::new());
+    }
+    let out = run.output(&[
+        "merge",
+        "target/s2",
+        "target/s0",
+        "target/s1",
+        "--into",
+        "target/merged",
+    ]);
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "the full set merges: {}",
+        stderr(&out)
+    );
+    let read = |p: &str| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(root.join(p)).unwrap()).unwrap()
+    };
+    let (merged, whole) = (
+        read("target/merged/mutants.json"),
+        read("target/whole/mutants.json"),
+    );
+    assert_eq!(merged["list"], whole["list"]);
+    assert_eq!(merged["summary"]["mutants"], 5);
+}
