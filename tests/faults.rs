@@ -1096,3 +1096,144 @@ fn merge_refuses_incomplete_foreign_or_duplicated_shard_sets() {
     assert_eq!(merged["list"], whole["list"]);
     assert_eq!(merged["summary"]["mutants"], 5);
 }
+
+/// seed-1 as a repository whose second commit deletes the per-unit cap (`history-revert` puts
+/// it back), in `dir`.
+fn history_repo(dir: &Path) {
+    git(dir, &["init", "-q"]);
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-qm", "typed cap"]);
+    std::fs::copy(
+        fixture("seed-3-no-cap").join("src/lib.rs"),
+        dir.join("src/lib.rs"),
+    )
+    .unwrap();
+    git(dir, &["commit", "-qam", "delete the cap"]);
+}
+
+/// A clone of `history_repo` holding its last `depth` commits, in place of `dir`'s files.
+fn shallow_clone(dir: &Path, depth: &str) {
+    let from = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        std::fs::rename(e.path(), from.path().join(e.file_name())).unwrap();
+    }
+    history_repo(from.path());
+    let url = format!("file://{}", from.path().display());
+    git(dir, &["clone", "-q", "--depth", depth, &url, "."]);
+}
+
+/// Remove the object `rev` names from the repository in `dir`.
+fn lose_object(dir: &Path, rev: &str) {
+    let out = Command::new("git")
+        .args(["rev-parse", rev])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let sha = String::from_utf8(out.stdout).unwrap();
+    let sha = sha.trim();
+    std::fs::remove_file(dir.join(".git/objects").join(&sha[..2]).join(&sha[2..])).unwrap();
+}
+
+/// A case of `from_history_without_usable_history_says_so`: its name, the set-up of the
+/// repository, the exit code, what stderr must say and how many history mutants are listed.
+type HistoryCase = (&'static str, fn(&Path), i32, &'static [&'static str], usize);
+
+/// `mutants --list --from-history` where there is no history to search is exit 2 with the
+/// reason (no repository, none without commits, an unreadable one, a clone of depth 1); where
+/// only part of it can be searched, a warning says which part was not (a shallow clone, a file
+/// whose old contents are gone). It never silently lists no history mutant.
+#[test]
+fn from_history_without_usable_history_says_so() {
+    let cases: [HistoryCase; 7] = [
+        ("the whole history", history_repo, 0, &[], 1),
+        (
+            "not a repository",
+            |_| {},
+            2,
+            &["is not in a git repository, so there is no history to search"],
+            0,
+        ),
+        (
+            "a repository without a commit",
+            |d| git(d, &["init", "-q"]),
+            2,
+            &["has no commit yet"],
+            0,
+        ),
+        (
+            "a repository whose HEAD is gone",
+            |d| {
+                history_repo(d);
+                lose_object(d, "HEAD");
+            },
+            2,
+            &[
+                "git cannot read the history of the repository at",
+                "bad object HEAD",
+            ],
+            0,
+        ),
+        (
+            "a clone of depth 1",
+            |d| shallow_clone(d, "1"),
+            2,
+            &[
+                "is a shallow clone of one commit",
+                "git fetch --unshallow",
+                "fetch-depth: 0",
+            ],
+            0,
+        ),
+        (
+            "a clone of depth 2",
+            |d| shallow_clone(d, "2"),
+            0,
+            &[
+                "warning: --from-history:",
+                "shallow clone: only its last 2 commits were searched",
+            ],
+            1,
+        ),
+        (
+            "a file whose old contents are gone",
+            |d| {
+                history_repo(d);
+                lose_object(d, "HEAD~1:src/lib.rs");
+            },
+            0,
+            &["warning: --from-history: the history of src/lib.rs was not searched (fatal:"],
+            0,
+        ),
+    ];
+    for (name, setup, code, want, listed) in cases {
+        let ws = copy_fixture("seed-1-typed-cap");
+        let root = ws.path();
+        setup(root);
+        let before = snapshot(root);
+        let out = Command::new(env!("CARGO_BIN_EXE_cargo-capcheck"))
+            .args(["mutants", "--list", "--from-history", "--operator"])
+            .args(["history-revert", "--format", "json"])
+            .current_dir(root)
+            // A temp folder inside some repository must not lend it its history.
+            .env("GIT_CEILING_DIRECTORIES", root.parent().unwrap())
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(code), "{name}: {err}");
+        for w in want {
+            assert!(err.contains(w), "{name}: stderr lacks {w:?}: {err}");
+        }
+        if want.is_empty() {
+            assert_eq!(err, "", "{name}");
+        }
+        if code == 0 {
+            let list = json_of(&out).1;
+            assert_eq!(list.as_array().unwrap().len(), listed, "{name}: {list:#}");
+        }
+        assert_eq!(
+            changes(&before, &snapshot(root)),
+            Vec::<PathBuf>::new(),
+            "{name}"
+        );
+    }
+}

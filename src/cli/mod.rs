@@ -256,8 +256,10 @@ fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
         crate::mutate::job::copy_logs(dirs, &output)?;
         return Ok(print_mutants(args, format, &report, &ws.root, &output));
     }
+    let history = from_history(args)?;
     if args.list {
         let listed = crate::mutate::job::list(&args.options())?;
+        history.warn_unread();
         match args.format.format {
             Format::Json | Format::Sarif => print!("{}", render::list_json(&listed.mutants)),
             Format::Human | Format::Github => print!("{}", render::list_human(&listed.mutants)),
@@ -290,7 +292,9 @@ fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
             }
         }
     };
-    match crate::mutate::job::run(&args.options(), &progress) {
+    let ran = crate::mutate::job::run(&args.options(), &progress);
+    history.warn_unread();
+    match ran {
         Ok(run) => Ok(print_mutants(
             args,
             &args.format,
@@ -311,6 +315,44 @@ fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
         }
         Err(Stop::Error(e)) => Err(e),
     }
+}
+
+/// Whether `--from-history` was asked for (and its repository checked).
+struct FromHistory(bool);
+
+impl FromHistory {
+    /// Say which files' history `git log` could not show (their history mutants are missing).
+    fn warn_unread(&self) {
+        if self.0 {
+            for (file, why) in crate::mutate::operators::history::unread() {
+                eprintln!(
+                    "warning: --from-history: the history of {file} was not searched ({why})"
+                );
+            }
+        }
+    }
+}
+
+/// With `--from-history`, before any work: a repository without history to search is an error
+/// (exit 2), a shallow clone's partial one a warning.
+fn from_history(args: &MutantsArgs) -> anyhow::Result<FromHistory> {
+    if !args.from_history {
+        return Ok(FromHistory(false));
+    }
+    let dir = args
+        .workspace
+        .manifest_path
+        .as_deref()
+        .and_then(std::path::Path::parent)
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    match crate::mutate::operators::history::searchable(&dir) {
+        Err(e) => anyhow::bail!(e),
+        Ok(Some(warning)) => eprintln!("warning: {warning}"),
+        Ok(None) => {}
+    }
+    Ok(FromHistory(true))
 }
 
 /// Print a mutants report and decide the exit code: 1 survivors, a failed guard or a score
