@@ -1237,3 +1237,90 @@ fn from_history_without_usable_history_says_so() {
         );
     }
 }
+
+/// Put a file named `src/\xff.rs` and one named `tests/\xfa.rs` (not UTF-8) in `root`.
+fn non_utf8_names(root: &Path) {
+    use std::os::unix::ffi::OsStrExt;
+    for (dir, name) in [("src", b"\xff.rs"), ("tests", b"\xfa.rs")] {
+        let path = root.join(dir).join(std::ffi::OsStr::from_bytes(name));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "pub const MAX_BATCH: usize = 4;\n").unwrap();
+    }
+}
+
+/// A test that, each time it runs (the baseline, then every mutant), writes files whose names
+/// are not UTF-8 into the tree it runs in.
+const WRITES_NON_UTF8: &str = r#"
+use std::os::unix::ffi::OsStrExt;
+#[test]
+fn writes_odd_names() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for d in ["src", "tests"] {
+        let name = std::ffi::OsStr::from_bytes(b"new\xff.rs");
+        std::fs::write(dir.join(d).join(name), "pub const MAX_X: usize = 3;\n").unwrap();
+    }
+}
+"#;
+
+/// Files whose names are not UTF-8 (cargo builds no such file, no `mod` can name one): `check`
+/// reports each as a `parse-error` at its name, shown with `\xNN` for the odd bytes; `fixtures`
+/// and `mutants --list` skip them with a located warning; `mutants` never aborts, also when such
+/// files appear in its copy after the baseline. None of it panics.
+#[test]
+fn files_whose_names_are_not_utf8_are_skipped_with_their_location() {
+    let manifest = entry("faults::MAX_CONCURRENCY", "8");
+    let warned: &[&str] = &[
+        "warning: src/\\xff.rs:1:1: file name is not UTF-8",
+        "warning: tests/\\xfa.rs:1:1: file name is not UTF-8",
+        "the file was skipped",
+    ];
+    let cases = [
+        Case {
+            setup: non_utf8_names,
+            args: &["check", "--format", "json"],
+            code: 0,
+            stdout: &[
+                "\"file\": \"src/\\\\xff.rs\"",
+                "\"file\": \"tests/\\\\xfa.rs\"",
+                "file name is not UTF-8 (cargo does not build such a file",
+            ],
+            ..Case::new("check", manifest.clone())
+        },
+        Case {
+            setup: non_utf8_names,
+            args: &["check"],
+            code: 0,
+            stdout: &["src/\\xff.rs:1:1", "file name is not UTF-8"],
+            ..Case::new("check, human", manifest.clone())
+        },
+        Case {
+            setup: non_utf8_names,
+            args: &["fixtures"],
+            code: 0,
+            stderr: warned,
+            ..Case::new("fixtures", manifest.clone())
+        },
+        Case {
+            setup: non_utf8_names,
+            args: &["mutants", "--list", "--format", "json"],
+            code: 0,
+            stderr: warned,
+            stdout: &["\"file\": \"src/lib.rs\""],
+            ..Case::new("mutants --list", manifest.clone())
+        },
+        Case {
+            files: vec![
+                ("capacity.toml", manifest.clone()),
+                ("tests/odd.rs", WRITES_NON_UTF8.to_string()),
+            ],
+            setup: non_utf8_names,
+            args: &["mutants", "--format", "json"],
+            code: 1,
+            stdout: &["\"outcome\": \"survived\"", "\"mutants\": 4"],
+            ..Case::new("mutants, and names that appear after the baseline", "")
+        },
+    ];
+    for case in &cases {
+        run_case(case);
+    }
+}

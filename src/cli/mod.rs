@@ -170,6 +170,7 @@ fn fixtures(args: &FixturesArgs) -> anyhow::Result<Exit> {
         ..Default::default()
     };
     let project = crate::project::Project::load(&opts, needs)?;
+    warn_skipped(&project.index);
     let ws = &project.workspace;
     let analysis = project.fixtures.unwrap_or_default();
     let out = match args.format.format {
@@ -260,6 +261,7 @@ fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
     if args.list {
         let listed = crate::mutate::job::list(&args.options())?;
         history.warn_unread();
+        warn_skipped(&listed.index);
         match args.format.format {
             Format::Json | Format::Sarif => print!("{}", render::list_json(&listed.mutants)),
             Format::Human | Format::Github => print!("{}", render::list_human(&listed.mutants)),
@@ -314,6 +316,17 @@ fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
             Ok(Exit::interrupted_by(crate::mutate::process::signal()))
         }
         Err(Stop::Error(e)) => Err(e),
+    }
+}
+
+/// Jobs other than `check` (which reports them as `parse-error` findings) skip the files that
+/// do not parse, or whose names are not UTF-8: say so, with where.
+fn warn_skipped(index: &crate::index::Index) {
+    for e in index.files.iter().filter_map(|f| f.parse_error.as_ref()) {
+        eprintln!(
+            "warning: {}:{}:{}: {}; the file was skipped",
+            e.loc.file, e.loc.line, e.loc.column, e.message
+        );
     }
 }
 
