@@ -1324,3 +1324,67 @@ fn files_whose_names_are_not_utf8_are_skipped_with_their_location() {
         run_case(case);
     }
 }
+
+/// `measure --write` onto a FIFO, a link to one, a device or a folder: refused before any
+/// evidence or manifest is read (a FIFO would block the read forever), exit 2, nothing written.
+#[test]
+fn measure_write_refuses_special_files_before_reading_anything() {
+    let log = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/measure/vllm/vllm_v1_startup_latest.log"),
+    )
+    .unwrap();
+    let measure = |name, args: &'static [&'static str], setup: fn(&Path), stderr| Case {
+        files: vec![("vllm.log", log.clone())],
+        setup,
+        args,
+        stderr,
+        ..Case::new(name, "")
+    };
+    let cases = [
+        measure(
+            "a FIFO given",
+            &["measure", "--log", "vllm.log", "--write", "pipe.toml"],
+            |root| mkfifo(&root.join("pipe.toml")),
+            &["`pipe.toml` is a FIFO, not a manifest file; nothing was read or written"],
+        ),
+        measure(
+            "a FIFO as the workspace's capacity.toml",
+            &["measure", "--log", "vllm.log", "--write"],
+            |root| mkfifo(&root.join("capacity.toml")),
+            &["{root}/capacity.toml` is a FIFO"],
+        ),
+        measure(
+            "a link to a FIFO",
+            &["measure", "--log", "vllm.log", "--write", "link.toml"],
+            |root| {
+                mkfifo(&root.join("pipe.toml"));
+                std::os::unix::fs::symlink("pipe.toml", root.join("link.toml")).unwrap();
+            },
+            &["`link.toml` is a FIFO"],
+        ),
+        measure(
+            "a device, with --format json",
+            &[
+                "measure",
+                "--log",
+                "vllm.log",
+                "--write",
+                "/dev/null",
+                "--format",
+                "json",
+            ],
+            none,
+            &["`/dev/null` is a device"],
+        ),
+        measure(
+            "a folder",
+            &["measure", "--log", "vllm.log", "--write", "src"],
+            none,
+            &["`src` is a folder"],
+        ),
+    ];
+    for case in &cases {
+        run_case(case);
+    }
+}
