@@ -1388,3 +1388,83 @@ fn measure_write_refuses_special_files_before_reading_anything() {
         run_case(case);
     }
 }
+
+/// A case of `many_findings_on_one_line_or_in_one_file_stay_linear`: its name, src/lib.rs, the
+/// format, how many findings JSON holds, and how often stdout must hold each text.
+type LinearCase = (
+    &'static str,
+    String,
+    &'static str,
+    usize,
+    &'static [(&'static str, usize)],
+);
+
+/// Thousands of findings on one line, or in one file, come out in seconds in every format:
+/// suppressions are matched to findings in one sweep down the lines (20,000 findings beside
+/// 20,000 suppressions on one line took 40 s), and human output builds each file's source once
+/// and does not draw a line over 1,000 chars (5,000 findings one per line took 173 s, on one line
+/// over 300 s). Inputs are generated here; docs/benchmarks.md has the measurements.
+#[test]
+fn many_findings_on_one_line_or_in_one_file_stay_linear() {
+    let consts = |n: usize, sep: &str, comment: &str| -> String {
+        (0..n)
+            .map(|i| format!("pub const MAX_CONCURRENCY_{i}: u64 = {}; {comment}", i + 1))
+            .collect::<Vec<_>>()
+            .join(sep)
+    };
+    let allow = |rule: &str| format!("/* capcheck: allow({rule}, reason = \"generated\") */");
+    let cases: [LinearCase; 4] = [
+        (
+            "20,000 findings and 20,000 unused suppressions on one line",
+            consts(20_000, " ", &allow("per-unit-cap")),
+            "json",
+            40_000,
+            &[("\"rule\": \"unused-suppression\"", 20_000)],
+        ),
+        (
+            "20,000 findings, each suppressed, on one line",
+            consts(20_000, " ", &allow("unmeasured-capacity")),
+            "json",
+            0,
+            &[("\"suppressed\": 20000", 1)],
+        ),
+        (
+            "5,000 findings, one per line, drawn",
+            consts(5_000, "\n", ""),
+            "human",
+            5_000,
+            &[("src/lib.rs:5000:", 1), ("5000 findings", 1)],
+        ),
+        (
+            "5,000 findings on one line, not drawn",
+            consts(5_000, " ", ""),
+            "human",
+            5_000,
+            &[
+                ("(a line over 1000 chars is not drawn)", 5_000),
+                ("--> src/lib.rs:1:", 5_000),
+                (
+                    "note: `cargo capcheck explain unmeasured-capacity` says why",
+                    5_000,
+                ),
+            ],
+        ),
+    ];
+    for (name, lib, format, findings, want) in cases {
+        let ws = workspace(&[("src/lib.rs", lib)]);
+        let out = bounded(
+            ws.path(),
+            &["check", "--format", format],
+            Duration::from_secs(20),
+        );
+        let text = stdout(&out);
+        if format == "json" {
+            let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+            let got = report["findings"].as_array().unwrap().len();
+            assert_eq!(got, findings, "{name}: {}", stderr(&out));
+        }
+        for (w, times) in want {
+            assert_eq!(text.matches(w).count(), *times, "{name}: {w:?}");
+        }
+    }
+}

@@ -21,7 +21,7 @@
 //! reason) and `unused-suppression` (a named rule, or a bare allow, that silenced nothing). These
 //! two are not themselves suppressible; their levels are configurable like any rule's.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use ra_ap_rustc_lexer::{FrontmatterAllowed, TokenKind, tokenize};
 
@@ -125,18 +125,28 @@ pub fn apply(
             by_file.insert(file, found);
         }
     }
-    let before = findings.len();
-    findings.retain(|f| {
-        let Some(list) = by_file.get_mut(&f.loc.file) else {
-            return true;
-        };
-        // Every suppression that covers the finding is used, so none of them reads as unused.
-        let mut silenced = false;
-        for s in list.iter_mut() {
-            silenced |= s.silence(&f.rule, f.loc.line);
+    // Each file's findings as the lines and rules they sit at, each once: findings of one rule
+    // on one line are silenced alike, so thousands on one line cost one lookup.
+    let mut wanted: HashMap<&str, BTreeMap<usize, BTreeSet<&str>>> = HashMap::new();
+    for f in findings.iter() {
+        if by_file.contains_key(&f.loc.file) {
+            wanted
+                .entry(&f.loc.file)
+                .or_default()
+                .entry(f.loc.line)
+                .or_default()
+                .insert(&f.rule);
         }
-        !silenced
-    });
+    }
+    let mut silenced: HashSet<(String, usize, String)> = HashSet::new();
+    for (file, lines) in wanted {
+        let list = by_file.get_mut(file).expect("only files with suppressions");
+        for (line, rule) in silenced_in(list, &lines) {
+            silenced.insert((file.to_string(), line, rule.to_string()));
+        }
+    }
+    let before = findings.len();
+    findings.retain(|f| !silenced.contains(&(f.loc.file.clone(), f.loc.line, f.rule.clone())));
     let mut out = Applied {
         suppressed: before - findings.len(),
         findings: Vec::new(),
@@ -178,13 +188,57 @@ pub fn apply(
     out
 }
 
+/// Which of `wanted` (findings' lines, each with its rules) the suppressions of one file
+/// silence, marking every suppression that covers a finding as used. One sweep down the lines:
+/// a suppression joins when its first line is reached and leaves after its last, so a line
+/// meets only the suppressions that cover it.
+fn silenced_in<'r>(
+    list: &mut [Suppression],
+    wanted: &BTreeMap<usize, BTreeSet<&'r str>>,
+) -> Vec<(usize, &'r str)> {
+    let mut spans: Vec<(usize, usize, usize)> = Vec::new();
+    let mut file_wide = Vec::new();
+    for (i, s) in list.iter().enumerate() {
+        match s.span {
+            Span::File => file_wide.push(i),
+            Span::Lines(a, b) => spans.push((a, b, i)),
+        }
+    }
+    spans.sort_unstable();
+    let mut next = 0;
+    let mut active: Vec<(usize, usize)> = Vec::new();
+    let mut out = Vec::new();
+    for (&line, rules) in wanted {
+        while next < spans.len() && spans[next].0 <= line {
+            active.push((spans[next].1, spans[next].2));
+            next += 1;
+        }
+        active.retain(|&(last, _)| last >= line);
+        for &rule in rules {
+            let mut hit = false;
+            for i in file_wide
+                .iter()
+                .copied()
+                .chain(active.iter().map(|&(_, i)| i))
+            {
+                // Every suppression that covers the finding is used, so none reads as unused.
+                hit |= list[i].silence(rule, line);
+            }
+            if hit {
+                out.push((line, rule));
+            }
+        }
+    }
+    out
+}
+
 /// The suppressions among a file's comments; `extent` gives the last line a comment alone on
 /// its line covers.
 fn read(
     file: &str,
     text: &str,
     comments: &[Comment],
-    extent: fn(&str, usize) -> usize,
+    extent: fn(&str, &Lines, usize) -> usize,
 ) -> Vec<Suppression> {
     let lines = Lines::new(text);
     let mut out = Vec::new();
@@ -205,7 +259,7 @@ fn read(
             if file_wide {
                 Span::File
             } else if c.alone {
-                Span::Lines(line, extent(text, c.end).max(line))
+                Span::Lines(line, extent(text, &lines, c.end).max(line))
             } else {
                 Span::Lines(line, line)
             }
@@ -346,6 +400,8 @@ fn distance(a: &str, b: &str) -> usize {
 fn rust_comments(text: &str) -> Vec<Comment<'_>> {
     let mut out = Vec::new();
     let mut pos = 0;
+    // Where the current line starts, kept as the tokens go (never searched back for).
+    let mut line_start = 0;
     for t in tokenize(text, FrontmatterAllowed::No) {
         let end = pos + t.len as usize;
         let body = match t.kind {
@@ -357,13 +413,15 @@ fn rust_comments(text: &str) -> Vec<Comment<'_>> {
             _ => None,
         };
         if let Some(body) = body {
-            let line_start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
             out.push(Comment {
                 body,
                 start: pos,
                 end,
                 alone: text[line_start..pos].trim().is_empty(),
             });
+        }
+        if let Some(nl) = memchr::memrchr(b'\n', &text.as_bytes()[pos..end]) {
+            line_start = pos + nl + 1;
         }
         pos = end;
     }
@@ -373,8 +431,7 @@ fn rust_comments(text: &str) -> Vec<Comment<'_>> {
 /// The last line of the item or statement after byte `from`: its first `;` or `,` at bracket
 /// depth 0 (a `,` inside `<..>` does not count), or the `}` that closes its first block (unless
 /// `else`, `.`, `?` or `;` continues it), or the line before a bracket it did not open.
-fn rust_extent(text: &str, from: usize) -> usize {
-    let lines = Lines::new(text);
+fn rust_extent(text: &str, lines: &Lines, from: usize) -> usize {
     let rest = &text[from..];
     let mut pos = from;
     let mut depth: i32 = 0;
@@ -511,13 +568,15 @@ fn toml_comments(text: &str) -> Vec<Comment<'_>> {
 
 /// The last line a TOML comment alone on its line covers: the next line with content, or, when
 /// that is a table header, the table up to the next header.
-fn toml_extent(text: &str, from: usize) -> usize {
-    let first = Lines::new(text).position(from).0;
-    let mut lines = text
+fn toml_extent(text: &str, index: &Lines, from: usize) -> usize {
+    let first = index.position(from).0;
+    let Some(next) = index.offset(first + 1, 1) else {
+        return first;
+    };
+    let mut lines = text[next..]
         .lines()
         .enumerate()
-        .skip(first)
-        .map(|(i, l)| (i + 1, l.trim()));
+        .map(|(i, l)| (first + 1 + i, l.trim()));
     let Some((n, l)) = lines.find(|(_, l)| !l.is_empty() && !l.starts_with('#')) else {
         return first;
     };
@@ -583,13 +642,13 @@ mod tests {
     #[test]
     fn a_comment_above_an_item_covers_the_item() {
         let text = "// c\n#[inline]\npub fn f(a: usize) -> usize {\n    let b = a * 8;\n    b\n}\nfn g() {}\n";
-        assert_eq!(rust_extent(text, 4), 6);
+        assert_eq!(rust_extent(text, &Lines::new(text), 4), 6);
         let text = "// c\nimpl<A, B> X<A, B> {\n    fn f() {}\n}\n";
-        assert_eq!(rust_extent(text, 4), 4);
+        assert_eq!(rust_extent(text, &Lines::new(text), 4), 4);
         let text = "fn f() {\n    // c\n    let x = if a { 1 } else { 2 };\n    x\n}\n";
-        assert_eq!(rust_extent(text, 16), 3);
+        assert_eq!(rust_extent(text, &Lines::new(text), 16), 3);
         let text = "S {\n    // c\n    workers: 8,\n    other: 1,\n}\n";
-        assert_eq!(rust_extent(text, 11), 3);
+        assert_eq!(rust_extent(text, &Lines::new(text), 11), 3);
     }
 
     #[test]
@@ -597,6 +656,6 @@ mod tests {
         let text = "a = \"# capcheck: allow\"\n# capcheck: allow(x)\n[[capacity]]\nsite = \"s\"\n\nvalue = 1\n[[capacity]]\n";
         let c = toml_comments(text);
         assert_eq!(c.len(), 1);
-        assert_eq!(toml_extent(text, c[0].end), 6);
+        assert_eq!(toml_extent(text, &Lines::new(text), c[0].end), 6);
     }
 }
