@@ -973,3 +973,499 @@ fn ctrl_c_while_cargo_metadata_runs_exits_130() {
     );
     run.assert_nothing_left();
 }
+
+/// `mutants merge` of folders that are not the shards of one run (one missing, one twice, one
+/// of another selection or another count, a whole run among them, one cut short): exit 2, each
+/// problem named with its folder and what was expected, nothing written. The full set merges.
+#[test]
+fn merge_refuses_incomplete_foreign_or_duplicated_shard_sets() {
+    let run = Run::of_fixture("mutants-unviable");
+    let root = run.root();
+    let dir = |name: &str| format!("target/{name}");
+    let mut runs: Vec<(&str, Vec<&str>)> = ["0/3", "1/3", "2/3"]
+        .iter()
+        .zip(["s0", "s1", "s2"])
+        .map(|(s, name)| (name, vec!["--shard", s]))
+        .collect();
+    runs.push((
+        "other",
+        vec!["--shard", "2/3", "--operator", "perturb-capacity"],
+    ));
+    runs.push(("half", vec!["--shard", "1/2"]));
+    runs.push(("whole", vec![]));
+    for (name, flags) in &runs {
+        let out_dir = dir(name);
+        let mut args = flags.clone();
+        args.extend(["--output", &out_dir]);
+        let out = run.output(&args);
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{name}: {}",
+            stderr(&out)
+        );
+    }
+    // A copy of a shard under another name, and a shard whose report lost a mutant.
+    std::fs::create_dir_all(root.join("target/copy")).unwrap();
+    std::fs::copy(
+        root.join("target/s1/mutants.json"),
+        root.join("target/copy/mutants.json"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("target/cut")).unwrap();
+    let mut cut: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root.join("target/s1/mutants.json")).unwrap())
+            .unwrap();
+    cut["mutants"].as_array_mut().unwrap().pop();
+    std::fs::write(root.join("target/cut/mutants.json"), cut.to_string()).unwrap();
+
+    let cases: [(&str, &[&str], &[&str]); 7] = [
+        (
+            "a shard missing",
+            &["s0", "s1"],
+            &["shard 2/3 missing", "all 3 (given: 0/3, 1/3)"],
+        ),
+        (
+            "a folder twice",
+            &["s0", "s1", "s1", "s2"],
+            &["target/s1/mutants.json: given twice"],
+        ),
+        (
+            "a shard twice",
+            &["s0", "s1", "copy", "s2"],
+            &["target/copy/mutants.json: shard 1/3 again (also target/s1/mutants.json)"],
+        ),
+        (
+            "a shard of another selection",
+            &["s0", "s1", "other"],
+            &[
+                "target/other/mutants.json: from another run",
+                "of 4 mutants, those of target/s0/mutants.json from list",
+                "of 5 mutants",
+            ],
+        ),
+        (
+            "a shard of another count",
+            &["s0", "s1", "s2", "half"],
+            &["target/half/mutants.json: shard 1/2, but target/s0/mutants.json is shard 0/3"],
+        ),
+        (
+            "a whole run among shards",
+            &["s0", "s1", "s2", "whole"],
+            &["target/whole/mutants.json: a whole run, not a shard"],
+        ),
+        (
+            "a shard cut short",
+            &["s0", "cut", "s2"],
+            &["target/cut/mutants.json: shard 1/3 holds 1 mutant, but its share of list"],
+        ),
+    ];
+    let before = snapshot(root);
+    for (name, dirs, want) in cases {
+        let mut args = vec!["merge".to_string()];
+        args.extend(dirs.iter().map(|d| dir(d)));
+        args.extend(["--into".to_string(), dir("merged")]);
+        let out = run.output(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        for w in want {
+            assert!(err.contains(w), "{name}: stderr lacks {w:?}: {err}");
+        }
+        assert!(err.contains("nothing was written"), "{name}: {err}");
+        assert!(!root.join("target/merged").exists(), "{name}: written");
+        assert_eq!(changes(&before, &snapshot(root)), Vec::<PathBuf>::new());
+    }
+    let out = run.output(&[
+        "merge",
+        "target/s2",
+        "target/s0",
+        "target/s1",
+        "--into",
+        "target/merged",
+    ]);
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "the full set merges: {}",
+        stderr(&out)
+    );
+    let read = |p: &str| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(root.join(p)).unwrap()).unwrap()
+    };
+    let (merged, whole) = (
+        read("target/merged/mutants.json"),
+        read("target/whole/mutants.json"),
+    );
+    assert_eq!(merged["list"], whole["list"]);
+    assert_eq!(merged["summary"]["mutants"], 5);
+}
+
+/// seed-1 as a repository whose second commit deletes the per-unit cap (`history-revert` puts
+/// it back), in `dir`.
+fn history_repo(dir: &Path) {
+    git(dir, &["init", "-q"]);
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-qm", "typed cap"]);
+    std::fs::copy(
+        fixture("seed-3-no-cap").join("src/lib.rs"),
+        dir.join("src/lib.rs"),
+    )
+    .unwrap();
+    git(dir, &["commit", "-qam", "delete the cap"]);
+}
+
+/// A clone of `history_repo` holding its last `depth` commits, in place of `dir`'s files.
+fn shallow_clone(dir: &Path, depth: &str) {
+    let from = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        std::fs::rename(e.path(), from.path().join(e.file_name())).unwrap();
+    }
+    history_repo(from.path());
+    let url = format!("file://{}", from.path().display());
+    git(dir, &["clone", "-q", "--depth", depth, &url, "."]);
+}
+
+/// Remove the object `rev` names from the repository in `dir`.
+fn lose_object(dir: &Path, rev: &str) {
+    let out = Command::new("git")
+        .args(["rev-parse", rev])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let sha = String::from_utf8(out.stdout).unwrap();
+    let sha = sha.trim();
+    std::fs::remove_file(dir.join(".git/objects").join(&sha[..2]).join(&sha[2..])).unwrap();
+}
+
+/// A case of `from_history_without_usable_history_says_so`: its name, the set-up of the
+/// repository, the exit code, what stderr must say and how many history mutants are listed.
+type HistoryCase = (&'static str, fn(&Path), i32, &'static [&'static str], usize);
+
+/// `mutants --list --from-history` where there is no history to search is exit 2 with the
+/// reason (no repository, none without commits, an unreadable one, a clone of depth 1); where
+/// only part of it can be searched, a warning says which part was not (a shallow clone, a file
+/// whose old contents are gone). It never silently lists no history mutant.
+#[test]
+fn from_history_without_usable_history_says_so() {
+    let cases: [HistoryCase; 7] = [
+        ("the whole history", history_repo, 0, &[], 1),
+        (
+            "not a repository",
+            |_| {},
+            2,
+            &["is not in a git repository, so there is no history to search"],
+            0,
+        ),
+        (
+            "a repository without a commit",
+            |d| git(d, &["init", "-q"]),
+            2,
+            &["has no commit yet"],
+            0,
+        ),
+        (
+            "a repository whose HEAD is gone",
+            |d| {
+                history_repo(d);
+                lose_object(d, "HEAD");
+            },
+            2,
+            &[
+                "git cannot read the history of the repository at",
+                "bad object HEAD",
+            ],
+            0,
+        ),
+        (
+            "a clone of depth 1",
+            |d| shallow_clone(d, "1"),
+            2,
+            &[
+                "is a shallow clone of one commit",
+                "git fetch --unshallow",
+                "fetch-depth: 0",
+            ],
+            0,
+        ),
+        (
+            "a clone of depth 2",
+            |d| shallow_clone(d, "2"),
+            0,
+            &[
+                "warning: --from-history:",
+                "shallow clone: only its last 2 commits were searched",
+            ],
+            1,
+        ),
+        (
+            "a file whose old contents are gone",
+            |d| {
+                history_repo(d);
+                lose_object(d, "HEAD~1:src/lib.rs");
+            },
+            0,
+            &["warning: --from-history: the history of src/lib.rs was not searched (fatal:"],
+            0,
+        ),
+    ];
+    for (name, setup, code, want, listed) in cases {
+        let ws = copy_fixture("seed-1-typed-cap");
+        let root = ws.path();
+        setup(root);
+        let before = snapshot(root);
+        let out = Command::new(env!("CARGO_BIN_EXE_cargo-capcheck"))
+            .args(["mutants", "--list", "--from-history", "--operator"])
+            .args(["history-revert", "--format", "json"])
+            .current_dir(root)
+            // A temp folder inside some repository must not lend it its history.
+            .env("GIT_CEILING_DIRECTORIES", root.parent().unwrap())
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(code), "{name}: {err}");
+        for w in want {
+            assert!(err.contains(w), "{name}: stderr lacks {w:?}: {err}");
+        }
+        if want.is_empty() {
+            assert_eq!(err, "", "{name}");
+        }
+        if code == 0 {
+            let list = json_of(&out).1;
+            assert_eq!(list.as_array().unwrap().len(), listed, "{name}: {list:#}");
+        }
+        assert_eq!(
+            changes(&before, &snapshot(root)),
+            Vec::<PathBuf>::new(),
+            "{name}"
+        );
+    }
+}
+
+/// Put a file named `src/\xff.rs` and one named `tests/\xfa.rs` (not UTF-8) in `root`.
+fn non_utf8_names(root: &Path) {
+    use std::os::unix::ffi::OsStrExt;
+    for (dir, name) in [("src", b"\xff.rs"), ("tests", b"\xfa.rs")] {
+        let path = root.join(dir).join(std::ffi::OsStr::from_bytes(name));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "pub const MAX_BATCH: usize = 4;\n").unwrap();
+    }
+}
+
+/// A test that, each time it runs (the baseline, then every mutant), writes files whose names
+/// are not UTF-8 into the tree it runs in.
+const WRITES_NON_UTF8: &str = r#"
+use std::os::unix::ffi::OsStrExt;
+#[test]
+fn writes_odd_names() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for d in ["src", "tests"] {
+        let name = std::ffi::OsStr::from_bytes(b"new\xff.rs");
+        std::fs::write(dir.join(d).join(name), "pub const MAX_X: usize = 3;\n").unwrap();
+    }
+}
+"#;
+
+/// Files whose names are not UTF-8 (cargo builds no such file, no `mod` can name one): `check`
+/// reports each as a `parse-error` at its name, shown with `\xNN` for the odd bytes; `fixtures`
+/// and `mutants --list` skip them with a located warning; `mutants` never aborts, also when such
+/// files appear in its copy after the baseline. None of it panics.
+#[test]
+fn files_whose_names_are_not_utf8_are_skipped_with_their_location() {
+    let manifest = entry("faults::MAX_CONCURRENCY", "8");
+    let warned: &[&str] = &[
+        "warning: src/\\xff.rs:1:1: file name is not UTF-8",
+        "warning: tests/\\xfa.rs:1:1: file name is not UTF-8",
+        "the file was skipped",
+    ];
+    let cases = [
+        Case {
+            setup: non_utf8_names,
+            args: &["check", "--format", "json"],
+            code: 0,
+            stdout: &[
+                "\"file\": \"src/\\\\xff.rs\"",
+                "\"file\": \"tests/\\\\xfa.rs\"",
+                "file name is not UTF-8 (cargo does not build such a file",
+            ],
+            ..Case::new("check", manifest.clone())
+        },
+        Case {
+            setup: non_utf8_names,
+            args: &["check"],
+            code: 0,
+            stdout: &["src/\\xff.rs:1:1", "file name is not UTF-8"],
+            ..Case::new("check, human", manifest.clone())
+        },
+        Case {
+            setup: non_utf8_names,
+            args: &["fixtures"],
+            code: 0,
+            stderr: warned,
+            ..Case::new("fixtures", manifest.clone())
+        },
+        Case {
+            setup: non_utf8_names,
+            args: &["mutants", "--list", "--format", "json"],
+            code: 0,
+            stderr: warned,
+            stdout: &["\"file\": \"src/lib.rs\""],
+            ..Case::new("mutants --list", manifest.clone())
+        },
+        Case {
+            files: vec![
+                ("capacity.toml", manifest.clone()),
+                ("tests/odd.rs", WRITES_NON_UTF8.to_string()),
+            ],
+            setup: non_utf8_names,
+            args: &["mutants", "--format", "json"],
+            code: 1,
+            stdout: &["\"outcome\": \"survived\"", "\"mutants\": 4"],
+            ..Case::new("mutants, and names that appear after the baseline", "")
+        },
+    ];
+    for case in &cases {
+        run_case(case);
+    }
+}
+
+/// `measure --write` onto a FIFO, a link to one, a device or a folder: refused before any
+/// evidence or manifest is read (a FIFO would block the read forever), exit 2, nothing written.
+#[test]
+fn measure_write_refuses_special_files_before_reading_anything() {
+    let log = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/measure/vllm/vllm_v1_startup_latest.log"),
+    )
+    .unwrap();
+    let measure = |name, args: &'static [&'static str], setup: fn(&Path), stderr| Case {
+        files: vec![("vllm.log", log.clone())],
+        setup,
+        args,
+        stderr,
+        ..Case::new(name, "")
+    };
+    let cases = [
+        measure(
+            "a FIFO given",
+            &["measure", "--log", "vllm.log", "--write", "pipe.toml"],
+            |root| mkfifo(&root.join("pipe.toml")),
+            &["`pipe.toml` is a FIFO, not a manifest file; nothing was read or written"],
+        ),
+        measure(
+            "a FIFO as the workspace's capacity.toml",
+            &["measure", "--log", "vllm.log", "--write"],
+            |root| mkfifo(&root.join("capacity.toml")),
+            &["{root}/capacity.toml` is a FIFO"],
+        ),
+        measure(
+            "a link to a FIFO",
+            &["measure", "--log", "vllm.log", "--write", "link.toml"],
+            |root| {
+                mkfifo(&root.join("pipe.toml"));
+                std::os::unix::fs::symlink("pipe.toml", root.join("link.toml")).unwrap();
+            },
+            &["`link.toml` is a FIFO"],
+        ),
+        measure(
+            "a device, with --format json",
+            &[
+                "measure",
+                "--log",
+                "vllm.log",
+                "--write",
+                "/dev/null",
+                "--format",
+                "json",
+            ],
+            none,
+            &["`/dev/null` is a device"],
+        ),
+        measure(
+            "a folder",
+            &["measure", "--log", "vllm.log", "--write", "src"],
+            none,
+            &["`src` is a folder"],
+        ),
+    ];
+    for case in &cases {
+        run_case(case);
+    }
+}
+
+/// A case of `many_findings_on_one_line_or_in_one_file_stay_linear`: its name, src/lib.rs, the
+/// format, how many findings JSON holds, and how often stdout must hold each text.
+type LinearCase = (
+    &'static str,
+    String,
+    &'static str,
+    usize,
+    &'static [(&'static str, usize)],
+);
+
+/// Thousands of findings on one line, or in one file, come out in seconds in every format:
+/// suppressions are matched to findings in one sweep down the lines (20,000 findings beside
+/// 20,000 suppressions on one line took 40 s), and human output builds each file's source once
+/// and does not draw a line over 1,000 chars (5,000 findings one per line took 173 s, on one line
+/// over 300 s). Inputs are generated here; docs/benchmarks.md has the measurements.
+#[test]
+fn many_findings_on_one_line_or_in_one_file_stay_linear() {
+    let consts = |n: usize, sep: &str, comment: &str| -> String {
+        (0..n)
+            .map(|i| format!("pub const MAX_CONCURRENCY_{i}: u64 = {}; {comment}", i + 1))
+            .collect::<Vec<_>>()
+            .join(sep)
+    };
+    let allow = |rule: &str| format!("/* capcheck: allow({rule}, reason = \"generated\") */");
+    let cases: [LinearCase; 4] = [
+        (
+            "20,000 findings and 20,000 unused suppressions on one line",
+            consts(20_000, " ", &allow("per-unit-cap")),
+            "json",
+            40_000,
+            &[("\"rule\": \"unused-suppression\"", 20_000)],
+        ),
+        (
+            "20,000 findings, each suppressed, on one line",
+            consts(20_000, " ", &allow("unmeasured-capacity")),
+            "json",
+            0,
+            &[("\"suppressed\": 20000", 1)],
+        ),
+        (
+            "5,000 findings, one per line, drawn",
+            consts(5_000, "\n", ""),
+            "human",
+            5_000,
+            &[("src/lib.rs:5000:", 1), ("5000 findings", 1)],
+        ),
+        (
+            "5,000 findings on one line, not drawn",
+            consts(5_000, " ", ""),
+            "human",
+            5_000,
+            &[
+                ("(a line over 1000 chars is not drawn)", 5_000),
+                ("--> src/lib.rs:1:", 5_000),
+                (
+                    "note: `cargo capcheck explain unmeasured-capacity` says why",
+                    5_000,
+                ),
+            ],
+        ),
+    ];
+    for (name, lib, format, findings, want) in cases {
+        let ws = workspace(&[("src/lib.rs", lib)]);
+        let out = bounded(
+            ws.path(),
+            &["check", "--format", format],
+            Duration::from_secs(20),
+        );
+        let text = stdout(&out);
+        if format == "json" {
+            let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+            let got = report["findings"].as_array().unwrap().len();
+            assert_eq!(got, findings, "{name}: {}", stderr(&out));
+        }
+        for (w, times) in want {
+            assert_eq!(text.matches(w).count(), *times, "{name}: {w:?}");
+        }
+    }
+}

@@ -128,6 +128,13 @@ fn skips_and_exclusions_choose_what_runs_and_say_what_skipped_it() {
             let to = to.replace("__", from);
             edit(&c, LIB, from, &to);
         }
+        // `check` reads the skip comment as the mutants' and reports nothing about it.
+        let (_, report) = json_of(&capcheck_in(c.root(), &["check", "--format", "json"]));
+        let about_suppressions: Vec<_> = rules_and_lines(&report)
+            .into_iter()
+            .filter(|(rule, _, _)| rule.ends_with("-suppression"))
+            .collect();
+        assert_eq!(about_suppressions, vec![], "{name}: {report}");
         if !table.is_empty() {
             config(&c, table);
         }

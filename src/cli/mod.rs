@@ -196,6 +196,7 @@ fn fixtures(args: &FixturesArgs) -> anyhow::Result<Exit> {
         ..Default::default()
     };
     let project = crate::project::Project::load(&opts, needs)?;
+    warn_skipped(&project.index);
     let ws = &project.workspace;
     let analysis = project.fixtures.unwrap_or_default();
     let out = match args.format.format {
@@ -282,9 +283,12 @@ fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
         crate::mutate::job::copy_logs(dirs, &output)?;
         return Ok(print_mutants(args, format, &report, &ws.root, &output));
     }
+    let history = from_history(args)?;
     if args.list {
         let listed = crate::mutate::job::list(&args.options())?;
         stale_skips(&listed.skips);
+        history.warn_unread();
+        warn_skipped(&listed.index);
         match args.format.format {
             Format::Json | Format::Sarif => print!("{}", render::list_json(&listed.mutants)),
             Format::Human | Format::Github => print!(
@@ -320,7 +324,9 @@ fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
             }
         }
     };
-    match crate::mutate::job::run(&args.options(), &progress) {
+    let ran = crate::mutate::job::run(&args.options(), &progress);
+    history.warn_unread();
+    match ran {
         Ok(run) => Ok(print_mutants(
             args,
             &args.format,
@@ -351,6 +357,55 @@ fn stale_skips(skips: &crate::mutate::select::Skips) {
             "warning: [workspace.metadata.capcheck.mutants] skip-mutants: `{id}` names no mutant of the selected packages"
         );
     }
+}
+
+/// Jobs other than `check` (which reports them as `parse-error` findings) skip the files that
+/// do not parse, or whose names are not UTF-8: say so, with where.
+fn warn_skipped(index: &crate::index::Index) {
+    for e in index.files.iter().filter_map(|f| f.parse_error.as_ref()) {
+        eprintln!(
+            "warning: {}:{}:{}: {}; the file was skipped",
+            e.loc.file, e.loc.line, e.loc.column, e.message
+        );
+    }
+}
+
+/// Whether `--from-history` was asked for (and its repository checked).
+struct FromHistory(bool);
+
+impl FromHistory {
+    /// Say which files' history `git log` could not show (their history mutants are missing).
+    fn warn_unread(&self) {
+        if self.0 {
+            for (file, why) in crate::mutate::operators::history::unread() {
+                eprintln!(
+                    "warning: --from-history: the history of {file} was not searched ({why})"
+                );
+            }
+        }
+    }
+}
+
+/// With `--from-history`, before any work: a repository without history to search is an error
+/// (exit 2), a shallow clone's partial one a warning.
+fn from_history(args: &MutantsArgs) -> anyhow::Result<FromHistory> {
+    if !args.from_history {
+        return Ok(FromHistory(false));
+    }
+    let dir = args
+        .workspace
+        .manifest_path
+        .as_deref()
+        .and_then(std::path::Path::parent)
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    match crate::mutate::operators::history::searchable(&dir) {
+        Err(e) => anyhow::bail!(e),
+        Ok(Some(warning)) => eprintln!("warning: {warning}"),
+        Ok(None) => {}
+    }
+    Ok(FromHistory(true))
 }
 
 /// Print a mutants report and decide the exit code: 1 survivors, a failed guard or a score

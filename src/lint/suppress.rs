@@ -21,13 +21,12 @@
 //! reason) and `unused-suppression` (a named rule, or a bare allow, that silenced nothing). These
 //! two are not themselves suppressible; their levels are configurable like any rule's.
 
-use std::collections::HashMap;
-
-use ra_ap_rustc_lexer::{FrontmatterAllowed, TokenKind, tokenize};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::catalog::Rule;
 use crate::finding::Finding;
 use crate::syntax::Loc;
+use crate::syntax::comments::{Comment, rust_comments, rust_extent};
 use crate::syntax::lines::Lines;
 
 const MARKER: &str = "capcheck:";
@@ -80,15 +79,6 @@ impl Suppression {
     }
 }
 
-/// A comment's text (without its opener) and where it is.
-struct Comment<'a> {
-    body: &'a str,
-    start: usize,
-    end: usize,
-    /// Nothing but whitespace before it on its line.
-    alone: bool,
-}
-
 /// What `apply` did.
 #[derive(Debug, Default)]
 pub struct Applied {
@@ -125,18 +115,28 @@ pub fn apply(
             by_file.insert(file, found);
         }
     }
-    let before = findings.len();
-    findings.retain(|f| {
-        let Some(list) = by_file.get_mut(&f.loc.file) else {
-            return true;
-        };
-        // Every suppression that covers the finding is used, so none of them reads as unused.
-        let mut silenced = false;
-        for s in list.iter_mut() {
-            silenced |= s.silence(&f.rule, f.loc.line);
+    // Each file's findings as the lines and rules they sit at, each once: findings of one rule
+    // on one line are silenced alike, so thousands on one line cost one lookup.
+    let mut wanted: HashMap<&str, BTreeMap<usize, BTreeSet<&str>>> = HashMap::new();
+    for f in findings.iter() {
+        if by_file.contains_key(&f.loc.file) {
+            wanted
+                .entry(&f.loc.file)
+                .or_default()
+                .entry(f.loc.line)
+                .or_default()
+                .insert(&f.rule);
         }
-        !silenced
-    });
+    }
+    let mut silenced: HashSet<(String, usize, String)> = HashSet::new();
+    for (file, lines) in wanted {
+        let list = by_file.get_mut(file).expect("only files with suppressions");
+        for (line, rule) in silenced_in(list, &lines) {
+            silenced.insert((file.to_string(), line, rule.to_string()));
+        }
+    }
+    let before = findings.len();
+    findings.retain(|f| !silenced.contains(&(f.loc.file.clone(), f.loc.line, f.rule.clone())));
     let mut out = Applied {
         suppressed: before - findings.len(),
         findings: Vec::new(),
@@ -178,13 +178,57 @@ pub fn apply(
     out
 }
 
+/// Which of `wanted` (findings' lines, each with its rules) the suppressions of one file
+/// silence, marking every suppression that covers a finding as used. One sweep down the lines:
+/// a suppression joins when its first line is reached and leaves after its last, so a line
+/// meets only the suppressions that cover it.
+fn silenced_in<'r>(
+    list: &mut [Suppression],
+    wanted: &BTreeMap<usize, BTreeSet<&'r str>>,
+) -> Vec<(usize, &'r str)> {
+    let mut spans: Vec<(usize, usize, usize)> = Vec::new();
+    let mut file_wide = Vec::new();
+    for (i, s) in list.iter().enumerate() {
+        match s.span {
+            Span::File => file_wide.push(i),
+            Span::Lines(a, b) => spans.push((a, b, i)),
+        }
+    }
+    spans.sort_unstable();
+    let mut next = 0;
+    let mut active: Vec<(usize, usize)> = Vec::new();
+    let mut out = Vec::new();
+    for (&line, rules) in wanted {
+        while next < spans.len() && spans[next].0 <= line {
+            active.push((spans[next].1, spans[next].2));
+            next += 1;
+        }
+        active.retain(|&(last, _)| last >= line);
+        for &rule in rules {
+            let mut hit = false;
+            for i in file_wide
+                .iter()
+                .copied()
+                .chain(active.iter().map(|&(_, i)| i))
+            {
+                // Every suppression that covers the finding is used, so none reads as unused.
+                hit |= list[i].silence(rule, line);
+            }
+            if hit {
+                out.push((line, rule));
+            }
+        }
+    }
+    out
+}
+
 /// The suppressions among a file's comments; `extent` gives the last line a comment alone on
 /// its line covers.
 fn read(
     file: &str,
     text: &str,
     comments: &[Comment],
-    extent: fn(&str, usize) -> usize,
+    extent: fn(&str, &Lines, usize) -> usize,
 ) -> Vec<Suppression> {
     let lines = Lines::new(text);
     let mut out = Vec::new();
@@ -192,6 +236,11 @@ fn read(
         let Some(rest) = c.body.trim_start().strip_prefix(MARKER) else {
             continue;
         };
+        // `capcheck: skip-mutants(..)` is `mutants`' (read by `mutate::select`), not a
+        // suppression.
+        if rest.trim_start().starts_with("skip-mutants") {
+            continue;
+        }
         let (line, column) = lines.position(c.start);
         let (end_line, end_column) = lines.position(c.end);
         let loc = Loc {
@@ -205,7 +254,7 @@ fn read(
             if file_wide {
                 Span::File
             } else if c.alone {
-                Span::Lines(line, extent(text, c.end).max(line))
+                Span::Lines(line, extent(text, &lines, c.end).max(line))
             } else {
                 Span::Lines(line, line)
             }
@@ -342,117 +391,6 @@ fn distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-/// The plain (not doc) comments of a Rust file, by rustc's lexer.
-fn rust_comments(text: &str) -> Vec<Comment<'_>> {
-    let mut out = Vec::new();
-    let mut pos = 0;
-    for t in tokenize(text, FrontmatterAllowed::No) {
-        let end = pos + t.len as usize;
-        let body = match t.kind {
-            TokenKind::LineComment { doc_style: None } => text.get(pos + 2..end),
-            TokenKind::BlockComment {
-                doc_style: None,
-                terminated: true,
-            } => text.get(pos + 2..end - 2),
-            _ => None,
-        };
-        if let Some(body) = body {
-            let line_start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
-            out.push(Comment {
-                body,
-                start: pos,
-                end,
-                alone: text[line_start..pos].trim().is_empty(),
-            });
-        }
-        pos = end;
-    }
-    out
-}
-
-/// The last line of the item or statement after byte `from`: its first `;` or `,` at bracket
-/// depth 0 (a `,` inside `<..>` does not count), or the `}` that closes its first block (unless
-/// `else`, `.`, `?` or `;` continues it), or the line before a bracket it did not open.
-fn rust_extent(text: &str, from: usize) -> usize {
-    let lines = Lines::new(text);
-    let rest = &text[from..];
-    let mut pos = from;
-    let mut depth: i32 = 0;
-    let mut angle: i32 = 0;
-    let mut last = lines.position(from).0;
-    let mut started = false;
-    let mut closed_block = false;
-    let mut prev_kind: Option<TokenKind> = None;
-    let mut attr_depth: Option<i32> = None;
-    for t in tokenize(rest, FrontmatterAllowed::No) {
-        let start = pos;
-        pos += t.len as usize;
-        let kind = t.kind;
-        match kind {
-            TokenKind::Whitespace
-            | TokenKind::LineComment { .. }
-            | TokenKind::BlockComment { .. } => continue,
-            _ => {}
-        }
-        let line = lines.position(start).0;
-        if closed_block {
-            let continues = matches!(kind, TokenKind::Dot | TokenKind::Question | TokenKind::Semi)
-                || (kind == TokenKind::Ident && &text[start..pos] == "else");
-            if !continues {
-                return last;
-            }
-            closed_block = false;
-        }
-        // Attributes before the item are skipped: `#` `[` .. `]`.
-        if !started && kind == TokenKind::Pound {
-            attr_depth = Some(depth);
-            continue;
-        }
-        if let Some(d) = attr_depth {
-            match kind {
-                TokenKind::Bang => {}
-                TokenKind::OpenBracket => depth += 1,
-                TokenKind::CloseBracket => {
-                    depth -= 1;
-                    if depth == d {
-                        attr_depth = None;
-                    }
-                }
-                _ if depth > d => {}
-                _ => attr_depth = None,
-            }
-            if attr_depth.is_some() || kind == TokenKind::CloseBracket {
-                continue;
-            }
-        }
-        started = true;
-        match kind {
-            TokenKind::OpenParen | TokenKind::OpenBracket | TokenKind::OpenBrace => depth += 1,
-            TokenKind::CloseParen | TokenKind::CloseBracket | TokenKind::CloseBrace => {
-                depth -= 1;
-                if depth < 0 {
-                    return last;
-                }
-                if depth == 0 && kind == TokenKind::CloseBrace {
-                    closed_block = true;
-                }
-            }
-            TokenKind::Lt if depth == 0 => angle += 1,
-            TokenKind::Gt
-                if depth == 0 && !matches!(prev_kind, Some(TokenKind::Minus | TokenKind::Eq)) =>
-            {
-                angle = (angle - 1).max(0)
-            }
-            TokenKind::Semi if depth == 0 => return line,
-            TokenKind::Comma if depth == 0 && angle == 0 => return line,
-            _ => {}
-        }
-        last = line;
-        prev_kind = Some(kind);
-    }
-    last
-}
-
 /// The comments of a TOML file: `#` outside strings (basic, literal and multi-line).
 fn toml_comments(text: &str) -> Vec<Comment<'_>> {
     let mut out = Vec::new();
@@ -511,13 +449,15 @@ fn toml_comments(text: &str) -> Vec<Comment<'_>> {
 
 /// The last line a TOML comment alone on its line covers: the next line with content, or, when
 /// that is a table header, the table up to the next header.
-fn toml_extent(text: &str, from: usize) -> usize {
-    let first = Lines::new(text).position(from).0;
-    let mut lines = text
+fn toml_extent(text: &str, index: &Lines, from: usize) -> usize {
+    let first = index.position(from).0;
+    let Some(next) = index.offset(first + 1, 1) else {
+        return first;
+    };
+    let mut lines = text[next..]
         .lines()
         .enumerate()
-        .skip(first)
-        .map(|(i, l)| (i + 1, l.trim()));
+        .map(|(i, l)| (first + 1 + i, l.trim()));
     let Some((n, l)) = lines.find(|(_, l)| !l.is_empty() && !l.starts_with('#')) else {
         return first;
     };
@@ -583,13 +523,13 @@ mod tests {
     #[test]
     fn a_comment_above_an_item_covers_the_item() {
         let text = "// c\n#[inline]\npub fn f(a: usize) -> usize {\n    let b = a * 8;\n    b\n}\nfn g() {}\n";
-        assert_eq!(rust_extent(text, 4), 6);
+        assert_eq!(rust_extent(text, &Lines::new(text), 4), 6);
         let text = "// c\nimpl<A, B> X<A, B> {\n    fn f() {}\n}\n";
-        assert_eq!(rust_extent(text, 4), 4);
+        assert_eq!(rust_extent(text, &Lines::new(text), 4), 4);
         let text = "fn f() {\n    // c\n    let x = if a { 1 } else { 2 };\n    x\n}\n";
-        assert_eq!(rust_extent(text, 16), 3);
+        assert_eq!(rust_extent(text, &Lines::new(text), 16), 3);
         let text = "S {\n    // c\n    workers: 8,\n    other: 1,\n}\n";
-        assert_eq!(rust_extent(text, 11), 3);
+        assert_eq!(rust_extent(text, &Lines::new(text), 11), 3);
     }
 
     #[test]
@@ -597,6 +537,6 @@ mod tests {
         let text = "a = \"# capcheck: allow\"\n# capcheck: allow(x)\n[[capacity]]\nsite = \"s\"\n\nvalue = 1\n[[capacity]]\n";
         let c = toml_comments(text);
         assert_eq!(c.len(), 1);
-        assert_eq!(toml_extent(text, c[0].end), 6);
+        assert_eq!(toml_extent(text, &Lines::new(text), c[0].end), 6);
     }
 }

@@ -10,7 +10,7 @@ mod write;
 use std::path::{Path, PathBuf};
 
 pub use model::{Entry, Manifest, Method, Role};
-pub use write::write_atomic;
+pub use write::{check_writable, write_atomic};
 
 use crate::index::Capacity;
 

@@ -26,15 +26,7 @@ const TEMP_SUFFIX: &str = ".capcheck-tmp";
 /// Replace the manifest at `path` with `text`, atomically, keeping its links, mode, owner, line
 /// ending and BOM (see the module docs).
 pub fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
-    let target = through_links(path)?;
-    let existing = match std::fs::metadata(&target) {
-        Ok(m) => Some(m),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e).with_context(|| format!("cannot read `{}`", path.display())),
-    };
-    if let Some(m) = &existing {
-        refuse_unwritable(path, m)?;
-    }
+    let (target, existing) = writable(path)?;
     let old = match &existing {
         Some(_) => Some(
             std::fs::read(&target).with_context(|| format!("cannot read `{}`", path.display()))?,
@@ -106,6 +98,27 @@ pub fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
         .with_context(|| format!("cannot sync the folder of `{}`", path.display()))
 }
 
+/// Refuse, before anything reads it, a manifest path that [`write_atomic`] would not replace: a
+/// folder, a FIFO or socket (reading one blocks until a writer comes), a device, a read-only
+/// file. A missing file is fine: the write creates it.
+pub fn check_writable(path: &Path) -> anyhow::Result<()> {
+    writable(path).map(|_| ())
+}
+
+/// The file a write to `path` lands in (through links) and, when it exists, its metadata; an
+/// existing file the write must not replace is refused.
+fn writable(path: &Path) -> anyhow::Result<(PathBuf, Option<Metadata>)> {
+    let target = through_links(path)?;
+    match std::fs::metadata(&target) {
+        Ok(m) => {
+            refuse_unwritable(path, &m)?;
+            Ok((target, Some(m)))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((target, None)),
+        Err(e) => Err(e).with_context(|| format!("cannot read `{}`", path.display())),
+    }
+}
+
 /// The file `path` names, through symlinks (a dangling link names the file it would create).
 fn through_links(path: &Path) -> anyhow::Result<PathBuf> {
     if let Ok(real) = std::fs::canonicalize(path) {
@@ -141,7 +154,7 @@ fn refuse_unwritable(path: &Path, m: &Metadata) -> anyhow::Result<()> {
             "not a regular file"
         };
         bail!(
-            "`{}` is {kind}, not a manifest file; nothing was written: name a regular file with --capacity",
+            "`{}` is {kind}, not a manifest file; nothing was read or written: name a regular file",
             path.display()
         );
     }

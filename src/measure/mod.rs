@@ -159,6 +159,16 @@ pub fn run(opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Exit> 
 }
 
 fn measure(mut opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Exit> {
+    // The manifest `--write` would change is checked before any evidence is read: a FIFO or a
+    // device there is refused now, not after a scrape window.
+    let target = match &opts.write {
+        Some(path) => {
+            let target = write::target(path.as_deref(), manifest_path)?;
+            crate::manifest::check_writable(&target)?;
+            Some(target)
+        }
+        None => None,
+    };
     let mut problems = InputErrors::default();
     let boxes = read_logs(&opts.logs, &mut problems);
     let texts = scrape_texts(&opts, &mut problems)?;
@@ -205,10 +215,9 @@ fn measure(mut opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Ex
     let shown = texts.as_ref().map(|t| t.2.as_str()).unwrap_or_default();
     let mut m = capacity::compute(&boxes, signals.as_ref().map(|s| (s, shown)), &opts.settings);
     m.warnings.extend(window_warnings);
-    let written = match &opts.write {
-        Some(path) => {
-            let target = write::target(path.as_deref(), manifest_path)?;
-            let w = write::update(&target, &m, &opts.settings)?;
+    let written = match &target {
+        Some(target) => {
+            let w = write::update(target, &m, &opts.settings)?;
             m.warnings.extend(w.warnings);
             Some(w.path)
         }

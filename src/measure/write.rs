@@ -131,6 +131,7 @@ pub struct Written {
 
 /// Create or update the manifest at `path`.
 pub fn update(path: &Path, m: &Measurement, opts: &Settings) -> anyhow::Result<Written> {
+    crate::manifest::check_writable(path)?;
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),

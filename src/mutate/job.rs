@@ -17,7 +17,7 @@ use crate::mutate::select;
 use crate::mutate::strategy::Rebuild;
 use crate::mutate::{Mutant, MutationContext};
 use crate::project::{Needs, Project, ProjectOptions};
-use crate::report::mutants::MutantsReport;
+use crate::report::mutants::{ListId, MutantsReport};
 use crate::workspace::{Selection, Workspace};
 
 /// What `mutants` is asked to do (the CLI's flags, as plain data).
@@ -57,6 +57,8 @@ pub struct Listed {
     pub mutants: Vec<Mutant>,
     /// What the user's skips and exclusions kept from running.
     pub skips: select::Skips,
+    /// The selected list before `--shard`, which every shard's report names.
+    pub list: ListId,
 }
 
 /// A finished run.
@@ -146,6 +148,7 @@ pub fn list(opts: &MutantsOptions) -> anyhow::Result<Listed> {
         &|rel| texts.cached(rel).map(str::to_string),
     )?;
     mutants = kept;
+    let list = ListId::of(mutants.iter().map(|m| m.id.as_str()));
     if let Some(shard) = opts.shard {
         mutants = select::shard(mutants, shard);
     }
@@ -155,6 +158,7 @@ pub fn list(opts: &MutantsOptions) -> anyhow::Result<Listed> {
         index: project.index,
         mutants,
         skips,
+        list,
     })
 }
 
@@ -245,6 +249,7 @@ pub fn run(args: &MutantsOptions, progress: &(dyn Fn(Event) + Sync)) -> Result<M
     );
     let mut report = MutantsReport::new(ran.results, summary);
     report.skipped = skipped;
+    report.list = Some(listed.list);
     write_output(&output, &report, &ws.root)?;
     Ok(MutantsRun {
         root: ws.root.clone(),
@@ -273,29 +278,44 @@ pub fn write_output(output: &Path, report: &MutantsReport, root: &Path) -> anyho
 }
 
 /// Merge the output folders of sharded runs: every mutant once, in canonical order, the
-/// summary recounted. Fails when two shards disagree about a mutant.
+/// summary recounted. The folders must be exactly the shards of one run (one list of mutants,
+/// each shard `k/n` once, none missing, each holding its share of the list), or one whole run;
+/// every way they are not is reported at once, naming the folder, and nothing is merged.
 pub fn merge(dirs: &[PathBuf]) -> anyhow::Result<MutantsReport> {
-    let mut all: Vec<crate::mutate::outcome::MutantResult> = Vec::new();
-    let mut baseline = None;
-    let mut elapsed = 0;
-    let mut skipped = Vec::new();
+    let mut parts = Vec::new();
+    let mut skipped: Vec<select::Skipped> = Vec::new();
     for dir in dirs {
         let path = dir.join(REPORT_JSON);
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("cannot read {}", path.display()))?;
-        let part: MutantsReport = serde_json::from_str(&text)
+        let report: MutantsReport = serde_json::from_str(&text)
             .with_context(|| format!("{}: not a capcheck mutants report", path.display()))?;
-        baseline.get_or_insert(part.summary.baseline);
-        elapsed = u64::max(elapsed, part.summary.elapsed_ms);
-        for k in part.skipped {
-            if !skipped
-                .iter()
-                .any(|o: &select::Skipped| o.mutant.id == k.mutant.id)
-            {
+        parts.push(Part { path, report });
+    }
+    let problems = shard_set_problems(&parts);
+    if !problems.is_empty() {
+        bail!(
+            "cannot merge {}: {} problem{}; nothing was written\n  {}",
+            plural_folders(parts.len()),
+            problems.len(),
+            crate::report::plural(problems.len()),
+            problems.join("\n  ")
+        );
+    }
+    // One whole run, or the shards of one list.
+    let list = parts[0].report.list.clone();
+    let mut all: Vec<crate::mutate::outcome::MutantResult> = Vec::new();
+    let mut baseline = None;
+    let mut elapsed = 0;
+    for Part { path, report } in parts {
+        baseline.get_or_insert(report.summary.baseline);
+        elapsed = u64::max(elapsed, report.summary.elapsed_ms);
+        for k in report.skipped.clone() {
+            if !skipped.iter().any(|o| o.mutant.id == k.mutant.id) {
                 skipped.push(k);
             }
         }
-        for r in part.mutants {
+        for r in report.mutants {
             match all.iter().find(|o| o.mutant.id == r.mutant.id) {
                 Some(o) if o.outcome != r.outcome => bail!(
                     "{}: mutant {} is {} here but {} in another shard",
@@ -312,13 +332,183 @@ pub fn merge(dirs: &[PathBuf]) -> anyhow::Result<MutantsReport> {
     all.sort_by(|a, b| {
         crate::mutate::order_key(&a.mutant).cmp(&crate::mutate::order_key(&b.mutant))
     });
+    if let Some(want) = &list {
+        let got = ListId::of(all.iter().map(|r| r.mutant.id.as_str()));
+        if &got != want {
+            bail!(
+                "cannot merge: the shards hold {got}, not {want}, which they were taken from; nothing was written"
+            );
+        }
+    }
     let summary = Summary::new(&all, baseline.unwrap_or_default(), elapsed, None);
     skipped.sort_by(|a, b| {
         crate::mutate::order_key(&a.mutant).cmp(&crate::mutate::order_key(&b.mutant))
     });
-    let mut report = MutantsReport::new(all, summary);
-    report.skipped = skipped;
-    Ok(report)
+    let mut merged = MutantsReport::new(all, summary);
+    merged.list = list;
+    merged.skipped = skipped;
+    Ok(merged)
+}
+
+/// One folder's report, as `merge` read it.
+struct Part {
+    path: PathBuf,
+    report: MutantsReport,
+}
+
+fn plural_folders(n: usize) -> String {
+    format!("{n} folder{}", crate::report::plural(n))
+}
+
+/// Why `parts` are not the complete shard set of one run (nothing when they are): a folder
+/// given twice, a whole run among shards, shards of another list or another count, a shard
+/// twice or missing, a shard holding more or fewer mutants than its share of the list, or a
+/// mutant in the wrong shard.
+fn shard_set_problems(parts: &[Part]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let Some(first) = parts.first() else {
+        return vec!["no output folder to merge".to_string()];
+    };
+    let shown = |p: &Part| p.path.display().to_string();
+    let label = |p: &Part| match &p.report.summary.shard {
+        Some(s) => format!("shard {s}"),
+        None => "a whole run".to_string(),
+    };
+    let list = |p: &Part| match &p.report.list {
+        Some(l) => l.to_string(),
+        None => "an unrecorded list (a report of an earlier capcheck)".to_string(),
+    };
+    // Each folder once.
+    let mut seen: Vec<(PathBuf, &Part)> = Vec::new();
+    let mut distinct = Vec::new();
+    for p in parts {
+        let real = std::fs::canonicalize(&p.path).unwrap_or_else(|_| p.path.clone());
+        match seen.iter().find(|(r, _)| *r == real) {
+            Some((_, q)) if shown(p) == shown(q) => {
+                problems.push(format!("{}: given twice", shown(p)));
+            }
+            Some((_, q)) => {
+                problems.push(format!("{}: given twice (also as {})", shown(p), shown(q)))
+            }
+            None => {
+                seen.push((real, p));
+                distinct.push(p);
+            }
+        }
+    }
+    // One list.
+    for p in &distinct[1..] {
+        if p.report.list != first.report.list {
+            problems.push(format!(
+                "{}: from another run: its mutants were taken from {}, those of {} from {}; \
+                 only the shards of one run (same sources, selection and flags) merge",
+                shown(p),
+                list(p),
+                shown(first),
+                list(first)
+            ));
+        }
+    }
+    if distinct.len() == 1 && first.report.summary.shard.is_none() {
+        return problems;
+    }
+    // Shards `k/n` of one n, each once, none missing.
+    let mut shards: Vec<(select::Shard, &Part)> = Vec::new();
+    for p in &distinct {
+        let parsed = p
+            .report
+            .summary
+            .shard
+            .as_deref()
+            .map(str::parse::<select::Shard>);
+        match parsed {
+            None => problems.push(format!(
+                "{}: {}, not a shard: merge it alone, or merge every shard of one sharded run",
+                shown(p),
+                label(p)
+            )),
+            Some(Err(e)) => problems.push(format!("{}: shard label: {e}", shown(p))),
+            Some(Ok(s)) => shards.push((s, p)),
+        }
+    }
+    let Some(&(reference, with)) = shards.first() else {
+        return problems;
+    };
+    let n = reference.n;
+    let mut by_k: Vec<Option<&Part>> = vec![None; n];
+    for &(s, p) in &shards {
+        if s.n != n {
+            problems.push(format!(
+                "{}: shard {s}, but {} is shard {reference}: the shards of one run are K/{n}",
+                shown(p),
+                shown(with)
+            ));
+        } else if let Some(q) = by_k[s.k] {
+            problems.push(format!("{}: shard {s} again (also {})", shown(p), shown(q)));
+        } else {
+            by_k[s.k] = Some(p);
+        }
+    }
+    let missing: Vec<String> = (0..n)
+        .filter(|k| by_k[*k].is_none())
+        .map(|k| format!("{k}/{n}"))
+        .collect();
+    if !missing.is_empty() {
+        let have: Vec<String> = (0..n)
+            .filter(|k| by_k[*k].is_some())
+            .map(|k| format!("{k}/{n}"))
+            .collect();
+        problems.push(format!(
+            "shard{} {} missing: a run in {n} shards needs the output folders of all {n} (given: {})",
+            crate::report::plural(missing.len()),
+            missing.join(", "),
+            have.join(", ")
+        ));
+    }
+    if !problems.is_empty() {
+        return problems;
+    }
+    // Each shard holds its share of the list: mutant i of the canonical order is in shard i mod n.
+    let Some(want) = &first.report.list else {
+        return problems;
+    };
+    for (k, p) in by_k.iter().enumerate() {
+        let p = p.expect("no shard is missing");
+        let share = (want.mutants + n - 1 - k) / n;
+        if p.report.mutants.len() != share {
+            problems.push(format!(
+                "{}: shard {k}/{n} holds {} mutant{}, but its share of {want} is {share}",
+                shown(p),
+                p.report.mutants.len(),
+                crate::report::plural(p.report.mutants.len())
+            ));
+        }
+    }
+    if !problems.is_empty() {
+        return problems;
+    }
+    let mut all: Vec<(&crate::mutate::Mutant, usize, &Part)> = by_k
+        .iter()
+        .enumerate()
+        .flat_map(|(k, p)| {
+            let p = p.expect("no shard is missing");
+            p.report.mutants.iter().map(move |r| (&r.mutant, k, p))
+        })
+        .collect();
+    all.sort_by(|a, b| crate::mutate::order_key(a.0).cmp(&crate::mutate::order_key(b.0)));
+    for (i, (m, k, p)) in all.iter().enumerate() {
+        if i % n != *k {
+            problems.push(format!(
+                "{}: the shards' mutants are not {want}: mutant {} sorts at place {i} of them, \
+                 which is shard {}/{n}'s, not {k}/{n}'s",
+                shown(p),
+                m.id,
+                i % n
+            ));
+            break;
+        }
+    }
+    problems
 }
 
 /// Gather the shards' per-mutant logs into the merged output folder.

@@ -343,7 +343,7 @@ fn skip_comments(text: &str) -> Result<Vec<SkipComment>, Vec<crate::diag::Proble
         };
         let (line, column) = lines.position(c.start);
         let covered = if c.alone {
-            (line, comments::rust_extent(text, c.end).max(line))
+            (line, comments::rust_extent(text, &lines, c.end).max(line))
         } else {
             (line, line)
         };

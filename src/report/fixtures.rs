@@ -3,15 +3,16 @@
 
 use std::path::Path;
 
-use ariadne::{Color, Label, Report, ReportKind};
+use ariadne::{Color, Report, ReportKind};
 use serde::Serialize;
 
 use crate::fixtures::compare::is_identity;
 use crate::fixtures::explain::join;
 use crate::fixtures::{FixtureAnalysis, FixtureReport, Scope};
-use crate::report::human::char_range;
+use crate::report::human::{Labels, Placed, Sources, place};
 use crate::report::plural;
 use crate::source::Texts;
+use crate::syntax::Loc;
 
 #[derive(Serialize)]
 struct Doc<'a> {
@@ -73,37 +74,41 @@ fn message(r: &FixtureReport) -> String {
 /// Render the reports and a summary line.
 pub fn human(a: &FixtureAnalysis, root: &Path, style: crate::report::Style) -> String {
     let mut texts = Texts::new(root);
+    // Every location first (the report's, then its fields'), so that each file is indexed and
+    // made a source once.
+    let flat: Vec<&Loc> = a
+        .reports
+        .iter()
+        .flat_map(|r| std::iter::once(&r.loc).chain(r.field_locs.values()))
+        .collect();
+    let mut placed = place(&mut texts, &flat).into_iter();
+    let sources = Sources::new(&mut texts, flat.iter().map(|l| l.file.as_str()));
     let mut out = Vec::new();
     for r in &a.reports {
-        let range = char_range(&mut texts, &r.loc);
+        let at = placed.next().expect("a place per location");
+        let fields: Vec<Placed> = placed.by_ref().take(r.field_locs.len()).collect();
         let main = match (r.scope, r.instances) {
             (Scope::Suite, _) => "the first of them".to_string(),
             (_, 1) => "the only element".to_string(),
             (_, n) => format!("the first of {n}"),
         };
-        let mut report = Report::build(ReportKind::Advice, (r.loc.file.clone(), range.clone()))
+        let mut report = Report::build(ReportKind::Advice, (r.loc.file.clone(), at.range.clone()))
             .with_config(style.ariadne())
             .with_code("identical-fixture")
-            .with_message(message(r))
-            .with_label(
-                Label::new((r.loc.file.clone(), range.clone()))
-                    .with_message(main)
-                    .with_color(Color::Blue),
-            );
-        let mut seen = vec![range];
-        for (field, loc) in r.field_locs.iter().filter(|(f, _)| !is_identity(f)) {
-            let range = char_range(&mut texts, loc);
-            if seen.contains(&range) {
+            .with_message(message(r));
+        let mut labels = Labels::default();
+        report = labels.add(report, &r.loc, &at, &main, Color::Blue);
+        let mut seen = vec![at];
+        for ((field, loc), at) in r.field_locs.iter().zip(fields) {
+            if is_identity(field) || seen.contains(&at) {
                 continue;
             }
-            seen.push(range.clone());
             let value = r.values.get(field).map(String::as_str).unwrap_or("?");
-            report = report.with_label(
-                Label::new((loc.file.clone(), range))
-                    .with_message(format!("`{field}` is {value} in {}", every(r.instances)))
-                    .with_color(Color::Yellow),
-            );
+            let message = format!("`{field}` is {value} in {}", every(r.instances));
+            report = labels.add(report, loc, &at, &message, Color::Yellow);
+            seen.push(at);
         }
+        let mut notes = Vec::new();
         if !r.varying.is_empty() {
             let varying: Vec<String> = r
                 .varying
@@ -116,19 +121,14 @@ pub fn human(a: &FixtureAnalysis, root: &Path, style: crate::report::Style) -> S
                     }
                 })
                 .collect();
-            report = report.with_note(format!("varying: {}", varying.join(", ")));
+            notes.push(format!("varying: {}", varying.join(", ")));
         }
-        report = report.with_help(if r.instances == 1 {
+        let help = if r.instances == 1 {
             "add a second, different element; `cargo capcheck explain identical-fixture` says why"
-                .to_string()
         } else {
             "vary these fields across the fixture; `cargo capcheck explain identical-fixture` says why"
-                .to_string()
-        });
-        let text = texts.get(&r.loc.file).to_string();
-        let _ = report
-            .finish()
-            .write(ariadne::sources([(r.loc.file.clone(), text)]), &mut out);
+        };
+        labels.finish(report, &notes, Some(help), &sources, &mut out);
     }
     let mut s = String::from_utf8_lossy(&out).into_owned();
     let suite = a.reports.iter().filter(|r| r.scope == Scope::Suite).count();

@@ -24,6 +24,10 @@ pub struct MutantsReport {
     /// Mutants the user's skips and exclusions kept from running (not in `summary`'s counts).
     #[serde(default)]
     pub skipped: Vec<Skipped>,
+    /// The list this run's mutants were taken from (before `--shard`), which `merge` holds
+    /// every shard to. Absent from reports written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list: Option<ListId>,
 }
 
 fn version() -> u32 {
@@ -37,7 +41,45 @@ impl MutantsReport {
             mutants,
             summary,
             skipped: Vec::new(),
+            list: None,
         }
+    }
+}
+
+/// A list of mutants, by its length and the FNV-1a of its ids in canonical order: two shards
+/// come from one run when their lists are the same.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ListId {
+    pub mutants: usize,
+    pub fingerprint: String,
+}
+
+impl ListId {
+    /// The id of `ids`, given in canonical order.
+    pub fn of<'a>(ids: impl IntoIterator<Item = &'a str>) -> ListId {
+        let mut joined = Vec::new();
+        let mut mutants = 0;
+        for id in ids {
+            joined.extend_from_slice(id.as_bytes());
+            joined.push(b'\n');
+            mutants += 1;
+        }
+        ListId {
+            mutants,
+            fingerprint: format!("{:016x}", crate::mutate::fnv1a(&joined)),
+        }
+    }
+}
+
+impl std::fmt::Display for ListId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "list {} of {} mutant{}",
+            self.fingerprint,
+            self.mutants,
+            plural(self.mutants)
+        )
     }
 }
 

@@ -1,10 +1,9 @@
 //! Comments that direct the tool, found with rustc's lexer: the plain (not doc) comments of a
 //! Rust file, and the lines a comment alone on its line covers (the item or statement below it).
 //!
-//! `mutants`' `capcheck: skip-mutants(..)` comments are read with these. They are the same
-//! functions `lint::suppress` holds privately for `capcheck: allow(..)` (copied verbatim, so a
-//! skip covers exactly what a suppression at the same place covers); `lint::suppress` should
-//! use these and drop its copies.
+//! `lint::suppress` reads `capcheck: allow(..)` with these and `mutate::select` reads
+//! `capcheck: skip-mutants(..)`, so a skip covers exactly what a suppression at the same place
+//! covers.
 
 use ra_ap_rustc_lexer::{FrontmatterAllowed, TokenKind, tokenize};
 
@@ -24,6 +23,8 @@ pub struct Comment<'a> {
 pub fn rust_comments(text: &str) -> Vec<Comment<'_>> {
     let mut out = Vec::new();
     let mut pos = 0;
+    // Where the current line starts, kept as the tokens go (never searched back for).
+    let mut line_start = 0;
     for t in tokenize(text, FrontmatterAllowed::No) {
         let end = pos + t.len as usize;
         let body = match t.kind {
@@ -35,13 +36,15 @@ pub fn rust_comments(text: &str) -> Vec<Comment<'_>> {
             _ => None,
         };
         if let Some(body) = body {
-            let line_start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
             out.push(Comment {
                 body,
                 start: pos,
                 end,
                 alone: text[line_start..pos].trim().is_empty(),
             });
+        }
+        if let Some(nl) = memchr::memrchr(b'\n', &text.as_bytes()[pos..end]) {
+            line_start = pos + nl + 1;
         }
         pos = end;
     }
@@ -51,8 +54,7 @@ pub fn rust_comments(text: &str) -> Vec<Comment<'_>> {
 /// The last line of the item or statement after byte `from`: its first `;` or `,` at bracket
 /// depth 0 (a `,` inside `<..>` does not count), or the `}` that closes its first block (unless
 /// `else`, `.`, `?` or `;` continues it), or the line before a bracket it did not open.
-pub fn rust_extent(text: &str, from: usize) -> usize {
-    let lines = Lines::new(text);
+pub fn rust_extent(text: &str, lines: &Lines, from: usize) -> usize {
     let rest = &text[from..];
     let mut pos = from;
     let mut depth: i32 = 0;

@@ -153,6 +153,14 @@ fn syn_failure(rel: &str, e: &syn::Error) -> ParseFailure {
 }
 
 fn read_text(abs: &Path, rel: &str) -> Result<String, ParseFailure> {
+    if abs.to_str().is_none() {
+        return Err(ParseFailure {
+            loc: point(rel, 1, 1),
+            message: "file name is not UTF-8 (cargo does not build such a file and no `mod` \
+                      can name it)"
+                .to_string(),
+        });
+    }
     let bytes = std::fs::read(abs).map_err(|e| ParseFailure {
         loc: point(rel, 1, 1),
         message: format!("cannot read file: {e}"),

@@ -267,10 +267,23 @@ pub fn rel_within(root: &Path, path: &Path) -> Option<String> {
     let r = abs.strip_prefix(&root).ok()?;
     Some(
         r.components()
-            .map(|c| c.as_os_str().to_string_lossy())
+            .map(|c| shown(c.as_os_str()))
             .collect::<Vec<_>>()
             .join("/"),
     )
+}
+
+/// A file name as reports show it: itself when it is UTF-8, else its valid parts with each
+/// other byte as `\xNN`, so two names never read the same and the bytes can be found again.
+pub fn shown(name: &std::ffi::OsStr) -> String {
+    let mut out = String::new();
+    for chunk in name.as_encoded_bytes().utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
 }
 
 /// The files of one package's folder as every job sees them: gitignore-aware, hidden files

@@ -1,9 +1,13 @@
 //! `history-revert` (`--from-history`): code deleted from a ceiling function in the git history
 //! (the old `healthy * self.cfg.per_backend`) is put back as the function's result. It reads
-//! `git log -p` of the user's repository and writes nothing.
+//! `git log -p` of the user's repository and writes nothing. [`searchable`] says, before any
+//! work, whether there is a history to read: none (no git, not a repository, a broken one, a
+//! clone of depth 1) is an error, a shallow clone's part of one a warning; a file whose history
+//! `git log` then fails to show is recorded for [`unread`].
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output};
+use std::sync::Mutex;
 
 use super::{CeilingSite, Shared, idents};
 use crate::catalog::Operator;
@@ -61,11 +65,90 @@ struct Deleted {
     text: String,
 }
 
+/// `git -C dir ARGS`.
+fn git(dir: &Path, args: &[&str]) -> std::io::Result<Output> {
+    Command::new("git").arg("-C").arg(dir).args(args).output()
+}
+
+/// git's complaint, on one line.
+fn complaint(out: &Output) -> String {
+    let text = String::from_utf8_lossy(&out.stderr);
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if text.is_empty() {
+        format!("git exited with {}", out.status)
+    } else {
+        text
+    }
+}
+
+/// The advice for a shallow clone.
+const UNSHALLOW: &str =
+    "fetch the history with `git fetch --unshallow` (actions/checkout: `fetch-depth: 0`)";
+
+/// Whether `git log` can show what was deleted in the repository holding `dir`: `Ok(None)` when
+/// it can, `Ok(Some(warning))` when a shallow clone shows only its last commits, and `Err` when
+/// there is no history to search (git missing, not a repository, a broken one or one without a
+/// commit, a clone of depth 1): `--from-history` then asks for the impossible.
+pub fn searchable(dir: &Path) -> Result<Option<String>, String> {
+    let shown = dir.display();
+    let shallow = git(dir, &["rev-parse", "--is-shallow-repository"]).map_err(|e| {
+        format!("--from-history reads the history with `git log`, but git does not run: {e}")
+    })?;
+    if !shallow.status.success() {
+        return Err(format!(
+            "--from-history: {shown} is not in a git repository, so there is no history to search ({})",
+            complaint(&shallow)
+        ));
+    }
+    let count = git(dir, &["rev-list", "--count", "HEAD"]).map_err(|e| e.to_string())?;
+    let commits = count
+        .status
+        .success()
+        .then(|| {
+            String::from_utf8_lossy(&count.stdout)
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
+        .flatten();
+    let Some(commits) = commits else {
+        let head = git(dir, &["rev-parse", "--quiet", "--verify", "HEAD"]);
+        if head.is_ok_and(|h| !h.status.success()) {
+            return Err(format!(
+                "--from-history: the repository at {shown} has no commit yet, so there is no history to search"
+            ));
+        }
+        return Err(format!(
+            "--from-history: git cannot read the history of the repository at {shown} ({})",
+            complaint(&count)
+        ));
+    };
+    if String::from_utf8_lossy(&shallow.stdout).trim() != "true" {
+        return Ok(None);
+    }
+    if commits <= 1 {
+        return Err(format!(
+            "--from-history: {shown} is a shallow clone of one commit, so there is no history to search; {UNSHALLOW}"
+        ));
+    }
+    Ok(Some(format!(
+        "--from-history: {shown} is a shallow clone: only its last {commits} commits were searched; {UNSHALLOW} to search all of it"
+    )))
+}
+
+/// The files whose history `git log` failed to show since the last call, with git's complaint.
+static UNREAD: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
+
+/// Each file whose history could not be read since the last call, with git's complaint, so the
+/// job can say its history was not searched.
+pub fn unread() -> Vec<(String, String)> {
+    std::mem::take(&mut *UNREAD.lock().unwrap_or_else(|e| e.into_inner()))
+}
+
 fn deleted_lines(root: &Path, rel: &str) -> Vec<Deleted> {
-    let Ok(out) = Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args([
+    let out = git(
+        root,
+        &[
             "log",
             "-p",
             "-U0",
@@ -76,14 +159,22 @@ fn deleted_lines(root: &Path, rel: &str) -> Vec<Deleted> {
             "--format=%x01%h (%s)",
             "--",
             rel,
-        ])
-        .output()
-    else {
-        return Vec::new();
+        ],
+    );
+    let out = match out {
+        Ok(out) if out.status.success() => out,
+        failed => {
+            let why = match failed {
+                Ok(out) => complaint(&out),
+                Err(e) => e.to_string(),
+            };
+            UNREAD
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((rel.to_string(), why));
+            return Vec::new();
+        }
     };
-    if !out.status.success() {
-        return Vec::new();
-    }
     let mut commit = String::new();
     let mut lines = Vec::new();
     for line in String::from_utf8_lossy(&out.stdout).lines() {
