@@ -4,7 +4,9 @@
 # peer mutates them its own way), each tool in a fresh copy whose dependencies are built first,
 # so every wall below is the tool's own work: its build of the crate, baseline and mutants.
 #
-# Usage: scripts/bench-mutants.sh [-j N] CRATE_DIR...
+# Usage: scripts/bench-mutants.sh [-j N] CRATE_DIR[@FEATURES]...
+#   @FEATURES: build and test with these cargo features and without doctests (for crates whose
+#   doctests need every feature), for all three tools alike.
 #   CAPCHECK=path/to/cargo-capcheck (default: target/release/cargo-capcheck)
 #   peers: `cargo install cargo-gamma cargo-mutants` (cargo-gamma runs with --memory off)
 # Prints one TSV row per crate and tool (mutants, wall, wall per mutant), then the ratios of
@@ -22,13 +24,22 @@ printf 'crate\ttool\tmutants\twall_s\tper_mutant_s\n' | tee "$rows"
 fresh() { # fresh COPY_NAME SRC: a copy with its dependencies and tests built once
   local dst="$work/$1"
   rm -rf "$dst"; cp -r "$2" "$dst"; rm -rf "$dst/target"
-  (cd "$dst" && cargo test --no-run -q >/dev/null 2>&1 || true)
+  (cd "$dst" && cargo test --no-run -q "${build_extra[@]}" >/dev/null 2>&1 || true)
   echo "$dst"
 }
 now() { date +%s.%N; }
 
-for src in "$@"; do
+for spec in "$@"; do
+  src="${spec%%@*}"
   name="$(basename "$src")"
+  cap_extra=(); gamma_extra=(); mutants_extra=(); build_extra=()
+  if [[ "$spec" == *@* ]]; then
+    features="${spec#*@}"
+    cap_extra=(--features "$features" --no-doctests)
+    gamma_extra=(--features "$features") # it runs no doctests
+    mutants_extra=(--features "$features" --cargo-test-arg=--tests)
+    build_extra=(--features "$features")
+  fi
   # The lines capcheck mutates, as `file:line` and as a regex the peers match on.
   "$capcheck" capcheck mutants --list --format json --manifest-path "$src/Cargo.toml" \
     > "$work/$name.list.json"
@@ -38,7 +49,7 @@ for src in "$@"; do
 
   dir=$(fresh "capcheck-$name" "$src")
   t0=$(now)
-  (cd "$dir" && "$capcheck" capcheck mutants -j "$jobs" --format json --output "$work/out-capcheck-$name" \
+  (cd "$dir" && "$capcheck" capcheck mutants -j "$jobs" "${cap_extra[@]}" --format json --output "$work/out-capcheck-$name" \
      --build-dir "$dir/target/capcheck-build" > "$work/capcheck-$name.json" 2> "$work/capcheck-$name.err" || true)
   t1=$(now)
   n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["mutants"]))' "$work/capcheck-$name.json")
@@ -46,7 +57,7 @@ for src in "$@"; do
 
   dir=$(fresh "gamma-$name" "$src")
   t0=$(now)
-  (cd "$dir" && cargo gamma run --memory off -j "$jobs" --progress never "${file_args[@]}" --re "$lines_re" \
+  (cd "$dir" && cargo gamma run --memory off -j "$jobs" --progress never "${gamma_extra[@]}" "${file_args[@]}" --re "$lines_re" \
      > "$work/gamma-$name.out" 2>&1 || true)
   t1=$(now)
   n=$(grep -oE 'Summary: [0-9]+ mutants' "$work/gamma-$name.out" | grep -oE '[0-9]+' || echo 0)
@@ -54,7 +65,7 @@ for src in "$@"; do
 
   dir=$(fresh "mutants-$name" "$src")
   t0=$(now)
-  (cd "$dir" && cargo mutants -j "$jobs" --no-shuffle "${file_args[@]}" --re "$lines_re" \
+  (cd "$dir" && cargo mutants -j "$jobs" --no-shuffle "${mutants_extra[@]}" "${file_args[@]}" --re "$lines_re" \
      > "$work/mutants-$name.out" 2>&1 || true)
   t1=$(now)
   n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["outcomes"]) - 1)' "$dir/mutants.out/outcomes.json" 2>/dev/null || echo 0)
