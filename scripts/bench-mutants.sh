@@ -28,6 +28,12 @@ fresh() { # fresh COPY_NAME SRC: a copy with its dependencies and tests built on
   echo "$dst"
 }
 now() { date +%s.%N; }
+row() { # row CRATE TOOL MUTANTS START END
+  local wall per=-
+  wall=$(echo "$5-$4" | bc)
+  if [[ "$3" -gt 0 ]]; then per=$(printf '%.2f' "$(echo "$wall/$3" | bc -l)"); fi
+  printf '%s\t%s\t%s\t%.1f\t%s\n' "$1" "$2" "$3" "$wall" "$per" | tee -a "$rows"
+}
 
 for spec in "$@"; do
   src="${spec%%@*}"
@@ -53,7 +59,7 @@ for spec in "$@"; do
      --build-dir "$dir/target/capcheck-build" > "$work/capcheck-$name.json" 2> "$work/capcheck-$name.err" || true)
   t1=$(now)
   n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["mutants"]))' "$work/capcheck-$name.json")
-  printf '%s\tcapcheck\t%s\t%.1f\t%.2f\n' "$name" "$n" "$(echo "$t1-$t0" | bc)" "$(echo "($t1-$t0)/$n" | bc -l)" | tee -a "$rows"
+  row "$name" capcheck "$n" "$t0" "$t1"
 
   dir=$(fresh "gamma-$name" "$src")
   t0=$(now)
@@ -61,7 +67,7 @@ for spec in "$@"; do
      > "$work/gamma-$name.out" 2>&1 || true)
   t1=$(now)
   n=$(grep -oE 'Summary: [0-9]+ mutants' "$work/gamma-$name.out" | grep -oE '[0-9]+' || echo 0)
-  printf '%s\tcargo-gamma\t%s\t%.1f\t%.2f\n' "$name" "$n" "$(echo "$t1-$t0" | bc)" "$(echo "($t1-$t0)/($n+0.000001)" | bc -l)" | tee -a "$rows"
+  row "$name" cargo-gamma "$n" "$t0" "$t1"
 
   dir=$(fresh "mutants-$name" "$src")
   t0=$(now)
@@ -69,7 +75,7 @@ for spec in "$@"; do
      > "$work/mutants-$name.out" 2>&1 || true)
   t1=$(now)
   n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["outcomes"]) - 1)' "$dir/mutants.out/outcomes.json" 2>/dev/null || echo 0)
-  printf '%s\tcargo-mutants\t%s\t%.1f\t%.2f\n' "$name" "$n" "$(echo "$t1-$t0" | bc)" "$(echo "($t1-$t0)/($n+0.000001)" | bc -l)" | tee -a "$rows"
+  row "$name" cargo-mutants "$n" "$t0" "$t1"
 done
 
 echo
@@ -79,7 +85,7 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
 by = {}
 for r in rows:
-    by.setdefault(r["crate"], {})[r["tool"]] = float(r["per_mutant_s"]) if int(r["mutants"]) else None
+    by.setdefault(r["crate"], {})[r["tool"]] = float(r["per_mutant_s"]) if r["per_mutant_s"] != "-" else None
 for crate, t in by.items():
     c = t.get("capcheck")
     out = [crate]
