@@ -786,7 +786,8 @@ fn both_engines_agree_on_every_fixture() {
 }
 
 /// A baseline test whose two runs disagree is flaky: listed, and never used to kill (the batch
-/// cap only it reaches is uncovered); a mutant that lifts the buffer cap asks for 3 GiB and
+/// cap only it reaches is uncovered); so is one that "kills" a mutant and then fails without it
+/// (the queue cap's mutant survives); a mutant that lifts the buffer cap asks for 3 GiB and
 /// stops at the memory ceiling (2 GiB here) as `oom`, counted as detected.
 #[test]
 fn a_flaky_test_never_kills_and_a_runaway_allocation_is_oom() {
@@ -794,9 +795,10 @@ fn a_flaky_test_never_kills_and_a_runaway_allocation_is_oom() {
     let before = tree(c.root());
     let (code, report) = c.json(&["--operator", "swap-min-max"]);
     assert_clean_after(&c, &before);
+    // The second fails for the first time with the queue mutant in place, and again without it.
     assert_eq!(
         report["summary"]["baseline"]["flaky"],
-        serde_json::json!(["flips_every_run"]),
+        serde_json::json!(["breaks_after_two_runs", "flips_every_run"]),
         "{report}"
     );
     let got: BTreeMap<String, (String, String)> = outcomes(&report)
@@ -805,6 +807,7 @@ fn a_flaky_test_never_kills_and_a_runaway_allocation_is_oom() {
         .collect();
     assert_eq!(got["mutants_limits::buffer"].0, "oom", "{report}");
     assert_eq!(got["mutants_limits::batch_size"].0, "uncovered", "{report}");
+    assert_eq!(got["mutants_limits::queue_depth"].0, "survived", "{report}");
     assert_eq!(report["summary"]["oom"], 1);
     assert_eq!(code, 1, "the uncovered mutant is a hole");
 }

@@ -14,7 +14,8 @@
 //!   or falls silent that long: `timeout`;
 //! - a test aborts on an allocation past the memory ceiling: `oom`;
 //! - every reaching test passes: `survived`;
-//! - a test whose two baseline runs disagree is flaky: it never kills, and is listed.
+//! - a test whose two baseline runs disagree is flaky: it never kills, and is listed; so is a
+//!   test that fails with a mutant in place and again, right after, without it (`confirmed`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -72,6 +73,9 @@ struct Suite {
     binaries: Vec<Binary>,
     tests: Vec<Traced>,
     flaky: BTreeSet<Test>,
+    /// Tests that failed again with no mutant active right after "killing" one: flaky too, from
+    /// then on.
+    suspect: Mutex<BTreeSet<Test>>,
     memory: Option<u64>,
 }
 
@@ -241,6 +245,10 @@ pub fn run(
     if let Some(stop) = stops.into_inner().expect("stops lock").into_iter().next() {
         return Err(stop);
     }
+    let suspect = suite.suspect.lock().expect("suspect lock").clone();
+    baseline.flaky.extend(suspect.iter().map(|t| suite.name(t)));
+    baseline.flaky.sort();
+    baseline.flaky.dedup();
     // The rebuild path, on the original text.
     let rest: Vec<usize> = (0..mutants.len())
         .filter(|&i| results[i].is_none())
@@ -631,8 +639,57 @@ fn baseline(
         binaries,
         tests,
         flaky,
+        suspect: Mutex::new(BTreeSet::new()),
         memory: (peak > 0).then(|| (peak * 1024 * MEMORY_FACTOR).max(MEMORY_FLOOR)),
     })
+}
+
+/// The failures of a group that are the mutant's: each failing test runs again with no mutant
+/// active, and one that fails again is flaky (it joins `suite.suspect` and kills nothing).
+/// Doctests are not run again (a `cargo test --doc` costs seconds).
+fn confirmed(
+    group: &[&Traced],
+    bad: Vec<String>,
+    suite: &Suite,
+    log: &Path,
+) -> Result<Vec<String>, Stop> {
+    let mut kept = Vec::new();
+    for name in bad {
+        let Some(t) = group
+            .iter()
+            .find(|t| matches!(&t.test, Test::Case { name: n, .. } if *n == name))
+        else {
+            kept.push(name);
+            continue;
+        };
+        let Test::Case { binary, .. } = &t.test else {
+            continue;
+        };
+        append(
+            log,
+            &format!("\ncapcheck: `{name}` again, with no mutant active:\n"),
+        )?;
+        let mut cmd = test_cmd(&suite.binaries[*binary], &["--exact", &name]);
+        let limit = Limits::time(BASELINE_TIMEOUT.min(Duration::from_secs(600)));
+        match process::run_limited(&mut cmd, log, &limit)?.ended {
+            Ended::Interrupted => return Err(Stop::Interrupted),
+            e if e.success() => kept.push(name),
+            _ => {
+                append(
+                    log,
+                    &format!(
+                        "\ncapcheck: `{name}` fails without the mutant too: flaky, it kills nothing\n"
+                    ),
+                )?;
+                suite
+                    .suspect
+                    .lock()
+                    .expect("suspect lock")
+                    .insert(t.test.clone());
+            }
+        }
+    }
+    Ok(kept)
 }
 
 /// The runs of one mutant's reaching tests (in the suite's order, fastest first): the first test
@@ -703,6 +760,13 @@ fn run_switched(
         .tests
         .iter()
         .filter(|t| t.sites.contains(&sw.site) && !suite.flaky.contains(&t.test))
+        .filter(|t| {
+            !suite
+                .suspect
+                .lock()
+                .expect("suspect lock")
+                .contains(&t.test)
+        })
         .collect();
     if reaching.is_empty() {
         return Ok(engine::result(m, Outcome::Uncovered, 0, String::new()));
@@ -769,9 +833,13 @@ fn run_switched(
                 break;
             }
             _ => {
-                outcome = Outcome::Killed;
                 passed.extend(ok);
-                let pin = !bad.is_empty() && pins(&bad);
+                let bad = confirmed(&group, bad, suite, &log)?;
+                if bad.is_empty() {
+                    continue;
+                }
+                outcome = Outcome::Killed;
+                let pin = pins(&bad);
                 failed.extend(bad);
                 if !pin {
                     break;
