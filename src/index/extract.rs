@@ -126,10 +126,16 @@ impl Extractor<'_> {
         kind: CapacityKind,
         visibility: &Visibility,
     ) {
+        // `available_parallelism().map_or(1, ..)`: one CPU when the platform does not say, a
+        // floor whatever the name it gets (the fallback's other values are capacities).
+        let cpu_count = asks_cpus(expr);
         for leaf in crate::index::value::leaves(expr) {
             let Val::Lit(value) = Val::of(leaf) else {
                 continue;
             };
+            if cpu_count && value <= 1 {
+                continue;
+            }
             self.facts.named_lits.push(NamedLit {
                 site: site.to_string(),
                 ident: name.to_string(),
@@ -735,7 +741,9 @@ impl Collector for Extractor<'_> {
         if let Val::Lit(value) = Val::of(&init.expr) {
             let loc = lit_loc(v.rel, &init.expr);
             let mut named_lit = None;
-            if self.tables.capacity_names.matches(&name) {
+            // `available_parallelism().map_or(1, ..)`: one CPU when the platform does not say.
+            let cpu_floor = value <= 1 && asks_cpus(&init.expr);
+            if self.tables.capacity_names.matches(&name) && !cpu_floor {
                 named_lit = Some(self.facts.named_lits.len());
                 self.named_let(v, &name, value, loc.clone());
             }
