@@ -811,3 +811,68 @@ fn a_flaky_test_never_kills_and_a_runaway_allocation_is_oom() {
     assert_eq!(report["summary"]["oom"], 1);
     assert_eq!(code, 1, "the uncovered mutant is a hole");
 }
+
+/// A report without its timings (and the baseline, which holds timings).
+fn untimed(r: &Value) -> Value {
+    let mut r = r.clone();
+    for m in r["mutants"].as_array_mut().unwrap() {
+        m["duration_ms"] = Value::Null;
+    }
+    for key in ["elapsed_ms", "baseline"] {
+        r["summary"][key] = Value::Null;
+    }
+    r
+}
+
+/// Two identical runs report the same but for timings; a run interrupted after a few verdicts
+/// is completed by `--resume`, which runs only the mutants without a verdict and reports what
+/// the uninterrupted run reported.
+#[test]
+fn resume_completes_an_interrupted_run_to_the_uninterrupted_result() {
+    let c = copy("seed-1-typed-cap");
+    let out = |name: &str| c.root().join("target").join(name).display().to_string();
+    let (_, whole) = c.json(&["--output", &out("whole")]);
+    let (_, again) = c.json(&["--output", &out("again")]);
+    assert_eq!(untimed(&again), untimed(&whole));
+    let total = whole["mutants"].as_array().unwrap().len();
+
+    let args = c.args(&["--format", "json", "--output", &out("cut")]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cargo-capcheck"))
+        .args(&args)
+        .current_dir(c.root())
+        .env("NO_COLOR", "1")
+        .env_remove("CARGO_TARGET_DIR")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let verdicts = Path::new(&out("cut")).join("verdicts.jsonl");
+    let count = || {
+        std::fs::read_to_string(&verdicts)
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    };
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while count() < 3 {
+        assert!(Instant::now() < deadline, "no verdicts");
+        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // SAFETY: signals the process group of the child this test spawned.
+    unsafe {
+        libc::killpg(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let kept = count();
+    assert!(kept < total, "the run was cut: {kept} of {total}");
+
+    let resumed = c.run(&["--format", "json", "--output", &out("cut"), "--resume"]);
+    let ran = stderr(&resumed)
+        .lines()
+        .filter(|l| l.starts_with('['))
+        .count();
+    assert_eq!(ran, total - kept, "{}", stderr(&resumed));
+    let (_, resumed) = json_of(&resumed);
+    assert_eq!(untimed(&resumed), untimed(&whole));
+}

@@ -245,6 +245,10 @@ pub struct MutantsArgs {
     /// Also put back code deleted from ceiling functions in the git history.
     #[arg(long)]
     pub from_history: bool,
+    /// Keep the verdicts an interrupted run in the same output folder wrote (its
+    /// `verdicts.jsonl`) for the mutants that are unchanged, and run only the rest.
+    #[arg(long)]
+    pub resume: bool,
     /// Output folder [default: <target>/capcheck/mutants].
     #[arg(long, value_name = "DIR")]
     pub output: Option<PathBuf>,
@@ -344,6 +348,7 @@ impl MutantsArgs {
             in_diff: self.in_diff.clone(),
             shard: self.shard,
             from_history: self.from_history,
+            resume: self.resume,
             output: self.output.clone(),
             build_dir: self.build_dir.clone(),
             scratch_dir: self.scratch_dir.clone(),

@@ -59,6 +59,8 @@ pub struct Options {
     /// One JSON line per finished mutant, appended as each finishes, so an interrupted run keeps
     /// its verdicts.
     pub verdicts: PathBuf,
+    /// The verdicts file already holds a resumed run's verdicts: append to it.
+    pub verdicts_kept: bool,
 }
 
 /// Progress, for the caller to print.
@@ -137,7 +139,9 @@ pub fn start(opts: &Options) -> Result<(), Stop> {
             }
         );
     }
-    output::create_new(&opts.verdicts)?;
+    if !opts.verdicts_kept {
+        output::create_new(&opts.verdicts)?;
+    }
     Ok(())
 }
 
@@ -392,7 +396,10 @@ pub fn run_one(
         outcome,
         Outcome::Killed | Outcome::Survived | Outcome::Timeout
     ) {
-        let names = test_names(&read_from(&log, test_output_at));
+        let mut names = test_names(&read_from(&log, test_output_at));
+        // By name: parallel tests finish in any order, the report must not.
+        names.passed.sort();
+        names.failed.sort();
         r.tests_run = names.passed.len() + names.failed.len();
         if outcome == Outcome::Survived {
             r.ran = names.passed.into_iter().take(MAX_RAN).collect();

@@ -37,6 +37,8 @@ pub struct MutantsOptions {
     pub in_diff: Option<PathBuf>,
     pub shard: Option<select::Shard>,
     pub from_history: bool,
+    /// Keep the finished verdicts of an interrupted run in the output folder.
+    pub resume: bool,
     pub output: Option<PathBuf>,
     pub build_dir: Option<PathBuf>,
     pub scratch_dir: Option<PathBuf>,
@@ -210,6 +212,11 @@ pub fn run(args: &MutantsOptions, progress: &(dyn Fn(Event) + Sync)) -> Result<M
         .output
         .clone()
         .unwrap_or_else(|| default_output(&ws.target_dir));
+    let resumed = if args.resume {
+        resumable(&output, &listed.mutants)
+    } else {
+        Vec::new()
+    };
     crate::mutate::output::clear(&output)?;
     let mut cargo_args = cargo_args(&args.project.selection, &ws.root);
     cargo_args.extend(args.features.iter().cloned());
@@ -230,6 +237,7 @@ pub fn run(args: &MutantsOptions, progress: &(dyn Fn(Event) + Sync)) -> Result<M
         cargo_args,
         log_dir: output.join(LOGS),
         verdicts: output.join(crate::mutate::output::VERDICTS),
+        verdicts_kept: !resumed.is_empty(),
     };
     let pinned = pinned_tests(&listed.index);
     let pins = |failed: &[String]| {
@@ -239,7 +247,40 @@ pub fn run(args: &MutantsOptions, progress: &(dyn Fn(Event) + Sync)) -> Result<M
             pinned.iter().any(|p| p == name)
         })
     };
-    let mut ran = engine::run(&ws.root, &listed.mutants, &opts, &Rebuild, &pins, progress)?;
+    // The resumed verdicts go back into the fresh folder (verdicts and logs) before anything
+    // runs, so a second interruption keeps them too.
+    if !resumed.is_empty() {
+        std::fs::create_dir_all(&opts.log_dir)?;
+        crate::mutate::output::create_new(&opts.verdicts)?;
+        for (r, log) in &resumed {
+            engine::record(&opts.verdicts, r)?;
+            if let Some(text) = log {
+                engine::write_log(&output.join(&r.log), text)?;
+            }
+        }
+    }
+    let done: std::collections::HashSet<&str> =
+        resumed.iter().map(|(r, _)| r.mutant.id.as_str()).collect();
+    let todo: Vec<Mutant> = listed
+        .mutants
+        .iter()
+        .filter(|m| !done.contains(m.id.as_str()))
+        .cloned()
+        .collect();
+    let mut ran = if todo.is_empty() && !resumed.is_empty() {
+        // Everything was done: nothing to build.
+        engine::start(&opts)?;
+        engine::Ran {
+            baseline: Default::default(),
+            results: Vec::new(),
+        }
+    } else {
+        engine::run(&ws.root, &todo, &opts, &Rebuild, &pins, progress)?
+    };
+    ran.results.extend(resumed.into_iter().map(|(r, _)| r));
+    ran.results.sort_by(|a, b| {
+        crate::mutate::order_key(&a.mutant).cmp(&crate::mutate::order_key(&b.mutant))
+    });
     explain_survivors(&listed.fixtures, &mut ran.results);
     let summary = Summary::new(
         &ran.results,
@@ -256,6 +297,32 @@ pub fn run(args: &MutantsOptions, progress: &(dyn Fn(Event) + Sync)) -> Result<M
         output,
         report,
     })
+}
+
+/// The verdicts an earlier run in `output` finished (its `verdicts.jsonl`) for mutants that are
+/// still listed exactly as they were (id, place, text and replacement), with their logs. Lines
+/// that do not parse (a line cut by the interruption) are dropped: those mutants run again.
+fn resumable(
+    output: &Path,
+    listed: &[Mutant],
+) -> Vec<(crate::mutate::outcome::MutantResult, Option<String>)> {
+    let text =
+        std::fs::read_to_string(output.join(crate::mutate::output::VERDICTS)).unwrap_or_default();
+    let mut out: Vec<(crate::mutate::outcome::MutantResult, Option<String>)> = Vec::new();
+    for line in text.lines() {
+        let Ok(mut r) = serde_json::from_str::<crate::mutate::outcome::MutantResult>(line) else {
+            continue;
+        };
+        if !listed.contains(&r.mutant) || out.iter().any(|(o, _)| o.mutant.id == r.mutant.id) {
+            continue;
+        }
+        r.explanation = None;
+        let log = (!r.log.is_empty())
+            .then(|| std::fs::read_to_string(output.join(&r.log)).ok())
+            .flatten();
+        out.push((r, log));
+    }
+    out
 }
 
 /// `<target>/capcheck/mutants`.

@@ -849,6 +849,9 @@ fn run_switched(
     }
     let mut r = engine::result(m, outcome, start.elapsed().as_millis() as u64, name);
     r.tests_run = run;
+    // By name: a group's tests finish in any order, the report must not.
+    passed.sort();
+    failed.sort();
     if outcome == Outcome::Survived {
         r.ran = passed.into_iter().take(MAX_RAN).collect();
     }
