@@ -341,6 +341,10 @@ pub fn write_output(output: &Path, report: &MutantsReport, root: &Path) -> anyho
         crate::report::elements::report(&report.mutants, &report.skipped, root),
     )?;
     write(SARIF, crate::report::sarif::mutants(report, root))?;
+    write(
+        crate::mutate::output::HTML,
+        crate::report::html::report(report),
+    )?;
     Ok(())
 }
 

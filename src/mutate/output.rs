@@ -14,6 +14,7 @@ use anyhow::{Context, bail};
 pub const REPORT_JSON: &str = "mutants.json";
 pub const ELEMENTS_JSON: &str = "mutation-report.json";
 pub const SARIF: &str = "survivors.sarif";
+pub const HTML: &str = "report.html";
 /// One JSON line per finished mutant, appended as each finishes (kept when a run is stopped).
 pub const VERDICTS: &str = "verdicts.jsonl";
 /// Marks a folder this tool writes; without it a non-empty folder is refused.
@@ -61,7 +62,7 @@ pub fn claim(dir: &Path) -> anyhow::Result<()> {
 /// `logs/*.log` files the tool wrote. Anything else, in `logs/` or beside it, stays.
 pub fn clear(dir: &Path) -> anyhow::Result<()> {
     claim(dir)?;
-    for f in [REPORT_JSON, ELEMENTS_JSON, SARIF, VERDICTS] {
+    for f in [REPORT_JSON, ELEMENTS_JSON, SARIF, HTML, VERDICTS] {
         remove_ours(&dir.join(f))?;
     }
     let logs = dir.join(LOGS);
@@ -186,6 +187,9 @@ fn written_by_us(path: &Path) -> bool {
         }
         ELEMENTS_JSON => json()["framework"]["name"] == "cargo-capcheck",
         SARIF => json()["runs"][0]["tool"]["driver"]["name"] == "cargo-capcheck",
+        HTML => bytes
+            .windows(crate::report::html::GENERATOR.len())
+            .any(|w| w == crate::report::html::GENERATOR.as_bytes()),
         VERDICTS => {
             // Each line is one verdict; the last may be cut short by a kill mid-append (the
             // line and its newline go in one write).

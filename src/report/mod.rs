@@ -5,6 +5,7 @@ pub mod elements;
 pub mod fingerprint;
 pub mod fixtures;
 pub mod github;
+pub mod html;
 pub mod human;
 pub mod json;
 pub mod mutants;
