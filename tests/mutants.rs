@@ -74,6 +74,20 @@ impl Copy {
         capcheck_env(dir, env, &args)
     }
 
+    /// `mutants ..` started in its own process group (so a test can signal it), output discarded.
+    fn spawn(&self, extra: &[&str]) -> std::process::Child {
+        Command::new(env!("CARGO_BIN_EXE_cargo-capcheck"))
+            .args(self.args(extra))
+            .current_dir(self.root())
+            .env("NO_COLOR", "1")
+            .env_remove("CARGO_TARGET_DIR")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .unwrap()
+    }
+
     /// `mutants --format json ..`: exit code and report.
     fn json(&self, extra: &[&str]) -> (i32, Value) {
         let mut args = vec!["--format", "json"];
@@ -458,17 +472,7 @@ fn a_hanging_mutant_times_out_and_leaves_nothing_behind() {
 fn sigint_mid_run_kills_every_child_and_removes_the_scratch_copy() {
     let c = copy("mutants-hang");
     let before = tree(c.root());
-    let args = c.args(&["--operator", "perturb-capacity", "--timeout-floor", "120"]);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cargo-capcheck"))
-        .args(&args)
-        .current_dir(c.root())
-        .env("NO_COLOR", "1")
-        .env_remove("CARGO_TARGET_DIR")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .unwrap();
+    let mut child = c.spawn(&["--operator", "perturb-capacity", "--timeout-floor", "120"]);
     // Wait until the hanging mutant's tests are running: its log names the replacement `0`,
     // and the test binary shows up as a process in the scratch copy.
     let logs = c.root().join("target/capcheck/mutants/logs");
@@ -836,17 +840,7 @@ fn resume_completes_an_interrupted_run_to_the_uninterrupted_result() {
     assert_eq!(untimed(&again), untimed(&whole));
     let total = whole["mutants"].as_array().unwrap().len();
 
-    let args = c.args(&["--format", "json", "--output", &out("cut")]);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cargo-capcheck"))
-        .args(&args)
-        .current_dir(c.root())
-        .env("NO_COLOR", "1")
-        .env_remove("CARGO_TARGET_DIR")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .unwrap();
+    let mut child = c.spawn(&["--format", "json", "--output", &out("cut")]);
     let verdicts = Path::new(&out("cut")).join("verdicts.jsonl");
     let count = || {
         std::fs::read_to_string(&verdicts)
