@@ -146,7 +146,7 @@ pub fn start(opts: &Options) -> Result<(), Stop> {
 }
 
 /// The rebuild engine: baseline, then one build and the whole suite per mutant.
-fn rebuild_all(
+pub(crate) fn rebuild_all(
     root: &Path,
     mutants: &[Mutant],
     opts: &Options,

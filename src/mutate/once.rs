@@ -108,7 +108,10 @@ pub fn run(
             built = Some((plan, b.binaries, b.has_lib));
             break;
         }
-        let blame = switch::attribute(&plan, &b.errors);
+        let mut blame = switch::attribute(&plan, &b.errors);
+        // A build that failed with no error rustc placed (a linker, a build script): nothing to
+        // withdraw.
+        blame.elsewhere |= b.errors.iter().all(Vec::is_empty);
         let progress_made = !blame.unviable.is_empty() || !blame.rebuild.is_empty();
         if plan.switched() == 0 {
             // The original fails to build: the baseline fails.
@@ -128,8 +131,8 @@ pub fn run(
             // What rustc rejects is not any one site's: everything takes the rebuild path.
             append(
                 &log,
-                "\ncapcheck: the instrumented build failed outside any mutant's switch; every \
-                 remaining mutant takes the rebuild path\n",
+                "\ncapcheck: the instrumented build failed where no mutant's switch explains it \
+                 (or rounds ran out); every remaining mutant takes the rebuild path\n",
             )?;
             rebuild.extend(0..mutants.len());
             let plan = switch::plan(mutants, &original, &rebuild, &opts.roots);
@@ -154,6 +157,34 @@ pub fn run(
         )?;
     }
     let (plan, binaries, has_lib) = built.expect("the loop ends with a build");
+    if plan.switched() == 0 {
+        // Nothing is switched: no reach to trace, every mutant is rebuilt (the rebuild engine,
+        // on a copy of the original), after the verdicts rustc already gave.
+        drop(scratch);
+        // The rebuild engine writes its own baseline log; this one holds the build that found
+        // nothing to switch.
+        std::fs::rename(&log, opts.log_dir.join("switch-build.log"))?;
+        let rest: Vec<Mutant> = mutants
+            .iter()
+            .zip(&results)
+            .filter(|(_, r)| r.is_none())
+            .map(|(m, _)| m.clone())
+            .collect();
+        let given: Vec<MutantResult> = results.into_iter().flatten().collect();
+        for r in &given {
+            engine::record(&opts.verdicts, r)?;
+        }
+        let mut ran = engine::rebuild_all(
+            root,
+            &rest,
+            opts,
+            &crate::mutate::strategy::Rebuild,
+            pins,
+            progress,
+        )?;
+        ran.results.extend(given);
+        return Ok(ran);
+    }
     let suite = baseline(
         scratch.root(),
         &target,
@@ -175,7 +206,7 @@ pub fn run(
             .count(),
         engine: "switch".into(),
         switched: plan.switched(),
-        flaky: suite.flaky.iter().map(|t| suite.name(t)).collect(),
+        flaky: suite.flaky.iter().map(name_of).collect(),
         selected_test_ms: 0,
     };
     progress(Event::Baseline(&baseline));
@@ -246,7 +277,7 @@ pub fn run(
         return Err(stop);
     }
     let suspect = suite.suspect.lock().expect("suspect lock").clone();
-    baseline.flaky.extend(suspect.iter().map(|t| suite.name(t)));
+    baseline.flaky.extend(suspect.iter().map(name_of));
     baseline.flaky.sort();
     baseline.flaky.dedup();
     // The rebuild path, on the original text.
@@ -280,15 +311,6 @@ pub fn run(
         baseline,
         results: results.into_iter().flatten().collect(),
     })
-}
-
-impl Suite {
-    fn name(&self, t: &Test) -> String {
-        match t {
-            Test::Case { name, .. } => name.clone(),
-            Test::Doc => "doctests".into(),
-        }
-    }
 }
 
 /// Write the plan's files into the scratch copy, and put back the original of every file
@@ -651,27 +673,31 @@ fn confirmed(
     group: &[&Traced],
     bad: Vec<String>,
     suite: &Suite,
+    opts: &Options,
     log: &Path,
 ) -> Result<Vec<String>, Stop> {
     let mut kept = Vec::new();
     for name in bad {
-        let Some(t) = group
-            .iter()
-            .find(|t| matches!(&t.test, Test::Case { name: n, .. } if *n == name))
-        else {
+        let found = group.iter().find_map(|t| match &t.test {
+            Test::Case { binary, name: n } if *n == name => Some((t, *binary)),
+            _ => None,
+        });
+        let Some((t, binary)) = found else {
             kept.push(name);
-            continue;
-        };
-        let Test::Case { binary, .. } = &t.test else {
             continue;
         };
         append(
             log,
             &format!("\ncapcheck: `{name}` again, with no mutant active:\n"),
         )?;
-        let mut cmd = test_cmd(&suite.binaries[*binary], &["--exact", &name]);
-        let limit = Limits::time(BASELINE_TIMEOUT.min(Duration::from_secs(600)));
-        match process::run_limited(&mut cmd, log, &limit)?.ended {
+        let mut cmd = test_cmd(&suite.binaries[binary], &["--exact", &name]);
+        // The mutant's limits but the time: a failure at the memory ceiling without the mutant
+        // is the ceiling's, not the mutant's.
+        let limits = Limits {
+            memory: suite.memory,
+            ..Limits::time(engine::limit(opts, t.ms.saturating_mul(4)))
+        };
+        match process::run_limited(&mut cmd, log, &limits)?.ended {
             Ended::Interrupted => return Err(Stop::Interrupted),
             e if e.success() => kept.push(name),
             _ => {
@@ -834,7 +860,7 @@ fn run_switched(
             }
             _ => {
                 passed.extend(ok);
-                let bad = confirmed(&group, bad, suite, &log)?;
+                let bad = confirmed(&group, bad, suite, opts, &log)?;
                 if bad.is_empty() {
                     continue;
                 }

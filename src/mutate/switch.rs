@@ -42,8 +42,6 @@ pub struct FilePlan {
     arms: Vec<(Range<usize>, usize)>,
     /// Each site's whole rendering in the instrumented text, with its mutants.
     scaffolds: Vec<(Range<usize>, Vec<usize>)>,
-    /// Where the appended module sits, for a root file.
-    module: Option<Range<usize>>,
 }
 
 /// The instrumentation of a run: which mutants are switched, and the files that do it.
@@ -72,7 +70,7 @@ pub fn plan(
 ) -> Plan {
     let mut by_file: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (i, m) in mutants.iter().enumerate() {
-        if m.context == Context::Runtime && !rebuild.contains(&i) {
+        if m.context == Context::Runtime && !rebuild.contains(&i) && inside(&m.file) {
             by_file.entry(m.file.as_str()).or_default().push(i);
         }
     }
@@ -96,7 +94,7 @@ pub fn plan(
             plan: &mut plan,
             next_site: &mut next_site,
         };
-        r.span(0..src.len(), &nodes, false);
+        r.span(0..src.len(), &nodes);
         let (text, arms, scaffolds) = (r.out, r.arms, r.scaffolds);
         plan.files.insert(
             file.to_string(),
@@ -104,7 +102,6 @@ pub fn plan(
                 text,
                 arms,
                 scaffolds,
-                module: None,
             },
         );
     }
@@ -116,7 +113,7 @@ pub fn plan(
         };
     }
     let module = module_source(plan.sites);
-    for root in roots {
+    for root in roots.iter().filter(|r| inside(r)) {
         let entry = match plan.files.remove(root) {
             Some(f) => f,
             None => match text(root) {
@@ -124,18 +121,24 @@ pub fn plan(
                     text: t,
                     arms: Vec::new(),
                     scaffolds: Vec::new(),
-                    module: None,
                 },
                 None => continue,
             },
         };
         let mut entry = entry;
-        let start = entry.text.len();
         entry.text.push_str(&module);
-        entry.module = Some(start..entry.text.len());
         plan.files.insert(root.clone(), entry);
     }
     plan
+}
+
+/// Whether a path is relative and stays below the workspace root: only such files are written
+/// (into the scratch copy); a target root elsewhere (`[lib] path = "../x.rs"`) is never touched.
+fn inside(rel: &str) -> bool {
+    let p = std::path::Path::new(rel);
+    p.is_relative()
+        && p.components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
 }
 
 /// A site: one byte range, its mutants, the sites nested in it.
@@ -209,22 +212,21 @@ struct Render<'a> {
 }
 
 impl Render<'_> {
-    /// Copy `range` of the source, rendering the sites in it. `in_arm`: the range is an arm of
-    /// an enclosing site's `match`.
-    fn span(&mut self, range: Range<usize>, nodes: &[Node], in_arm: bool) {
+    /// Copy `range` of the source, rendering the sites in it.
+    fn span(&mut self, range: Range<usize>, nodes: &[Node]) {
         let mut at = range.start;
         for n in nodes {
             self.out.push_str(&self.src[at..n.range.start]);
-            // A `match` that starts an arm ends it unless in parentheses.
-            let arm_start = in_arm && n.range.start == range.start;
-            self.node(n, arm_start.then_some(n.range.end < range.end));
+            // What follows the site inside what encloses it (nothing: the enclosing arm ends).
+            let next = self.src[n.range.end..range.end].trim_start().chars().next();
+            self.node(n, next);
             at = n.range.end;
         }
         self.out.push_str(&self.src[at..range.end]);
     }
 
-    /// `arm_start`: the site starts an enclosing arm, and whether more of the arm follows it.
-    fn node(&mut self, n: &Node, arm_start: Option<bool>) {
+    /// `next`: the first character after the site, within what encloses it.
+    fn node(&mut self, n: &Node, next: Option<char>) {
         let site = *self.next_site;
         *self.next_site += 1;
         let original = &self.src[n.range.clone()];
@@ -233,7 +235,7 @@ impl Render<'_> {
             .iter()
             .map(|&i| self.mutants[i].replacement.as_str())
             .collect();
-        let form = Form::of(self.src, &n.range, original, &replacements, arm_start);
+        let form = Form::of(original, &replacements, next);
         let start = self.out.len();
         self.out.push_str(form.open());
         self.out
@@ -256,7 +258,7 @@ impl Render<'_> {
         if form == Form::Statement {
             self.out.push_str("{ ");
         }
-        self.span(n.range.clone(), &n.children, true);
+        self.span(n.range.clone(), &n.children);
         if form == Form::Statement {
             self.out.push_str(" }");
         }
@@ -279,27 +281,20 @@ enum Form {
 }
 
 impl Form {
-    fn of(
-        src: &str,
-        range: &Range<usize>,
-        original: &str,
-        replacements: &[&str],
-        arm_start: Option<bool>,
-    ) -> Form {
+    /// A `match` that anything but a separator or a closing bracket follows goes in parentheses:
+    /// a statement or a match arm that starts with one ends at its `}` (`match .. {}.min(c)`,
+    /// `=> match .. {} + 1`, `let .. = match .. {} else`), and parentheses before `, ; ) ] }` or
+    /// an `if` condition's `{` would draw `unused_parens`.
+    fn of(original: &str, replacements: &[&str], next: Option<char>) -> Form {
         let block = |t: &str| t.starts_with('{') && t.ends_with('}');
         if replacements.iter().any(|r| r.trim().is_empty()) {
             Form::Statement
         } else if block(original) && replacements.iter().all(|r| block(r)) {
             Form::Block
         } else {
-            let parens = match arm_start {
-                Some(followed) => followed,
-                None => {
-                    let next = src[range.end..].trim_start().chars().next();
-                    statement_start(&src[..range.start]) && !matches!(next, Some(';' | '}'))
-                }
-            };
-            Form::Expr { parens }
+            Form::Expr {
+                parens: !matches!(next, None | Some(',' | ';' | ')' | ']' | '}' | '{')),
+            }
         }
     }
 
@@ -320,28 +315,13 @@ impl Form {
     }
 }
 
-/// Whether what precedes a position ends a statement or opens a block (so an expression
-/// starting there starts a statement). Line comments are skipped.
-fn statement_start(before: &str) -> bool {
-    for line in before.rsplit('\n') {
-        let code = match line.find("//") {
-            Some(i) => &line[..i],
-            None => line,
-        };
-        if let Some(c) = code.trim_end().chars().last() {
-            return matches!(c, ';' | '{' | '}');
-        }
-    }
-    true
-}
-
 /// The module every target root gets: the active mutant, read once, and the reach record.
 pub fn module_source(sites: usize) -> String {
     format!(
         r#"
 
 #[doc(hidden)]
-#[allow(dead_code, unused, missing_docs, unreachable_pub, clippy::all)]
+#[allow(dead_code)]
 pub(crate) mod {MODULE} {{
     use ::std::sync::atomic::{{AtomicBool, AtomicU32, Ordering}};
     const SITES: usize = {sites};
@@ -400,10 +380,11 @@ pub struct ErrorSpan {
     pub bytes: Range<usize>,
 }
 
-/// Map error spans to mutants. `rel` turns rustc's file name into a workspace-relative path.
+/// Map error spans (files workspace-relative) to mutants. An error without a span (rustc's
+/// closing "aborting due to N previous errors") says nothing about where; it is skipped.
 pub fn attribute(plan: &Plan, errors: &[Vec<ErrorSpan>]) -> Attribution {
     let mut a = Attribution::default();
-    for spans in errors {
+    for spans in errors.iter().filter(|s| !s.is_empty()) {
         let mut placed = false;
         for s in spans {
             let Some(f) = plan.files.get(&s.file) else {
@@ -516,6 +497,41 @@ mod tests {
         let out = instrument(text, &ms).files["src/lib.rs"].text.clone();
         assert!(out.contains("match crate::__capcheck_mutants::id(0) { 1 => {  }, _ => { if v.is_empty() { return 0; } } }"), "{out}");
         assert!(out.contains("(match crate::__capcheck_mutants::id(1) { 2 => v.iter().max(), _ => v.iter().min() }).copied()"), "{out}");
+    }
+
+    #[test]
+    fn a_match_that_something_follows_is_parenthesised() {
+        for (text, original, want) in [
+            (
+                "fn f(v: u32) -> u32 { match v { 0 => v.min(8) + 1, _ => 0 } }",
+                "v.min(8)",
+                "=> (match",
+            ),
+            (
+                "fn f(v: u32) -> u64 { v.min(8) as u64 }",
+                "v.min(8)",
+                "{ (match",
+            ),
+            (
+                "fn f(v: Option<u32>) { let Some(x) = v.map(|x| x.min(8)) else { return }; }",
+                "v.map(|x| x.min(8))",
+                "= (match",
+            ),
+            (
+                "fn f(a: u32, b: u32) -> u32 { g(a.min(b), 1) }",
+                "a.min(b)",
+                "g(match",
+            ),
+            (
+                "fn f(a: u32, b: u32) -> bool { if a < b { true } else { false } }",
+                "a < b",
+                "if match",
+            ),
+        ] {
+            let ms = vec![mutant(text, original, "x", 0)];
+            let out = instrument(text, &ms).files["src/lib.rs"].text.clone();
+            assert!(out.contains(want), "{text}\n{out}");
+        }
     }
 
     #[test]

@@ -48,7 +48,12 @@ pub fn report(r: &MutantsReport) -> String {
     for m in rows {
         let mu = &m.mutant;
         let tests = match m.outcome {
+            Outcome::Killed if m.killed_by.is_empty() => {
+                "the tests failed without naming a test".into()
+            }
             Outcome::Killed => format!("killed by {}", esc(&m.killed_by.join(", "))),
+            Outcome::Timeout => "a test ran past its limit".into(),
+            Outcome::Oom => "a test stopped at the memory ceiling".into(),
             Outcome::Survived => format!("ran and passed: {}", esc(&m.ran.join(", "))),
             _ => String::new(),
         };
