@@ -137,7 +137,14 @@ pub fn parse(file: &str, text: &str) -> Result<Manifest, InputError> {
         lines: crate::syntax::lines::Lines::new(text),
         problems: Vec::new(),
     };
-    let doc = match toml_edit::Document::parse(text) {
+    let parsed = crate::manifest::toml_guarded(|| toml_edit::Document::parse(text));
+    let Ok(parsed) = parsed else {
+        return Err(InputError {
+            file: file.into(),
+            problems: vec![Problem::new(1, 1, crate::manifest::TOML_PANIC)],
+        });
+    };
+    let doc = match parsed {
         Ok(d) => d,
         Err(e) => {
             let (line, column) = line_col(text, e.span().map_or(0, |s| s.start));

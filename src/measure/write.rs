@@ -90,7 +90,8 @@ fn read_doc(file: &str, text: &str) -> Result<DocumentMut, InputError> {
         let (line, column) = line_col(text, span.map_or(0, |s| s.start));
         Problem::new(line, column, message)
     };
-    let doc = toml_edit::Document::parse(text)
+    let doc = crate::manifest::toml_guarded(|| toml_edit::Document::parse(text))
+        .map_err(|m| refuse(vec![Problem::new(1, 1, m)]))?
         .map_err(|e| refuse(vec![at(e.span(), e.message().trim().to_string())]))?;
     let mut problems = Vec::new();
     for key in TABLES {

@@ -174,7 +174,8 @@ fn copy_tree(root: &Path, target_dir: &Path, dest: &Path) -> anyhow::Result<()> 
 /// workspace stay relative, so they resolve inside the copy.
 fn anchor_outside_paths(root: &Path, original: &Path, copy: &Path) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(copy)?;
-    let Ok(mut doc) = text.parse::<toml_edit::DocumentMut>() else {
+    let Ok(Ok(mut doc)) = crate::manifest::toml_guarded(|| text.parse::<toml_edit::DocumentMut>())
+    else {
         return Ok(()); // cargo reports a broken manifest itself, with its location
     };
     let dir = original.parent().unwrap_or(root);
