@@ -31,10 +31,6 @@ use crate::mutate::process::{self, Ended, Limits};
 use crate::mutate::scratch::Scratch;
 use crate::mutate::switch::{self, ErrorSpan, Plan};
 
-/// The baseline times of the tests the switched mutants ran, summed (what they take one after
-/// another; a group in libtest's threads takes less).
-static SELECTED_MS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
 /// How many times the instrumented build is redone without what rustc rejected.
 const ROUNDS: usize = 4;
 /// The baseline may take as long as a cold build of a large workspace; Ctrl-C still works.
@@ -77,6 +73,9 @@ struct Suite {
     /// then on.
     suspect: Mutex<BTreeSet<Test>>,
     memory: Option<u64>,
+    /// The baseline times of the tests the switched mutants ran, summed (what they take one
+    /// after another; a group in libtest's threads takes less).
+    selected_ms: std::sync::atomic::AtomicU64,
 }
 
 pub fn run(
@@ -195,7 +194,6 @@ pub fn run(
         &plan,
     )?;
     let test_ms: u64 = suite.tests.iter().map(|t| t.ms).sum();
-    SELECTED_MS.store(0, Ordering::Relaxed);
     let mut baseline = Baseline {
         build_ms,
         test_ms,
@@ -306,7 +304,7 @@ pub fn run(
         }
     }
     drop(scratch);
-    baseline.selected_test_ms = SELECTED_MS.load(Ordering::Relaxed);
+    baseline.selected_test_ms = suite.selected_ms.load(Ordering::Relaxed);
     Ok(Ran {
         baseline,
         results: results.into_iter().flatten().collect(),
@@ -662,6 +660,7 @@ fn baseline(
         tests,
         flaky,
         suspect: Mutex::new(BTreeSet::new()),
+        selected_ms: Default::default(),
         memory: (peak > 0).then(|| (peak * 1024 * MEMORY_FACTOR).max(MEMORY_FLOOR)),
     })
 }
@@ -846,7 +845,9 @@ fn run_switched(
             (seen.passed, bad)
         };
         run += group.len();
-        SELECTED_MS.fetch_add(ms.iter().sum(), Ordering::Relaxed);
+        suite
+            .selected_ms
+            .fetch_add(ms.iter().sum(), Ordering::Relaxed);
         match ended {
             Ended::Interrupted => return Err(Stop::Interrupted),
             Ended::TimedOut => {
