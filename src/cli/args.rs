@@ -212,7 +212,9 @@ pub struct MutantsArgs {
     /// Only mutants of this operator (repeatable); `cargo capcheck rules` lists them.
     #[arg(long = "operator", value_name = "ID")]
     pub operators: Vec<Operator>,
-    /// Mutants tested at once, each in its own scratch copy and build folder.
+    /// Processors for the mutants' test runs. With `switch`, a mutant whose tests mostly wait
+    /// (timers, sockets) counts for less, up to 4 per job; with `rebuild`, mutants tested at
+    /// once, each in its own scratch copy and build folder.
     #[arg(short = 'j', long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub jobs: u64,
     /// How mutants are built: `switch` builds once with every runtime mutant behind a switch

@@ -38,6 +38,10 @@ const BASELINE_TIMEOUT: Duration = Duration::from_secs(3 * 3600);
 /// The memory ceiling: this many times the baseline's largest test, and never below the floor.
 const MEMORY_FACTOR: u64 = 8;
 const MEMORY_FLOOR: u64 = 2 << 30;
+/// At most this many mutants per job run at once, when their tests mostly wait (see `Load`).
+const MAX_OVERLAP: usize = 4;
+/// The least processor demand a mutant's run is counted at, in processors.
+const MIN_DEMAND: f64 = 1.0 / MAX_OVERLAP as f64;
 
 /// A test binary of the instrumented build.
 #[derive(Debug, Clone)]
@@ -60,9 +64,16 @@ enum Test {
 struct Traced {
     test: Test,
     ms: u64,
+    /// Processor time of its traced run (user and system, every thread): far below `ms`, the
+    /// test mostly waits.
+    cpu_ms: u64,
     /// The sites it reached.
     sites: BTreeSet<u32>,
 }
+
+/// One test's traced baseline run: its index in the cases, whether it passed, its wall and
+/// processor milliseconds, its peak memory in KiB.
+type TracedRun = (usize, bool, u64, u64, u64);
 
 /// Everything the mutant runs need from the baseline.
 struct Suite {
@@ -235,8 +246,10 @@ pub fn run(
     let next = AtomicUsize::new(0);
     let shared: Mutex<&mut Vec<Option<MutantResult>>> = Mutex::new(&mut results);
     let stops: Mutex<Vec<Stop>> = Mutex::new(Vec::new());
+    let load = Load::new(opts.jobs.max(1));
+    let workers = (opts.jobs.max(1) * MAX_OVERLAP).min(switched.len().max(1));
     std::thread::scope(|s| {
-        for _ in 0..opts.jobs.clamp(1, switched.len().max(1)) {
+        for _ in 0..workers {
             s.spawn(|| {
                 let work = || -> Result<(), Stop> {
                     loop {
@@ -247,9 +260,13 @@ pub fn run(
                         if !stops.lock().expect("stops lock").is_empty() {
                             return Ok(());
                         }
+                        let sw = plan.switches[i].expect("switched");
+                        let Some(_claim) = load.claim(demand(&suite, sw.site)) else {
+                            return Ok(());
+                        };
                         let r = run_switched(
                             &mutants[i],
-                            plan.switches[i].expect("switched"),
+                            sw,
                             scratch.root(),
                             &target,
                             &suite,
@@ -498,108 +515,140 @@ fn baseline(
     let reach = opts.build_dir.join("reach");
     let _ = std::fs::remove_dir_all(&reach);
     std::fs::create_dir_all(&reach)?;
-    // First run: each binary whole, in parallel threads as `cargo test` would.
-    let mut first: BTreeMap<Test, bool> = BTreeMap::new();
-    let mut cases: Vec<Test> = Vec::new();
-    for (bi, b) in binaries.iter().enumerate() {
-        let before = len(log);
-        let (ended, _) = process::run(&mut test_cmd(b, &[]), log, BASELINE_TIMEOUT)?;
-        if ended == Ended::Interrupted {
-            return Err(Stop::Interrupted);
-        }
-        let names = test_names(&read_from(log, before));
-        for (name, ok) in names
-            .passed
-            .iter()
-            .map(|n| (n, true))
-            .chain(names.failed.iter().map(|n| (n, false)))
-        {
-            let t = Test::Case {
-                binary: bi,
-                name: name.clone(),
-            };
-            first.insert(t.clone(), ok);
-            cases.push(t);
-        }
-        if names.passed.is_empty() && names.failed.is_empty() && !ended.success() {
-            return Err(Stop::BaselineFailed {
-                log: log.to_path_buf(),
-                step: "test",
-            });
-        }
-    }
-    let doc = |hits: Option<&Path>| -> Result<(bool, bool, u64), Stop> {
+    // Doctests: both runs one after the other in a thread of their own, each in its own log,
+    // alongside the binaries' runs (rustdoc compiles while test binaries often wait); their logs
+    // join the baseline log once everything ran.
+    let doc_logs = [reach.join("doc-1.log"), reach.join("doc-2.log")];
+    let hits_of = |n: usize| reach.join(format!("{n}.hits"));
+    let doc_hits = reach.join("doc.hits");
+    let doc = |hits: Option<&Path>, own: &Path| -> Result<(bool, bool, u64), Stop> {
         let mut cmd = engine::cargo(scratch, target, opts, &["test", "--doc"]);
         cmd.env(switch::ENV, "0");
         match hits {
             Some(h) => cmd.env(switch::HITS_ENV, h),
             None => cmd.env_remove(switch::HITS_ENV),
         };
-        let before = len(log);
-        let (ended, took) = process::run(&mut cmd, log, BASELINE_TIMEOUT)?;
+        engine::write_log(own, "")?;
+        let (ended, took) = process::run(&mut cmd, own, BASELINE_TIMEOUT)?;
         if ended == Ended::Interrupted {
             return Err(Stop::Interrupted);
         }
-        let names = test_names(&read_from(log, before));
+        let names = test_names(&read_from(own, 0));
         let any = !names.passed.is_empty() || !names.failed.is_empty();
         Ok((any, ended.success(), took.as_millis() as u64))
     };
-    let doc_first = if has_lib && opts.doctests {
-        Some(doc(None)?)
-    } else {
-        None
+    // `Some((first run passed, second run passed, second run's time))` when there are doctests.
+    let doc_runs = || -> Result<Option<(bool, bool, u64)>, Stop> {
+        let (any, ok, _) = doc(None, &doc_logs[0])?;
+        if !any {
+            return Ok(None);
+        }
+        let (_, again, ms) = doc(Some(&doc_hits), &doc_logs[1])?;
+        Ok(Some((ok, again, ms)))
     };
-    // Second run: test by test, traced.
-    let hits_of = |n: usize| reach.join(format!("{n}.hits"));
-    let traced: Mutex<Vec<(usize, bool, u64, u64)>> = Mutex::new(Vec::new());
-    let next = AtomicUsize::new(0);
-    let stop: Mutex<Option<Stop>> = Mutex::new(None);
-    std::thread::scope(|s| {
-        for _ in 0..opts.jobs.clamp(1, cases.len().max(1)) {
-            s.spawn(|| {
-                loop {
-                    let n = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(Test::Case { binary, name }) = cases.get(n) else {
-                        return;
+    let (cases_run, doc_run) = std::thread::scope(|s| {
+        let doc_thread = (has_lib && opts.doctests).then(|| s.spawn(doc_runs));
+        let cases_run = (|| -> Result<_, Stop> {
+            // First run: each binary whole, in parallel threads as `cargo test` would.
+            let mut first: BTreeMap<Test, bool> = BTreeMap::new();
+            let mut cases: Vec<Test> = Vec::new();
+            for (bi, b) in binaries.iter().enumerate() {
+                let before = len(log);
+                let (ended, _) = process::run(&mut test_cmd(b, &[]), log, BASELINE_TIMEOUT)?;
+                if ended == Ended::Interrupted {
+                    return Err(Stop::Interrupted);
+                }
+                let names = test_names(&read_from(log, before));
+                for (name, ok) in names
+                    .passed
+                    .iter()
+                    .map(|n| (n, true))
+                    .chain(names.failed.iter().map(|n| (n, false)))
+                {
+                    let t = Test::Case {
+                        binary: bi,
+                        name: name.clone(),
                     };
-                    let mut cmd = test_cmd(
-                        &binaries[*binary],
-                        &["--exact", name, "--test-threads", "1"],
-                    );
-                    cmd.env(switch::HITS_ENV, hits_of(n));
-                    let one = reach.join(format!("{n}.log"));
-                    let ran = engine::write_log(&one, "").and_then(|()| {
-                        process::run_limited(&mut cmd, &one, &Limits::time(BASELINE_TIMEOUT))
+                    first.insert(t.clone(), ok);
+                    cases.push(t);
+                }
+                if names.passed.is_empty() && names.failed.is_empty() && !ended.success() {
+                    return Err(Stop::BaselineFailed {
+                        log: log.to_path_buf(),
+                        step: "test",
                     });
-                    match ran {
-                        Ok(r) if r.ended == Ended::Interrupted => {
-                            *stop.lock().expect("stop lock") = Some(Stop::Interrupted);
-                            return;
+                }
+            }
+            // Second run: test by test, traced.
+            let traced: Mutex<Vec<TracedRun>> = Mutex::new(Vec::new());
+            let next = AtomicUsize::new(0);
+            let stop: Mutex<Option<Stop>> = Mutex::new(None);
+            std::thread::scope(|s| {
+                for _ in 0..opts.jobs.clamp(1, cases.len().max(1)) {
+                    s.spawn(|| {
+                        loop {
+                            let n = next.fetch_add(1, Ordering::SeqCst);
+                            let Some(Test::Case { binary, name }) = cases.get(n) else {
+                                return;
+                            };
+                            let mut cmd = test_cmd(
+                                &binaries[*binary],
+                                &["--exact", name, "--test-threads", "1"],
+                            );
+                            cmd.env(switch::HITS_ENV, hits_of(n));
+                            let one = reach.join(format!("{n}.log"));
+                            let ran = engine::write_log(&one, "").and_then(|()| {
+                                process::run_limited(
+                                    &mut cmd,
+                                    &one,
+                                    &Limits::time(BASELINE_TIMEOUT),
+                                )
+                            });
+                            match ran {
+                                Ok(r) if r.ended == Ended::Interrupted => {
+                                    *stop.lock().expect("stop lock") = Some(Stop::Interrupted);
+                                    return;
+                                }
+                                Ok(r) => traced.lock().expect("traced lock").push((
+                                    n,
+                                    r.ended.success(),
+                                    r.took.as_millis() as u64,
+                                    r.cpu.as_millis() as u64,
+                                    r.peak_kib,
+                                )),
+                                Err(e) => {
+                                    *stop.lock().expect("stop lock") = Some(e.into());
+                                    return;
+                                }
+                            }
                         }
-                        Ok(r) => traced.lock().expect("traced lock").push((
-                            n,
-                            r.ended.success(),
-                            r.took.as_millis() as u64,
-                            r.peak_kib,
-                        )),
-                        Err(e) => {
-                            *stop.lock().expect("stop lock") = Some(e.into());
-                            return;
-                        }
-                    }
+                    });
                 }
             });
-        }
+            if let Some(s) = stop.into_inner().expect("stop lock") {
+                return Err(s);
+            }
+            Ok((first, cases, traced))
+        })();
+        let doc_run = match doc_thread {
+            Some(h) => h.join().expect("doctest thread"),
+            None => Ok(None),
+        };
+        (cases_run, doc_run)
     });
-    if let Some(s) = stop.into_inner().expect("stop lock") {
-        return Err(s);
+    for own in &doc_logs {
+        if let Ok(text) = std::fs::read_to_string(own) {
+            append(log, &text)?;
+        }
     }
+    let (first, cases, traced) = cases_run?;
+    let doc_run = doc_run?;
     let mut tests = Vec::new();
     let mut flaky = BTreeSet::new();
     let mut peak = 0u64;
     let mut traced = traced.into_inner().expect("traced lock");
     traced.sort();
-    for (n, ok, ms, kib) in traced {
+    for (n, ok, ms, cpu_ms, kib) in traced {
         let t = cases[n].clone();
         let was = first.get(&t).copied().unwrap_or(ok);
         if ok != was {
@@ -622,13 +671,10 @@ fn baseline(
             sites: read_hits(&hits_of(n), plan.sites),
             test: t,
             ms,
+            cpu_ms,
         });
     }
-    if let Some((any, ok, _)) = doc_first
-        && any
-    {
-        let hits = reach.join("doc.hits");
-        let (_, again, ms) = doc(Some(&hits))?;
+    if let Some((ok, again, ms)) = doc_run {
         if ok != again {
             flaky.insert(Test::Doc);
         } else if !ok {
@@ -640,7 +686,8 @@ fn baseline(
         tests.push(Traced {
             test: Test::Doc,
             ms,
-            sites: read_hits(&hits, plan.sites),
+            cpu_ms: ms,
+            sites: read_hits(&doc_hits, plan.sites),
         });
     }
     for t in &flaky {
@@ -770,6 +817,82 @@ fn read_from(log: &Path, at: usize) -> String {
     String::from_utf8_lossy(bytes.get(at..).unwrap_or_default()).into_owned()
 }
 
+/// The tests that reach `site` and may kill: neither flaky nor suspect.
+fn reaching(suite: &Suite, site: u32) -> Vec<&Traced> {
+    let suspect = suite.suspect.lock().expect("suspect lock");
+    suite
+        .tests
+        .iter()
+        .filter(|t| t.sites.contains(&site))
+        .filter(|t| !suite.flaky.contains(&t.test) && !suspect.contains(&t.test))
+        .collect()
+}
+
+/// The processors a mutant's run keeps busy, estimated from its reaching tests' baseline: their
+/// processor time over the slowest one's wall time (a binary's tests share one process, and a
+/// survivor waits for the slowest), between `MIN_DEMAND` and the whole machine. Doctests count
+/// as the whole machine (rustdoc compiles them).
+fn demand(suite: &Suite, site: u32) -> f64 {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    let reaching = reaching(suite, site);
+    if reaching.iter().any(|t| t.test == Test::Doc) {
+        return threads;
+    }
+    let cpu: u64 = reaching.iter().map(|t| t.cpu_ms).sum();
+    let wall = reaching.iter().map(|t| t.ms).max().unwrap_or(0).max(1);
+    (cpu as f64 / wall as f64).clamp(MIN_DEMAND, threads)
+}
+
+/// The processors the running mutants keep busy, against the budget of `--jobs`. A run starts
+/// when its demand fits, or when nothing else runs: mutants whose tests wait on timers or
+/// sockets run several per job (up to `MAX_OVERLAP`), mutants whose tests compute one per job.
+struct Load {
+    budget: f64,
+    used: Mutex<f64>,
+    freed: std::sync::Condvar,
+}
+
+/// A running mutant's share of `Load`, given back when dropped.
+struct Claim<'l> {
+    load: &'l Load,
+    demand: f64,
+}
+
+impl Load {
+    fn new(jobs: usize) -> Load {
+        Load {
+            budget: jobs as f64,
+            used: Mutex::new(0.0),
+            freed: std::sync::Condvar::new(),
+        }
+    }
+
+    /// Wait until `demand` fits; `None` when interrupted meanwhile.
+    fn claim(&self, demand: f64) -> Option<Claim<'_>> {
+        let mut used = self.used.lock().expect("load lock");
+        while *used > 0.0 && *used + demand > self.budget + 1e-9 {
+            if process::interrupted() {
+                return None;
+            }
+            used = self
+                .freed
+                .wait_timeout(used, Duration::from_millis(100))
+                .expect("load lock")
+                .0;
+        }
+        *used += demand;
+        Some(Claim { load: self, demand })
+    }
+}
+
+impl Drop for Claim<'_> {
+    fn drop(&mut self) {
+        let mut used = self.load.used.lock().expect("load lock");
+        *used = (*used - self.demand).max(0.0);
+        self.load.freed.notify_all();
+    }
+}
+
 /// Run one switched mutant: the tests that reach its site, fastest first.
 fn run_switched(
     m: &Mutant,
@@ -781,18 +904,7 @@ fn run_switched(
     pins: &(dyn Fn(&[String]) -> bool + Sync),
 ) -> Result<MutantResult, Stop> {
     let start = Instant::now();
-    let reaching: Vec<&Traced> = suite
-        .tests
-        .iter()
-        .filter(|t| t.sites.contains(&sw.site) && !suite.flaky.contains(&t.test))
-        .filter(|t| {
-            !suite
-                .suspect
-                .lock()
-                .expect("suspect lock")
-                .contains(&t.test)
-        })
-        .collect();
+    let reaching = reaching(suite, sw.site);
     if reaching.is_empty() {
         return Ok(engine::result(m, Outcome::Uncovered, 0, String::new()));
     }

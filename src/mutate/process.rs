@@ -109,11 +109,15 @@ impl Limits {
     }
 }
 
-/// How a limited run ended, how long it took and its peak resident memory.
+/// How a limited run ended, how long it took, the processor time it used and its peak resident
+/// memory.
 #[derive(Debug, Clone, Copy)]
 pub struct Ran {
     pub ended: Ended,
     pub took: Duration,
+    /// User and system time of the child and the children it waited for (zero when unknown):
+    /// far below `took`, the run mostly waited (timers, sockets), not computed.
+    pub cpu: Duration,
     /// Peak resident set of the child, in KiB (0 when unknown).
     pub peak_kib: u64,
 }
@@ -158,6 +162,7 @@ fn wait(cmd: &mut Command, log: &Path, limits: &Limits) -> std::io::Result<Ran> 
         return Ok(Ran {
             ended: Ended::Interrupted,
             took: start.elapsed(),
+            cpu: Duration::ZERO,
             peak_kib: 0,
         });
     }
@@ -167,13 +172,14 @@ fn wait(cmd: &mut Command, log: &Path, limits: &Limits) -> std::io::Result<Ran> 
         Instant::now(),
     );
     loop {
-        if let Some((status, peak_kib)) = reap(&child)? {
+        if let Some(reaped) = reap(&child)? {
             // The leader is gone; anything it left in its group goes too.
             kill_group(&child, libc::SIGKILL);
             return Ok(Ran {
-                ended: Ended::Exited(status),
+                ended: Ended::Exited(reaped.status),
                 took: start.elapsed(),
-                peak_kib,
+                cpu: reaped.cpu,
+                peak_kib: reaped.peak_kib,
             });
         }
         let silent = limits.silence.is_some_and(|limit| {
@@ -195,6 +201,7 @@ fn wait(cmd: &mut Command, log: &Path, limits: &Limits) -> std::io::Result<Ran> 
             return Ok(Ran {
                 ended,
                 took: start.elapsed(),
+                cpu: Duration::ZERO,
                 peak_kib: 0,
             });
         }
@@ -202,8 +209,15 @@ fn wait(cmd: &mut Command, log: &Path, limits: &Limits) -> std::io::Result<Ran> 
     }
 }
 
-/// Reap the child if it has exited: its status and peak resident memory (KiB).
-fn reap(child: &Child) -> std::io::Result<Option<(ExitStatus, u64)>> {
+/// What `wait4` tells of a reaped child.
+struct Reaped {
+    status: ExitStatus,
+    cpu: Duration,
+    peak_kib: u64,
+}
+
+/// Reap the child if it has exited: its status, processor time and peak resident memory.
+fn reap(child: &Child) -> std::io::Result<Option<Reaped>> {
     use std::os::unix::process::ExitStatusExt;
     let pid = libc::pid_t::try_from(child.id()).map_err(std::io::Error::other)?;
     let mut status: libc::c_int = 0;
@@ -213,10 +227,17 @@ fn reap(child: &Child) -> std::io::Result<Option<(ExitStatus, u64)>> {
     let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
     match r {
         0 => Ok(None),
-        r if r == pid => Ok(Some((
-            ExitStatus::from_raw(status),
-            u64::try_from(usage.ru_maxrss).unwrap_or(0),
-        ))),
+        r if r == pid => {
+            let time = |t: libc::timeval| {
+                Duration::from_secs(u64::try_from(t.tv_sec).unwrap_or(0))
+                    + Duration::from_micros(u64::try_from(t.tv_usec).unwrap_or(0))
+            };
+            Ok(Some(Reaped {
+                status: ExitStatus::from_raw(status),
+                cpu: time(usage.ru_utime) + time(usage.ru_stime),
+                peak_kib: u64::try_from(usage.ru_maxrss).unwrap_or(0),
+            }))
+        }
         _ => Err(std::io::Error::last_os_error()),
     }
 }
