@@ -22,7 +22,8 @@ fn cases() -> u32 {
 fn text_of(fragments: &'static [&'static str]) -> impl Strategy<Value = String> {
     let piece = prop_oneof![
         4 => proptest::sample::select(fragments).prop_map(str::to_string),
-        1 => "\\PC{0,6}",
+        // Compiled once: a `&str` strategy compiles its regex for every input it draws.
+        1 => proptest::string::string_regex("\\PC{0,6}").expect("a valid regex"),
         1 => proptest::sample::select(&[" ", "\n", "\r\n", "\t", "\u{feff}", "é", "\0"][..])
             .prop_map(str::to_string),
     ];
@@ -187,8 +188,10 @@ fn front_end(text: &str) {
         .path()
         .join(format!("{:?}.rs", std::thread::current().id()).replace(['(', ')'], ""));
     std::fs::write(&path, text).unwrap();
-    let tables = capcheck::index::Tables::new(&Default::default());
-    let triggers = capcheck::index::Triggers::new(&tables, Vec::new());
+    // Built once, as the load builds them once per run.
+    static TABLES: std::sync::OnceLock<capcheck::index::Tables> = std::sync::OnceLock::new();
+    let tables = TABLES.get_or_init(|| capcheck::index::Tables::new(&Default::default()));
+    let triggers = capcheck::index::Triggers::new(tables, Vec::new());
     for (role, sparse_parse) in [
         (FileRole::Source, true),
         (FileRole::Test, true),
@@ -203,10 +206,10 @@ fn front_end(text: &str) {
             continue;
         };
         let scope = Scope::file("fuzz", &[], role, &parsed.ast);
-        let mut index = capcheck::index::extract::Extractor::new(&tables, "src/lib.rs", role);
+        let mut index = capcheck::index::extract::Extractor::new(tables, "src/lib.rs", role);
         let mut fixtures = capcheck::fixtures::collect::Collector::new("src/lib.rs");
         let mut code = capcheck::fixtures::reads::CodeCollector::new("src/lib.rs");
-        let mut sites = capcheck::mutate::operators::SiteCollector::new(&tables, &[]);
+        let mut sites = capcheck::mutate::operators::SiteCollector::new(tables, &[]);
         let mut collectors: Vec<&mut dyn walk::Collector> =
             vec![&mut index, &mut fixtures, &mut code, &mut sites];
         walk::Walk {
