@@ -1000,3 +1000,119 @@ fn run_switched(
     r.killed_by = failed;
     Ok(r)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(binary: usize, name: &str, ms: u64, cpu_ms: u64, sites: &[u32]) -> Traced {
+        Traced {
+            test: Test::Case {
+                binary,
+                name: name.into(),
+            },
+            ms,
+            cpu_ms,
+            sites: sites.iter().copied().collect(),
+        }
+    }
+
+    fn suite(tests: Vec<Traced>) -> Suite {
+        Suite {
+            binaries: Vec::new(),
+            tests,
+            flaky: BTreeSet::new(),
+            suspect: Mutex::new(BTreeSet::new()),
+            memory: None,
+            selected_ms: Default::default(),
+        }
+    }
+
+    #[test]
+    fn decades_of_baseline_time() {
+        for (ms, want) in [(0, 0), (99, 0), (100, 1), (999, 1), (1_000, 2), (25_000, 3)] {
+            assert_eq!(decade(ms), want, "{ms} ms");
+        }
+    }
+
+    #[test]
+    fn the_first_and_the_fast_tests_run_alone_the_rest_per_binary_and_doctests_last() {
+        let tests = [
+            case(0, "first", 500, 1, &[]),
+            case(1, "fast", 5, 1, &[]),
+            case(0, "a", 2_000, 1, &[]),
+            case(1, "b", 3_000, 1, &[]),
+            case(0, "c", 4_000, 1, &[]),
+            Traced {
+                test: Test::Doc,
+                ms: 9_000,
+                cpu_ms: 9_000,
+                sites: BTreeSet::new(),
+            },
+        ];
+        let reaching: Vec<&Traced> = tests.iter().collect();
+        let names: Vec<Vec<String>> = groups(&reaching)
+            .iter()
+            .map(|g| g.iter().map(|t| name_of(&t.test)).collect())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                vec!["first"],
+                vec!["fast"],
+                vec!["a", "c"],
+                vec!["b"],
+                vec!["doctests"]
+            ]
+        );
+    }
+
+    #[test]
+    fn demand_is_processor_time_over_the_slowest_wall_and_leaves_out_flaky_tests() {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+        let mut s = suite(vec![
+            // Waits: 10 s of wall for 100 ms of processor.
+            case(0, "sleeps", 10_000, 100, &[1, 2]),
+            // Computes on one processor.
+            case(0, "computes", 2_000, 2_000, &[2]),
+            case(0, "flaky", 1_000, 50_000, &[1]),
+        ]);
+        s.flaky.insert(s.tests[2].test.clone());
+        assert_eq!(demand(&s, 1), MIN_DEMAND, "the floor, flaky left out");
+        assert!((demand(&s, 2) - (2_100.0 / 10_000.0f64).max(MIN_DEMAND)).abs() < 1e-9);
+        s.tests.push(Traced {
+            test: Test::Doc,
+            ms: 1,
+            cpu_ms: 1,
+            sites: [3].into_iter().collect(),
+        });
+        assert_eq!(demand(&s, 3), threads, "doctests count as the machine");
+        s.tests.push(case(1, "threads", 1_000, 64_000, &[4]));
+        assert_eq!(demand(&s, 4), threads, "at most the machine");
+    }
+
+    #[test]
+    fn load_admits_runs_while_their_demand_fits_and_one_run_always() {
+        let load = Load::new(1);
+        let held: Vec<Claim> = (0..4).map(|_| load.claim(0.25).expect("fits")).collect();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let c = load.claim(0.25).expect("fits once one is given back");
+                tx.send(()).expect("send");
+                drop(c);
+            });
+            assert!(
+                rx.recv_timeout(Duration::from_millis(300)).is_err(),
+                "a fifth quarter waits while four are held"
+            );
+            drop(held);
+            rx.recv_timeout(Duration::from_secs(5))
+                .expect("admitted once the others are given back");
+        });
+        // A run heavier than the whole budget still runs when nothing else does.
+        let big = load.claim(8.0).expect("alone it runs");
+        drop(big);
+        assert_eq!(*load.used.lock().unwrap(), 0.0);
+    }
+}
