@@ -431,6 +431,49 @@ impl Extractor<'_> {
         }
     }
 
+    /// A call of a function with a capacity parameter somewhere in the workspace: its literal
+    /// and constant arguments, matched to the package's signatures when the index is resolved.
+    fn call_args(
+        &mut self,
+        v: &View,
+        callee: &str,
+        qualifier: Option<String>,
+        method: bool,
+        text: String,
+        args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+    ) {
+        if v.in_test() || !self.tables.capacity_fns.contains(callee) {
+            return;
+        }
+        let n_args = args.len();
+        let args: Vec<(usize, Operand)> = args
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| matches!(Val::of(a), Val::Lit(_) | Val::Const(_)))
+            .map(|(i, a)| {
+                // Located at the literal (through wrappers and fallbacks), as every capacity is.
+                let mut o = Operand::new(a, v.rel, v.text);
+                if o.val.is_lit() {
+                    o.loc = lit_loc(v.rel, a);
+                }
+                (i, o)
+            })
+            .collect();
+        if args.is_empty() {
+            return;
+        }
+        self.facts.calls.push(CallArgs {
+            callee: callee.to_string(),
+            qualifier,
+            method,
+            n_args,
+            args,
+            text,
+            site: v.function_site(),
+            in_test: false,
+        });
+    }
+
     /// `a * b`, or `a.saturating_mul(b)` and its kin (`call`, located and quoted whole).
     fn product(&mut self, v: &View, l: &Expr, r: &Expr, call: Option<&Expr>) {
         // Only a product with a literal, constant or field on one side and something else on the
@@ -766,6 +809,18 @@ impl Collector for Extractor<'_> {
                 if let Some(api) = self.api_of_call(&c.func, c.args.len()) {
                     self.api_arg(v, &api, &c.args[api.arg]);
                 }
+                let api = self.api_of_call(&c.func, c.args.len()).is_some();
+                if let (Expr::Path(p), false) = (&*c.func, api) {
+                    let segs = crate::syntax::path_idents(&p.path);
+                    if let [.., callee] = segs.as_slice() {
+                        let qualifier = segs.len().checked_sub(2).map(|i| match &*segs[i] {
+                            "Self" => v.scope.self_ty().unwrap_or("Self").to_string(),
+                            q => q.to_string(),
+                        });
+                        let text = segs.join("::");
+                        self.call_args(v, callee, qualifier, false, text, &c.args);
+                    }
+                }
                 if v.in_test() {
                     let via = match &*c.func {
                         Expr::Path(p) => crate::syntax::last_segment(&p.path),
@@ -790,6 +845,11 @@ impl Collector for Extractor<'_> {
                 }
                 if let Some(api) = self.api_of_method(&m.method, m.args.len()) {
                     self.api_arg(v, &api, &m.args[api.arg]);
+                }
+                if self.api_of_method(&m.method, m.args.len()).is_none() {
+                    let callee = m.method.to_string();
+                    let text = format!(".{callee}");
+                    self.call_args(v, &callee, None, true, text, &m.args);
                 }
                 if v.in_test() {
                     for a in &m.args {
