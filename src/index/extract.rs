@@ -474,6 +474,63 @@ impl Extractor<'_> {
         });
     }
 
+    /// `10 + per_conn * self.max_connections`: a literal added to a capacity scaled by a
+    /// per-unit number is the capacity's base (entries reserved whatever the scale), typed by
+    /// hand like the capacity itself. A 1 is an off-by-one, not a base.
+    fn base(&mut self, v: &View, e: &Expr, b: &syn::ExprBinary) {
+        for (lit, other) in [(&b.left, &b.right), (&b.right, &b.left)] {
+            let Val::Lit(value) = Val::of(lit) else {
+                continue;
+            };
+            if value < 2 || !matches!(&**lit, Expr::Lit(_)) {
+                continue;
+            }
+            let Some(name) = self.scaled_capacity(other) else {
+                continue;
+            };
+            self.facts.named_lits.push(NamedLit {
+                site: crate::site::Site::child(&v.function_site(), &format!("{name}_base")),
+                ident: snippet(v.text, e),
+                value,
+                loc: lit_loc(v.rel, lit),
+                in_test: v.in_test(),
+                kind: CapacityKind::ApiArg,
+                visibility: Visibility::Public,
+                flows: Vec::new(),
+            });
+        }
+    }
+
+    /// The capacity a product scales (`per_conn * self.max_connections`, `n.saturating_mul(
+    /// MAX_CONNS)`): the name of a factor that is a capacity's (a binding, field, constant or
+    /// accessor).
+    fn scaled_capacity(&self, e: &Expr) -> Option<String> {
+        let factors: Vec<&Expr> = match crate::index::value::carried(e) {
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::Mul(_)) => vec![&b.left, &b.right],
+            Expr::MethodCall(m)
+                if m.args.len() == 1
+                    && ["saturating_mul", "checked_mul", "wrapping_mul"]
+                        .iter()
+                        .any(|x| m.method == x) =>
+            {
+                vec![&m.receiver, &m.args[0]]
+            }
+            _ => return None,
+        };
+        factors.into_iter().find_map(|f| {
+            let name = match crate::index::value::carried(f) {
+                Expr::Path(p) => p.path.segments.last()?.ident.to_string(),
+                Expr::Field(x) => match &x.member {
+                    syn::Member::Named(n) => n.to_string(),
+                    syn::Member::Unnamed(_) => return None,
+                },
+                Expr::MethodCall(m) if m.args.is_empty() => m.method.to_string(),
+                _ => return None,
+            };
+            self.tables.capacity_names.matches(&name).then_some(name)
+        })
+    }
+
     /// `a * b`, or `a.saturating_mul(b)` and its kin (`call`, located and quoted whole).
     fn product(&mut self, v: &View, l: &Expr, r: &Expr, call: Option<&Expr>) {
         // Only a product with a literal, constant or field on one side and something else on the
@@ -861,6 +918,7 @@ impl Collector for Extractor<'_> {
             Expr::Binary(b) if matches!(b.op, syn::BinOp::Mul(_)) => {
                 self.product(v, &b.left, &b.right, None)
             }
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::Add(_)) => self.base(v, e, b),
 
             _ => {}
         }
