@@ -84,7 +84,16 @@ impl Project {
         } else {
             None
         };
-        let tables = Tables::new(&config.tables());
+        let mut tables = Tables::new(&config.tables());
+        // Capacity parameters are learnt from signatures before the walk, so that it keeps the
+        // calls that set them (in every parse mode alike).
+        let mut sigs = signatures(&ws.files, &tables);
+        tables.capacity_fns = sigs
+            .iter()
+            .flatten()
+            .filter(|s| !s.caps.is_empty())
+            .map(|s| s.name.clone())
+            .collect();
         // The sparse parse's byte offsets are its own text's: jobs that splice the file or read
         // every item parse in full.
         let full = opts.full_parse || needs.fixtures || needs.operators;
@@ -111,7 +120,10 @@ impl Project {
             if let Some(s) = out.sites {
                 sites.push((i, s));
             }
-            facts.push(out.facts);
+            let mut f = out.facts;
+            f.sigs = std::mem::take(&mut sigs[i]);
+            f.sigs.retain(|s| tables.capacity_fns.contains(&s.name));
+            facts.push(f);
         }
         let index = Index::from_facts(facts, tables);
         let index = match &triggers {
@@ -285,9 +297,27 @@ fn late_pass(ws: &Workspace, index: Index, triggers: &Triggers) -> Index {
         })
         .collect();
     for (i, f) in again {
-        files[i] = f;
+        let sigs = std::mem::take(&mut files[i].sigs);
+        files[i] = FileFacts { sigs, ..f };
     }
     Index::from_facts(files, tables)
+}
+
+/// Every function signature of every file but test code's, by rustc's lexer (`index::params`),
+/// in the order of `files`.
+fn signatures(files: &[FileEntry], tables: &Tables) -> Vec<Vec<crate::index::params::Sig>> {
+    files
+        .par_iter()
+        .map(|f| {
+            if f.role == FileRole::Test {
+                return Vec::new();
+            }
+            let Ok(text) = std::fs::read_to_string(&f.abs) else {
+                return Vec::new();
+            };
+            crate::index::params::sigs(&text, &tables.capacity_names)
+        })
+        .collect()
 }
 
 /// The pin rule traces the value a test asserts through the code the test runs, which needs

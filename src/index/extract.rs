@@ -431,6 +431,106 @@ impl Extractor<'_> {
         }
     }
 
+    /// A call of a function with a capacity parameter somewhere in the workspace: its literal
+    /// and constant arguments, matched to the package's signatures when the index is resolved.
+    fn call_args(
+        &mut self,
+        v: &View,
+        callee: &str,
+        qualifier: Option<String>,
+        method: bool,
+        text: String,
+        args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+    ) {
+        if v.in_test() || !self.tables.capacity_fns.contains(callee) {
+            return;
+        }
+        let n_args = args.len();
+        let args: Vec<(usize, Operand)> = args
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| matches!(Val::of(a), Val::Lit(_) | Val::Const(_)))
+            .map(|(i, a)| {
+                // Located at the literal (through wrappers and fallbacks), as every capacity is.
+                let mut o = Operand::new(a, v.rel, v.text);
+                if o.val.is_lit() {
+                    o.loc = lit_loc(v.rel, a);
+                }
+                (i, o)
+            })
+            .collect();
+        if args.is_empty() {
+            return;
+        }
+        self.facts.calls.push(CallArgs {
+            callee: callee.to_string(),
+            qualifier,
+            method,
+            n_args,
+            args,
+            text,
+            site: v.function_site(),
+            in_test: false,
+        });
+    }
+
+    /// `10 + per_conn * self.max_connections`: a literal added to a capacity scaled by a
+    /// per-unit number is the capacity's base (entries reserved whatever the scale), typed by
+    /// hand like the capacity itself. A 1 is an off-by-one, not a base.
+    fn base(&mut self, v: &View, e: &Expr, b: &syn::ExprBinary) {
+        for (lit, other) in [(&b.left, &b.right), (&b.right, &b.left)] {
+            let Val::Lit(value) = Val::of(lit) else {
+                continue;
+            };
+            if value < 2 || !matches!(&**lit, Expr::Lit(_)) {
+                continue;
+            }
+            let Some(name) = self.scaled_capacity(other) else {
+                continue;
+            };
+            self.facts.named_lits.push(NamedLit {
+                site: crate::site::Site::child(&v.function_site(), &format!("{name}_base")),
+                ident: snippet(v.text, e),
+                value,
+                loc: lit_loc(v.rel, lit),
+                in_test: v.in_test(),
+                kind: CapacityKind::ApiArg,
+                visibility: Visibility::Public,
+                flows: Vec::new(),
+            });
+        }
+    }
+
+    /// The capacity a product scales (`per_conn * self.max_connections`, `n.saturating_mul(
+    /// MAX_CONNS)`): the name of a factor that is a capacity's (a binding, field, constant or
+    /// accessor).
+    fn scaled_capacity(&self, e: &Expr) -> Option<String> {
+        let factors: Vec<&Expr> = match crate::index::value::carried(e) {
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::Mul(_)) => vec![&b.left, &b.right],
+            Expr::MethodCall(m)
+                if m.args.len() == 1
+                    && ["saturating_mul", "checked_mul", "wrapping_mul"]
+                        .iter()
+                        .any(|x| m.method == x) =>
+            {
+                vec![&m.receiver, &m.args[0]]
+            }
+            _ => return None,
+        };
+        factors.into_iter().find_map(|f| {
+            let name = match crate::index::value::carried(f) {
+                Expr::Path(p) => p.path.segments.last()?.ident.to_string(),
+                Expr::Field(x) => match &x.member {
+                    syn::Member::Named(n) => n.to_string(),
+                    syn::Member::Unnamed(_) => return None,
+                },
+                Expr::MethodCall(m) if m.args.is_empty() => m.method.to_string(),
+                _ => return None,
+            };
+            self.tables.capacity_names.matches(&name).then_some(name)
+        })
+    }
+
     /// `a * b`, or `a.saturating_mul(b)` and its kin (`call`, located and quoted whole).
     fn product(&mut self, v: &View, l: &Expr, r: &Expr, call: Option<&Expr>) {
         // Only a product with a literal, constant or field on one side and something else on the
@@ -766,6 +866,18 @@ impl Collector for Extractor<'_> {
                 if let Some(api) = self.api_of_call(&c.func, c.args.len()) {
                     self.api_arg(v, &api, &c.args[api.arg]);
                 }
+                let api = self.api_of_call(&c.func, c.args.len()).is_some();
+                if let (Expr::Path(p), false) = (&*c.func, api) {
+                    let segs = crate::syntax::path_idents(&p.path);
+                    if let [.., callee] = segs.as_slice() {
+                        let qualifier = segs.len().checked_sub(2).map(|i| match &*segs[i] {
+                            "Self" => v.scope.self_ty().unwrap_or("Self").to_string(),
+                            q => q.to_string(),
+                        });
+                        let text = segs.join("::");
+                        self.call_args(v, callee, qualifier, false, text, &c.args);
+                    }
+                }
                 if v.in_test() {
                     let via = match &*c.func {
                         Expr::Path(p) => crate::syntax::last_segment(&p.path),
@@ -791,6 +903,11 @@ impl Collector for Extractor<'_> {
                 if let Some(api) = self.api_of_method(&m.method, m.args.len()) {
                     self.api_arg(v, &api, &m.args[api.arg]);
                 }
+                if self.api_of_method(&m.method, m.args.len()).is_none() {
+                    let callee = m.method.to_string();
+                    let text = format!(".{callee}");
+                    self.call_args(v, &callee, None, true, text, &m.args);
+                }
                 if v.in_test() {
                     for a in &m.args {
                         self.comparisons_in(v, &m.method.to_string(), a);
@@ -801,6 +918,7 @@ impl Collector for Extractor<'_> {
             Expr::Binary(b) if matches!(b.op, syn::BinOp::Mul(_)) => {
                 self.product(v, &b.left, &b.right, None)
             }
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::Add(_)) => self.base(v, e, b),
 
             _ => {}
         }

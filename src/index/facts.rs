@@ -76,6 +76,27 @@ pub struct ApiArg {
     pub quiet_at_one: bool,
 }
 
+/// A call of a function some signature of the workspace gives a capacity parameter
+/// (`index::params`), with its literal and constant arguments; matched to the signatures of its
+/// own package when the index is resolved.
+#[derive(Debug, Clone, Serialize)]
+pub struct CallArgs {
+    /// The function or method called (`create_runtime`).
+    pub callee: String,
+    /// The segment before it in a path call (`Server` in `Server::create_runtime`; `Self` is the
+    /// impl's type), if any.
+    pub qualifier: Option<String>,
+    /// A method call (`.f(..)`).
+    pub method: bool,
+    pub n_args: usize,
+    /// Arguments that are a literal or a constant, by position.
+    pub args: Vec<(usize, Operand)>,
+    /// The call as written up to its arguments (`Server::create_runtime`, `.acquire`).
+    pub text: String,
+    pub site: String,
+    pub in_test: bool,
+}
+
 /// A product `a * b` outside literals-only arithmetic.
 #[derive(Debug, Clone, Serialize)]
 pub struct Product {
@@ -140,6 +161,11 @@ pub struct FileFacts {
     pub comparisons: Vec<Comparison>,
     pub const_refs: Vec<ConstRef>,
     pub ceilings: Vec<CeilingFn>,
+    pub calls: Vec<CallArgs>,
+    /// The file's function signatures with a capacity parameter, and every other signature of
+    /// the same name (`index::params`, read before the walk).
+    #[serde(skip)]
+    pub sigs: Vec<crate::index::params::Sig>,
     /// Out-of-line modules declared in test code (`#[cfg(test)] mod tests;`), as
     /// `crate::module::name`: their files are test code.
     pub test_modules: Vec<String>,

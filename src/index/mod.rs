@@ -6,6 +6,7 @@ pub mod extract;
 pub mod facts;
 pub mod graph;
 pub mod names;
+pub mod params;
 pub mod tables;
 pub mod triggers;
 pub mod value;
@@ -190,11 +191,77 @@ fn resolve_consts(files: &[FileFacts]) -> HashMap<String, u64> {
 
 const MAX_USES: usize = 12;
 
+/// What a call sets: for each argument at a capacity parameter of the function it calls, the
+/// argument and `callee(param)`. The callee is looked up among the signatures of the caller's
+/// own package by name and shape (a method, an associated function of the type it names, a free
+/// function; the number of arguments); every signature that fits must take a capacity there.
+fn capacity_args(
+    files: &[FileFacts],
+) -> Vec<(&FileFacts, &facts::CallArgs, &value::Operand, String)> {
+    let mut sigs: HashMap<(&str, &str), Vec<&params::Sig>> = HashMap::new();
+    for f in files {
+        for s in &f.sigs {
+            sigs.entry((f.package.as_str(), s.name.as_str()))
+                .or_default()
+                .push(s);
+        }
+    }
+    let mut out = Vec::new();
+    for f in files {
+        for c in f.calls.iter().filter(|c| !c.in_test) {
+            let Some(all) = sigs.get(&(f.package.as_str(), c.callee.as_str())) else {
+                continue;
+            };
+            let fits = |s: &&&params::Sig| {
+                s.arity == c.n_args
+                    && match (&c.qualifier, c.method) {
+                        (_, true) => s.has_self,
+                        (None, false) => !s.has_self && s.self_ty.is_none(),
+                        (Some(q), false) if q.starts_with(char::is_uppercase) => {
+                            !s.has_self && s.self_ty.as_deref() == Some(q.as_str())
+                        }
+                        (Some(_), false) => !s.has_self && s.self_ty.is_none(),
+                    }
+            };
+            let fit: Vec<&&params::Sig> = all.iter().filter(fits).collect();
+            if fit.is_empty() {
+                continue;
+            }
+            for (pos, arg) in &c.args {
+                let names: Vec<Option<&String>> = fit
+                    .iter()
+                    .map(|s| s.caps.iter().find(|(p, _)| p == pos).map(|(_, n)| n))
+                    .collect();
+                if let Some(Some(param)) = names.first() {
+                    if names.iter().all(Option::is_some) {
+                        out.push((f, c, arg, format!("{}({param})", c.text)));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
+    let capacity_args = capacity_args(files);
+    // A constant given to a capacity parameter flows into it as into a capacity API.
+    let call_refs: Vec<facts::ConstRef> = capacity_args
+        .iter()
+        .filter_map(|(_, _, arg, api)| match &arg.val {
+            value::Val::Const(ident) => Some(facts::ConstRef {
+                ident: ident.clone(),
+                loc: arg.loc.clone(),
+                in_test: false,
+                api: Some(api.clone()),
+            }),
+            _ => None,
+        })
+        .collect();
     // References grouped by constant name; an API argument is recorded twice (as a path and as
     // the API's argument), so the plain path reference at an API argument's location is dropped.
     let mut refs: HashMap<&str, Vec<&facts::ConstRef>> = HashMap::new();
-    for r in files.iter().flat_map(|f| &f.const_refs) {
+    for r in files.iter().flat_map(|f| &f.const_refs).chain(&call_refs) {
         refs.entry(r.ident.as_str()).or_default().push(r);
     }
     let api_locs: std::collections::HashSet<&Loc> = refs
@@ -203,12 +270,13 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
         .filter(|r| r.api.is_some())
         .map(|r| &r.loc)
         .collect();
-    let api_consts: HashMap<&str, &str> = refs
-        .values()
-        .flatten()
-        .filter(|r| !r.in_test)
-        .filter_map(|r| Some((r.ident.as_str(), r.api.as_deref()?)))
-        .collect();
+    // The first API a constant reaches names it: a capacity API's before a capacity parameter's.
+    let mut api_consts: HashMap<&str, &str> = HashMap::new();
+    for r in refs.values().flatten().filter(|r| !r.in_test) {
+        if let Some(api) = r.api.as_deref() {
+            api_consts.entry(r.ident.as_str()).or_insert(api);
+        }
+    }
     let mut out = Vec::new();
     for f in files {
         for d in f.consts.iter().filter(|d| !d.in_test) {
@@ -297,6 +365,26 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
                 visibility: facts::Visibility::Public,
             });
         }
+    }
+    for (f, c, arg, api) in capacity_args {
+        // A capacity parameter is named for what it sets: a 1 there is a setting (`threads: 1`).
+        let value::Val::Lit(v) = arg.val else {
+            continue;
+        };
+        if v == 0 {
+            continue;
+        }
+        out.push(Capacity {
+            site: crate::site::Site::child(&c.site, &c.callee),
+            item: api.clone(),
+            value: v,
+            kind: CapacityKind::ApiArg,
+            loc: arg.loc.clone(),
+            api: Some(api),
+            uses: Vec::new(),
+            package: f.package.clone(),
+            visibility: facts::Visibility::Public,
+        });
     }
     out.sort_by(|a, b| a.loc.cmp(&b.loc));
     // One literal is one capacity, however many ways it was reached (a named `let` that is also

@@ -66,6 +66,17 @@ impl NameTable {
         self.matches_in(&words(ident), false)
     }
 
+    /// [`NameTable::matches_count`] by the patterns that may be part of a longer name only
+    /// (`max_size`, a whole-name pattern, is left out).
+    pub fn matches_count_loose(&self, ident: &str) -> bool {
+        let w = words(ident);
+        !w.iter().any(|x| self.exclude.contains(x))
+            && self
+                .patterns
+                .iter()
+                .any(|p| w.windows(p.len()).any(|win| win == p.as_slice()))
+    }
+
     /// Whether a name may match, counting or not (the sparse parse keeps a superset).
     pub fn may_match_words(&self, w: &[String]) -> bool {
         self.matches_in(w, false)

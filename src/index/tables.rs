@@ -30,6 +30,9 @@ pub struct Tables {
     pub unit_values: Vec<u64>,
     pub max_multiplier: u64,
     pub assert_macros: Vec<String>,
+    /// Functions some signature of the workspace gives a capacity parameter (`index::params`):
+    /// the walk records their calls' literal arguments.
+    pub capacity_fns: std::collections::HashSet<String>,
 }
 
 const ASSERT_MACROS: &[&str] = &[
@@ -85,6 +88,7 @@ impl Tables {
                 .map(|s| s.to_string())
                 .chain(cfg.assert_macros.iter().cloned())
                 .collect(),
+            capacity_fns: Default::default(),
         }
     }
 }

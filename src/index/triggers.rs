@@ -34,6 +34,9 @@ pub struct Triggers {
     focus: HashSet<String>,
     count_words: HashSet<String>,
     subject_words: HashSet<String>,
+    /// Functions with a capacity parameter (`Tables::capacity_fns`): a call of one is a fact
+    /// next to a value.
+    calls: HashSet<String>,
 }
 
 impl Triggers {
@@ -55,6 +58,7 @@ impl Triggers {
                 .last_words()
                 .map(str::to_string)
                 .collect(),
+            calls: tables.capacity_fns.clone(),
         }
     }
 
@@ -82,7 +86,7 @@ impl Triggers {
         let name = self.capacity_names.may_match_words(&w);
         Class {
             prod: w.iter().any(|x| self.count_words.contains(x)) || (name && value),
-            prod_with_value: name || self.apis.contains(ident),
+            prod_with_value: name || self.apis.contains(ident) || self.calls.contains(ident),
             value,
             test: name && value,
             subject: w.iter().any(|x| self.subject_words.contains(x)),

@@ -1,0 +1,322 @@
+//! Capacity parameters, learnt from the package's own signatures: `fn create_runtime(name: &str,
+//! threads: usize, ..)` takes a capacity at its second argument, so `create_runtime("Server", 1,
+//! ..)` sets one. Read by rustc's lexer alone (no syntax tree), before the walk and whatever the
+//! parse mode: the walk then keeps the items that call these functions (`Triggers`), and the
+//! sparse and the full parse see the same signatures and the same calls.
+//!
+//! A parameter is a capacity's when it is named like one and its declared type is an integer
+//! (`threads: usize`, `permits: Option<u32>`; see `NameTable::matches_count`), in a function that
+//! makes a value: a free or associated function, or a method taking `self` by value (a
+//! builder). A method on `&self` or `&mut self` acts on a value that exists (`sem.acquire(1)`
+//! takes one permit, it sets none). Whole-name patterns (`=max_size`) name a capacity only as a
+//! pool's setter and do not make a parameter one (`Encoder::new(max_size: usize, ..)` is a
+//! table's size in bytes).
+
+use ra_ap_rustc_lexer::{FrontmatterAllowed, TokenKind, tokenize};
+
+use crate::index::names::NameTable;
+
+/// One function's signature, as far as calls to it are matched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sig {
+    pub name: String,
+    /// The impl's type or the trait, if any.
+    pub self_ty: Option<String>,
+    /// It takes `self` (a method).
+    pub has_self: bool,
+    /// Its parameters besides `self`.
+    pub arity: usize,
+    /// The capacity parameters: position (besides `self`) and name.
+    pub caps: Vec<(usize, String)>,
+}
+
+struct Tok<'a> {
+    kind: TokenKind,
+    text: &'a str,
+}
+
+enum Scope {
+    Type(String),
+    Other,
+}
+
+/// Every function signature of one file (bodies skipped but for nested items).
+pub fn sigs(text: &str, names: &NameTable) -> Vec<Sig> {
+    let mut toks = Vec::new();
+    let mut at = 0;
+    for t in tokenize(text, FrontmatterAllowed::No) {
+        let len = t.len as usize;
+        if !matches!(
+            t.kind,
+            TokenKind::Whitespace | TokenKind::LineComment { .. } | TokenKind::BlockComment { .. }
+        ) {
+            toks.push(Tok {
+                kind: t.kind,
+                text: &text[at..at + len],
+            });
+        }
+        at += len;
+    }
+    let mut out = Vec::new();
+    let mut scopes: Vec<Scope> = Vec::new();
+    let mut pending: Option<Scope> = None;
+    let mut i = 0;
+    while i < toks.len() {
+        match (toks[i].kind, toks[i].text) {
+            (TokenKind::Ident, "impl") => pending = Some(Scope::Type(impl_type(&toks, i + 1))),
+            (TokenKind::Ident, "trait") => {
+                if let Some(n) = toks.get(i + 1).filter(|n| n.kind == TokenKind::Ident) {
+                    pending = Some(Scope::Type(n.text.to_string()));
+                }
+            }
+            (TokenKind::Ident, "fn") => {
+                if let Some(name) = toks.get(i + 1).filter(|n| n.kind == TokenKind::Ident) {
+                    if let Some((sig, next)) = signature(&toks, i + 2, names) {
+                        let self_ty = scopes.iter().rev().find_map(|s| match s {
+                            Scope::Type(t) => Some(t.clone()),
+                            Scope::Other => None,
+                        });
+                        out.push(Sig {
+                            name: name.text.to_string(),
+                            self_ty,
+                            ..sig
+                        });
+                        pending = Some(Scope::Other);
+                        i = next;
+                        continue;
+                    }
+                }
+            }
+            (TokenKind::OpenBrace, _) => scopes.push(pending.take().unwrap_or(Scope::Other)),
+            (TokenKind::CloseBrace, _) => {
+                scopes.pop();
+            }
+            (TokenKind::Semi, _) => pending = None,
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The parameters of a signature whose generics start at `from` (just after the name), and the
+/// index just past its `)`.
+fn signature(toks: &[Tok], from: usize, names: &NameTable) -> Option<(Sig, usize)> {
+    let mut i = from;
+    if toks.get(i).is_some_and(|t| t.kind == TokenKind::Lt) {
+        i = past_generics(toks, i)?;
+    }
+    if toks.get(i)?.kind != TokenKind::OpenParen {
+        return None;
+    }
+    let close = matching_paren(toks, i)?;
+    let params = split_params(&toks[i + 1..close]);
+    let mut sig = Sig {
+        name: String::new(),
+        self_ty: None,
+        has_self: false,
+        arity: 0,
+        caps: Vec::new(),
+    };
+    let mut by_ref = false;
+    for (n, p) in params.iter().enumerate() {
+        let colon = p.iter().position(|t| t.kind == TokenKind::Colon);
+        let pat = &p[..colon.unwrap_or(p.len())];
+        if n == 0
+            && pat
+                .iter()
+                .any(|t| t.kind == TokenKind::Ident && t.text == "self")
+        {
+            sig.has_self = true;
+            by_ref = colon.is_some() || pat.iter().any(|t| t.kind == TokenKind::And);
+            continue;
+        }
+        let pos = sig.arity;
+        sig.arity += 1;
+        let name = match pat {
+            [t] if t.kind == TokenKind::Ident => t.text,
+            [m, t] if m.text == "mut" && t.kind == TokenKind::Ident => t.text,
+            _ => continue,
+        };
+        let Some(colon) = colon else { continue };
+        if is_int(&p[colon + 1..]) && names.matches_count_loose(name) {
+            sig.caps.push((pos, name.to_string()));
+        }
+    }
+    // A method on a borrowed value acts on what exists (`sem.acquire(num_permits)` takes some
+    // permits); a capacity is set where a value is made: a free or associated function (a
+    // constructor, a factory) or a builder that takes `self` by value.
+    if by_ref {
+        sig.caps.clear();
+    }
+    Some((sig, close + 1))
+}
+
+/// Past a `<..>` starting at `at` (an arrow's `>` does not close it).
+fn past_generics(toks: &[Tok], at: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for j in at..toks.len() {
+        match toks[j].kind {
+            TokenKind::Lt => depth += 1,
+            TokenKind::Gt if j > 0 && toks[j - 1].kind == TokenKind::Minus => {}
+            TokenKind::Gt => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(j + 1);
+                }
+            }
+            TokenKind::OpenBrace | TokenKind::Semi => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+fn matching_paren(toks: &[Tok], open: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for (j, t) in toks.iter().enumerate().skip(open) {
+        match t.kind {
+            TokenKind::OpenParen => depth += 1,
+            TokenKind::CloseParen => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(j);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A parameter list split at its top-level commas (generics, groups and arrows respected).
+fn split_params<'t, 'a>(toks: &'t [Tok<'a>]) -> Vec<&'t [Tok<'a>]> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (j, t) in toks.iter().enumerate() {
+        match t.kind {
+            TokenKind::OpenParen | TokenKind::OpenBracket | TokenKind::OpenBrace => depth += 1,
+            TokenKind::CloseParen | TokenKind::CloseBracket | TokenKind::CloseBrace => depth -= 1,
+            TokenKind::Lt => depth += 1,
+            TokenKind::Gt if j > 0 && toks[j - 1].kind == TokenKind::Minus => {}
+            TokenKind::Gt => depth -= 1,
+            TokenKind::Comma if depth == 0 => {
+                out.push(&toks[start..j]);
+                start = j + 1;
+            }
+            _ => {}
+        }
+    }
+    if start < toks.len() {
+        out.push(&toks[start..]);
+    }
+    out
+}
+
+/// An integer type, as `extract::is_int` reads one: `usize`, `core::primitive::u32`,
+/// `NonZeroUsize`, `Option<u32>`.
+fn is_int(ty: &[Tok]) -> bool {
+    let idents: Vec<&str> = ty
+        .iter()
+        .filter(|t| t.kind != TokenKind::Colon)
+        .map(|t| t.text)
+        .collect();
+    let path_only = ty
+        .iter()
+        .all(|t| matches!(t.kind, TokenKind::Ident | TokenKind::Colon));
+    if path_only {
+        return idents.last().is_some_and(|l| int_name(l));
+    }
+    match idents.as_slice() {
+        ["Option", "<", inner, ">"] => int_name(inner),
+        _ => false,
+    }
+}
+
+fn int_name(s: &str) -> bool {
+    let int = |s: &str| {
+        matches!(
+            s,
+            "usize"
+                | "u8"
+                | "u16"
+                | "u32"
+                | "u64"
+                | "u128"
+                | "isize"
+                | "i8"
+                | "i16"
+                | "i32"
+                | "i64"
+                | "i128"
+        )
+    };
+    int(s)
+        || s.strip_prefix("NonZero")
+            .is_some_and(|r| int(&r.to_lowercase()))
+}
+
+/// The type an `impl` block is for (as `graph` reads it, arrows in bounds understood).
+fn impl_type(toks: &[Tok], from: usize) -> String {
+    let mut depth = 0i32;
+    let (mut first, mut after_for, mut seen_for) = (None, None, false);
+    for (j, t) in toks.iter().enumerate().skip(from) {
+        match (t.kind, t.text) {
+            (TokenKind::OpenBrace | TokenKind::Semi, _) => break,
+            (TokenKind::Lt, _) => depth += 1,
+            // An arrow's `>` (`impl<F: Fn() -> u8> Pool<F>`) closes nothing.
+            (TokenKind::Gt, _) if toks[j - 1].kind == TokenKind::Minus => {}
+            (TokenKind::Gt, _) => depth -= 1,
+            (TokenKind::Ident, "for") if depth == 0 => seen_for = true,
+            (TokenKind::Ident, "where") if depth == 0 => break,
+            (TokenKind::Ident, name)
+                if depth == 0 && !matches!(name, "dyn" | "unsafe" | "const") =>
+            {
+                if seen_for {
+                    after_for.get_or_insert(name);
+                } else {
+                    first = Some(name);
+                }
+            }
+            _ => {}
+        }
+    }
+    after_for.or(first).unwrap_or("<impl>").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capacity_parameters_are_integer_parameters_named_like_a_capacity() {
+        let t = crate::index::Tables::new(&Default::default());
+        let src = "impl<T: Fn() -> u8> Server<T> {\n\
+                   fn create_runtime(name: &str, threads: usize, steal: bool) -> Runtime { todo!() }\n\
+                   pub fn acquire(&mut self, mut permits: Option<u32>) {}\n\
+                   fn spawn(workers: Vec<Worker>, port: u16) {}\n}\n\
+                   pub fn pool<F>(f: F, max_size: core::primitive::u32, workers: u8) where F: Fn(u8) -> u8 {}\n";
+        let s = sigs(src, &t.capacity_names);
+        let got: Vec<_> = s
+            .iter()
+            .map(|s| (s.name.as_str(), s.self_ty.as_deref(), s.has_self, s.arity))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("create_runtime", Some("Server"), false, 3),
+                ("acquire", Some("Server"), true, 1),
+                ("spawn", Some("Server"), false, 2),
+                ("pool", None, false, 3),
+            ]
+        );
+        assert_eq!(s[0].caps, [(1, "threads".to_string())]);
+        assert!(s[1].caps.is_empty(), "a method on `&mut self` sets nothing");
+        assert!(s[2].caps.is_empty(), "a vector of workers is no count");
+        assert_eq!(
+            s[3].caps,
+            [(2, "workers".to_string())],
+            "`=max_size` is a pool setter's name only"
+        );
+    }
+}
