@@ -11,6 +11,7 @@ pub mod comments;
 pub mod depth;
 pub mod lines;
 pub mod scope;
+pub mod span;
 pub mod sparse;
 pub mod walk;
 
@@ -224,8 +225,11 @@ pub fn segments_end_with(have: &[String], suffix: &str) -> bool {
 }
 
 /// The source text of a syntax node, from its span; falls back to its tokens.
-pub fn snippet<T: quote::ToTokens + syn::spanned::Spanned>(src: &str, node: &T) -> String {
-    let range = node.span().byte_range();
+pub fn snippet<T: quote::ToTokens + syn::spanned::Spanned + 'static>(
+    src: &str,
+    node: &T,
+) -> String {
+    let range = span::of(node).byte_range();
     match src.get(range) {
         Some(s) if !s.is_empty() => s.to_string(),
         _ => node.to_token_stream().to_string(),
@@ -233,8 +237,8 @@ pub fn snippet<T: quote::ToTokens + syn::spanned::Spanned>(src: &str, node: &T) 
 }
 
 /// The location of a syntax node.
-pub fn loc_of<T: syn::spanned::Spanned>(file: &str, node: &T) -> Loc {
-    Loc::from_span(file, node.span())
+pub fn loc_of<T: syn::spanned::Spanned + 'static>(file: &str, node: &T) -> Loc {
+    Loc::from_span(file, span::of(node))
 }
 
 /// The location of an expression, without rebuilding its tokens for the common cases (a literal,

@@ -348,8 +348,8 @@ pub fn exprs(block: &syn::Block) -> Vec<&syn::Expr> {
 }
 
 /// Byte range of a syntax node in its file.
-pub fn range<T: Spanned>(node: &T) -> Range<usize> {
-    node.span().byte_range()
+pub fn range<T: Spanned + 'static>(node: &T) -> Range<usize> {
+    crate::syntax::span::of(node).byte_range()
 }
 
 /// The identifiers in a token stream, macro bodies included.
