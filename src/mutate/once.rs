@@ -84,6 +84,8 @@ struct Suite {
     /// then on.
     suspect: Mutex<BTreeSet<Test>>,
     memory: Option<u64>,
+    /// How many doctests the doctest group holds (0 when none ran).
+    doctests: usize,
     /// The baseline times of the tests the switched mutants ran, summed (what they take one
     /// after another; a group in libtest's threads takes less).
     selected_ms: std::sync::atomic::AtomicU64,
@@ -208,11 +210,13 @@ pub fn run(
     let mut baseline = Baseline {
         build_ms,
         test_ms,
+        // Doctests one by one, as the rebuild path counts them.
         tests: suite
             .tests
             .iter()
             .filter(|t| matches!(t.test, Test::Case { .. }))
-            .count(),
+            .count()
+            + suite.doctests,
         engine: "switch".into(),
         switched: plan.switched(),
         flaky: suite.flaky.iter().map(name_of).collect(),
@@ -521,7 +525,8 @@ fn baseline(
     let doc_logs = [reach.join("doc-1.log"), reach.join("doc-2.log")];
     let hits_of = |n: usize| reach.join(format!("{n}.hits"));
     let doc_hits = reach.join("doc.hits");
-    let doc = |hits: Option<&Path>, own: &Path| -> Result<(bool, bool, u64), Stop> {
+    // How many doctests ran, whether they all passed, and the run's time.
+    let doc = |hits: Option<&Path>, own: &Path| -> Result<(usize, bool, u64), Stop> {
         let mut cmd = engine::cargo(scratch, target, opts, &["test", "--doc"]);
         cmd.env(switch::ENV, "0");
         match hits {
@@ -534,17 +539,18 @@ fn baseline(
             return Err(Stop::Interrupted);
         }
         let names = test_names(&read_from(own, 0));
-        let any = !names.passed.is_empty() || !names.failed.is_empty();
-        Ok((any, ended.success(), took.as_millis() as u64))
+        let count = names.passed.len() + names.failed.len();
+        Ok((count, ended.success(), took.as_millis() as u64))
     };
-    // `Some((first run passed, second run passed, second run's time))` when there are doctests.
-    let doc_runs = || -> Result<Option<(bool, bool, u64)>, Stop> {
-        let (any, ok, _) = doc(None, &doc_logs[0])?;
-        if !any {
+    // `Some((doctests, first run passed, second run passed, second run's time))` when there are
+    // doctests.
+    let doc_runs = || -> Result<Option<(usize, bool, bool, u64)>, Stop> {
+        let (count, ok, _) = doc(None, &doc_logs[0])?;
+        if count == 0 {
             return Ok(None);
         }
         let (_, again, ms) = doc(Some(&doc_hits), &doc_logs[1])?;
-        Ok(Some((ok, again, ms)))
+        Ok(Some((count, ok, again, ms)))
     };
     let (cases_run, doc_run) = std::thread::scope(|s| {
         let doc_thread = (has_lib && opts.doctests).then(|| s.spawn(doc_runs));
@@ -674,7 +680,9 @@ fn baseline(
             cpu_ms,
         });
     }
-    if let Some((ok, again, ms)) = doc_run {
+    let mut doctests = 0;
+    if let Some((count, ok, again, ms)) = doc_run {
+        doctests = count;
         if ok != again {
             flaky.insert(Test::Doc);
         } else if !ok {
@@ -709,6 +717,7 @@ fn baseline(
         suspect: Mutex::new(BTreeSet::new()),
         selected_ms: Default::default(),
         memory: (peak > 0).then(|| (peak * 1024 * MEMORY_FACTOR).max(MEMORY_FLOOR)),
+        doctests,
     })
 }
 
@@ -1024,6 +1033,7 @@ mod tests {
             flaky: BTreeSet::new(),
             suspect: Mutex::new(BTreeSet::new()),
             memory: None,
+            doctests: 0,
             selected_ms: Default::default(),
         }
     }
