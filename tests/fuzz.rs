@@ -1,5 +1,5 @@
-//! Fuzz targets, as property tests: the `.rs` front end (the depth bound, the sparse parse, syn
-//! and the one walk with every collector), the Prometheus parser, the log readers, the manifest
+//! Fuzz targets, as property tests: the `.rs` front end (the signature scan, the depth bound, the
+//! sparse parse, syn and the one walk with every collector), the Prometheus parser, the log readers, the manifest
 //! reader and `expr` take any text without a panic. Each target runs `CAPCHECK_FUZZ_CASES` inputs
 //! (300 by default, seconds in CI; `CAPCHECK_FUZZ_CASES=10000000 cargo test --release --test
 //! integration fuzz` for a long run). Inputs mix arbitrary text with fragments of each format, so
@@ -177,8 +177,8 @@ const RUST: &[&str] = &[
     "capcheck: allow",
 ];
 
-/// Parse and walk `text` as the load does: the depth bound, the sparse parse (production and
-/// test roles) and the full parse, each walked with every collector.
+/// Read `text` as the load does: the signature scan, the depth bound, the sparse parse
+/// (production and test roles) and the full parse, each walked with every collector.
 fn front_end(text: &str) {
     // One folder for the whole binary and one file per thread: a folder per input made the
     // file system, not the parser, the cost of a 10-million run.
@@ -192,6 +192,8 @@ fn front_end(text: &str) {
     static TABLES: std::sync::OnceLock<capcheck::index::Tables> = std::sync::OnceLock::new();
     let tables = TABLES.get_or_init(|| capcheck::index::Tables::new(&Default::default()));
     let triggers = capcheck::index::Triggers::new(tables, Vec::new());
+    // The signature scan that runs before the walk (capacity parameters).
+    capcheck::index::params::sigs(text, &tables.capacity_names);
     for (role, sparse_parse) in [
         (FileRole::Source, true),
         (FileRole::Test, true),
