@@ -687,7 +687,12 @@ fn cli_defaults(rel: &str, a: &syn::Attribute) -> Vec<(u64, Loc)> {
 }
 
 /// The number of CPUs, as code asks for it.
-fn asks_cpus(e: &Expr) -> bool {
+fn asks_cpus(mut e: &Expr) -> bool {
+    // `available_parallelism().map_or(1, ..) as f64` asks the same.
+    while let Expr::Cast(syn::ExprCast { expr, .. }) | Expr::Paren(syn::ExprParen { expr, .. }) = e
+    {
+        e = expr;
+    }
     let (root, _) = crate::fixtures::collect::chain(e);
     let Expr::Call(c) = root else { return false };
     let Expr::Path(p) = &*c.func else {
