@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Mutants side by side, in one run: capcheck (compile-once `switch` engine), cargo-gamma and
 # cargo-mutants on the same crates and the same source lines (the lines capcheck mutates; each
-# peer mutates them its own way), each tool in a fresh copy whose dependencies are built first,
-# so every wall below is the tool's own work: its build of the crate, baseline and mutants.
+# peer mutates them its own way), each tool in a fresh copy whose dependencies are built first
+# (for capcheck, in its build folder), so every wall below is the tool's own work: its build of
+# the crate, baseline and mutants.
 #
 # Usage: scripts/bench-mutants.sh [-j N] CRATE_DIR[@FEATURES]...
 #   @FEATURES: build and test with these cargo features and without doctests (for crates whose
@@ -54,6 +55,9 @@ for spec in "$@"; do
   file_args=(); for f in $files; do file_args+=(--file "$f"); done
 
   dir=$(fresh "capcheck-$name" "$src")
+  # capcheck builds in its own build folder (kept warm between runs, never the user's target/):
+  # warm it as the peers' target/ is warmed, with the dependencies built once.
+  (cd "$dir" && CARGO_TARGET_DIR="$dir/target/capcheck-build/0" cargo test --no-run -q "${build_extra[@]}" >/dev/null 2>&1 || true)
   t0=$(now)
   (cd "$dir" && "$capcheck" capcheck mutants -j "$jobs" "${cap_extra[@]}" --format json --output "$work/out-capcheck-$name" \
      --build-dir "$dir/target/capcheck-build" > "$work/capcheck-$name.json" 2> "$work/capcheck-$name.err" || true)
