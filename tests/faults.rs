@@ -1422,7 +1422,7 @@ fn many_findings_on_one_line_or_in_one_file_stay_linear() {
             .join(sep)
     };
     let allow = |rule: &str| format!("/* capcheck: allow({rule}, reason = \"generated\") */");
-    let cases: [LinearCase; 4] = [
+    let cases: [LinearCase; 5] = [
         (
             "20,000 findings and 20,000 unused suppressions on one line",
             consts(20_000, " ", &allow("per-unit-cap")),
@@ -1436,6 +1436,13 @@ fn many_findings_on_one_line_or_in_one_file_stay_linear() {
             "json",
             0,
             &[("\"suppressed\": 20000", 1)],
+        ),
+        (
+            "20,000 findings, one per line, as SARIF",
+            consts(20_000, "\n", ""),
+            "sarif",
+            20_000,
+            &[("\"ruleId\": \"unmeasured-capacity\"", 20_000)],
         ),
         (
             "5,000 findings, one per line, drawn",

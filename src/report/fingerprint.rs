@@ -44,8 +44,14 @@ impl Fingerprints {
 /// The items around byte `offset` of `file`'s `text`, outermost first (`impl Pool/fn size`), or,
 /// in a TOML file, the `site` (else the header) of the table holding it.
 pub fn enclosing_item(file: &str, text: &str, offset: usize) -> String {
+    enclosing_items(file, text, &[offset]).remove(0)
+}
+
+/// `enclosing_item` of each of `offsets` (in any order), with one pass of the lexer over the
+/// file: a file with many findings costs one read, not one per finding.
+pub fn enclosing_items(file: &str, text: &str, offsets: &[usize]) -> Vec<String> {
     if file.ends_with(".toml") {
-        return toml_table(text, offset);
+        return offsets.iter().map(|&o| toml_table(text, o)).collect();
     }
     use ra_ap_rustc_lexer::{FrontmatterAllowed, TokenKind, tokenize};
     const KEYWORDS: &[&str] = &[
@@ -61,14 +67,27 @@ pub fn enclosing_item(file: &str, text: &str, offset: usize) -> String {
         "type",
         "macro_rules",
     ];
+    let mut order: Vec<usize> = (0..offsets.len()).collect();
+    order.sort_by_key(|&i| offsets[i]);
+    let mut out = vec![String::new(); offsets.len()];
+    let mut next = 0;
     // Each open brace and the item it opens (`None`: a block that is not an item's).
     let mut stack: Vec<Option<String>> = Vec::new();
     let mut pending: Option<String> = None;
+    let name = |stack: &[Option<String>], pending: &Option<String>| {
+        let mut names: Vec<&str> = stack.iter().flatten().map(String::as_str).collect();
+        names.extend(pending.as_deref());
+        names.join("/")
+    };
     let mut pos = 0;
     for t in tokenize(text, FrontmatterAllowed::No) {
         let (start, end) = (pos, pos + t.len as usize);
         pos = end;
-        if start >= offset {
+        while next < order.len() && offsets[order[next]] <= start {
+            out[order[next]] = name(&stack, &pending);
+            next += 1;
+        }
+        if next == order.len() {
             break;
         }
         let word = &text[start..end];
@@ -91,9 +110,10 @@ pub fn enclosing_item(file: &str, text: &str, offset: usize) -> String {
             _ => {}
         }
     }
-    let mut names: Vec<String> = stack.into_iter().flatten().collect();
-    names.extend(pending);
-    names.join("/")
+    for &i in &order[next..] {
+        out[i] = name(&stack, &pending);
+    }
+    out
 }
 
 fn toml_table(text: &str, offset: usize) -> String {

@@ -20,6 +20,7 @@
 //!   `error`, because the user declared that its survival fails the run. Fixture reports are
 //!   `note`s: information, as the `fixtures` exit code says.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -31,6 +32,7 @@ use crate::mutate::outcome::{MutantResult, Outcome};
 use crate::report::fingerprint::Fingerprints;
 use crate::report::mutants::MutantsReport;
 use crate::source::Texts;
+use crate::syntax::lines::Lines;
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 /// `package.repository` when Cargo.toml names one; else the crate's registry page.
@@ -226,11 +228,14 @@ fn document(
     serde_json::to_string_pretty(&doc).expect("json serialises") + "\n"
 }
 
-/// The slice of `text` between two 1-based (line, char column) positions.
-fn span_text(text: &str, from: (usize, usize), to: (usize, usize)) -> String {
+/// The slice of `text` between two 1-based (line, char column) positions, read from the first
+/// line's start (`lines` indexes `text`).
+fn span_text(text: &str, lines: &Lines, from: (usize, usize), to: (usize, usize)) -> String {
     let mut out = String::new();
-    for (i, l) in text.lines().enumerate().skip(from.0.saturating_sub(1)) {
-        let n = i + 1;
+    let first = from.0.max(1);
+    let start = lines.offset(first, 1).unwrap_or(text.len());
+    for (i, l) in text[start..].lines().enumerate() {
+        let n = first + i;
         if n > to.0 {
             break;
         }
@@ -255,20 +260,45 @@ pub fn check(findings: &[Finding], workspace: &Path, texts: &mut Texts) -> Strin
     let base = Base::of(workspace);
     let (rules, ids) = rules(crate::catalog::Rule::ALL, crate::catalog::Rule::id);
     let mut prints = Fingerprints::default();
+    // Per file, once: its line index, and the enclosing items of its findings that name none
+    // (one lexer pass for all of them).
+    for f in findings {
+        texts.get(&f.loc.file);
+    }
+    let texts: &Texts = texts;
+    let source = |file: &str| texts.cached(file).unwrap_or_default();
+    let mut index: HashMap<&str, Lines> = HashMap::new();
+    let mut wanted: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
+    for (i, f) in findings.iter().enumerate() {
+        let l = &f.loc;
+        let lines = index
+            .entry(l.file.as_str())
+            .or_insert_with(|| Lines::new(source(&l.file)));
+        if f.item.is_none() {
+            let offset = lines.offset(l.line, l.column).unwrap_or(0);
+            wanted.entry(l.file.as_str()).or_default().push((i, offset));
+        }
+    }
+    let mut items: HashMap<usize, String> = HashMap::new();
+    for (file, at) in wanted {
+        let offsets: Vec<usize> = at.iter().map(|&(_, o)| o).collect();
+        let names = crate::report::fingerprint::enclosing_items(file, source(file), &offsets);
+        items.extend(at.iter().map(|&(i, _)| i).zip(names));
+    }
     let results = findings
         .iter()
-        .map(|f| {
+        .enumerate()
+        .map(|(i, f)| {
             let l = &f.loc;
-            let source = texts.get(&l.file);
-            let text = span_text(source, (l.line, l.column), (l.end_line, l.end_column));
+            let text = span_text(
+                source(&l.file),
+                &index[l.file.as_str()],
+                (l.line, l.column),
+                (l.end_line, l.end_column),
+            );
             let item = match &f.item {
                 Some(item) => item.clone(),
-                None => {
-                    let offset = crate::syntax::lines::Lines::new(source)
-                        .offset(l.line, l.column)
-                        .unwrap_or(0);
-                    crate::report::fingerprint::enclosing_item(&l.file, source, offset)
-                }
+                None => items.remove(&i).unwrap_or_default(),
             };
             let fingerprint = prints.next(&f.rule, &l.file, &item, &text);
             let mut message = f.message.clone();
@@ -415,6 +445,13 @@ mod tests {
     #[test]
     fn span_text_takes_the_columns_of_the_region() {
         let text = "let a = 1;\nfn f() { x * 8 }\n";
-        assert_eq!(span_text(text, (2, 10), (2, 15)), "x * 8\n");
+        let lines = Lines::new(text);
+        assert_eq!(span_text(text, &lines, (2, 10), (2, 15)), "x * 8\n");
+        assert_eq!(
+            span_text(text, &lines, (1, 5), (2, 3)),
+            "a = 1;\nfn\n",
+            "from its column on the first line, to its column on the last"
+        );
+        assert_eq!(span_text(text, &lines, (9, 1), (9, 2)), "", "past the end");
     }
 }
