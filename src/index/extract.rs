@@ -615,7 +615,8 @@ fn is_int(ty: &syn::Type) -> bool {
     }
 }
 
-fn is_int_type(s: &str) -> bool {
+/// A primitive integer type's name.
+pub(crate) fn is_int_type(s: &str) -> bool {
     matches!(
         s,
         "usize"

@@ -9,20 +9,14 @@ use ra_ap_rustc_lexer::{FrontmatterAllowed, TokenKind, tokenize};
 use crate::index::facts::FnNode;
 
 /// A token's kind and text (comments and whitespace left out).
-struct Tok<'a> {
-    kind: TokenKind,
-    text: &'a str,
+/// A token of the file that is not whitespace or a comment.
+pub(crate) struct Tok<'a> {
+    pub(crate) kind: TokenKind,
+    pub(crate) text: &'a str,
 }
 
-/// What a `{` opened.
-enum Scope {
-    Module(String),
-    Type(String),
-    Other,
-}
-
-/// The functions of one file whose module path (crate first) is `path`.
-pub fn nodes(text: &str, path: &[String]) -> Vec<FnNode> {
+/// The tokens of `text` but whitespace and comments, by rustc's lexer.
+pub(crate) fn significant(text: &str) -> Vec<Tok<'_>> {
     let mut toks = Vec::new();
     let mut at = 0;
     for t in tokenize(text, FrontmatterAllowed::No) {
@@ -38,6 +32,19 @@ pub fn nodes(text: &str, path: &[String]) -> Vec<FnNode> {
         }
         at += len;
     }
+    toks
+}
+
+/// What a `{` opened.
+enum Scope {
+    Module(String),
+    Type(String),
+    Other,
+}
+
+/// The functions of one file whose module path (crate first) is `path`.
+pub fn nodes(text: &str, path: &[String]) -> Vec<FnNode> {
+    let toks = significant(text);
     let mut out = Vec::new();
     let mut scopes: Vec<Scope> = Vec::new();
     // What the next `{` opens, as far as the tokens since the last item tell.
@@ -101,13 +108,15 @@ pub fn nodes(text: &str, path: &[String]) -> Vec<FnNode> {
 
 /// The type an `impl` block is for: the first identifier after `for` when there is one (a trait
 /// impl), else the first one (an inherent impl); generic parameters skipped.
-fn impl_type(toks: &[Tok], from: usize) -> String {
+pub(crate) fn impl_type(toks: &[Tok], from: usize) -> String {
     let mut depth = 0i32;
     let (mut first, mut after_for, mut seen_for) = (None, None, false);
-    for t in toks.iter().skip(from) {
+    for (j, t) in toks.iter().enumerate().skip(from) {
         match (t.kind, t.text) {
             (TokenKind::OpenBrace | TokenKind::Semi, _) => break,
             (TokenKind::Lt, _) => depth += 1,
+            // An arrow's `>` (`impl<F: Fn() -> u8> Pool<F>`) closes nothing.
+            (TokenKind::Gt, _) if toks[j - 1].kind == TokenKind::Minus => {}
             (TokenKind::Gt, _) => depth -= 1,
             (TokenKind::Ident, "for") if depth == 0 => seen_for = true,
             (TokenKind::Ident, "where") if depth == 0 => break,

@@ -12,8 +12,9 @@
 //! pool's setter and do not make a parameter one (`Encoder::new(max_size: usize, ..)` is a
 //! table's size in bytes).
 
-use ra_ap_rustc_lexer::{FrontmatterAllowed, TokenKind, tokenize};
+use ra_ap_rustc_lexer::TokenKind;
 
+use crate::index::graph::{Tok, impl_type, significant};
 use crate::index::names::NameTable;
 
 /// One function's signature, as far as calls to it are matched.
@@ -30,11 +31,6 @@ pub struct Sig {
     pub caps: Vec<(usize, String)>,
 }
 
-struct Tok<'a> {
-    kind: TokenKind,
-    text: &'a str,
-}
-
 enum Scope {
     Type(String),
     Other,
@@ -42,21 +38,7 @@ enum Scope {
 
 /// Every function signature of one file (bodies skipped but for nested items).
 pub fn sigs(text: &str, names: &NameTable) -> Vec<Sig> {
-    let mut toks = Vec::new();
-    let mut at = 0;
-    for t in tokenize(text, FrontmatterAllowed::No) {
-        let len = t.len as usize;
-        if !matches!(
-            t.kind,
-            TokenKind::Whitespace | TokenKind::LineComment { .. } | TokenKind::BlockComment { .. }
-        ) {
-            toks.push(Tok {
-                kind: t.kind,
-                text: &text[at..at + len],
-            });
-        }
-        at += len;
-    }
+    let toks = significant(text);
     let mut out = Vec::new();
     let mut scopes: Vec<Scope> = Vec::new();
     let mut pending: Option<Scope> = None;
@@ -234,54 +216,10 @@ fn is_int(ty: &[Tok]) -> bool {
 }
 
 fn int_name(s: &str) -> bool {
-    let int = |s: &str| {
-        matches!(
-            s,
-            "usize"
-                | "u8"
-                | "u16"
-                | "u32"
-                | "u64"
-                | "u128"
-                | "isize"
-                | "i8"
-                | "i16"
-                | "i32"
-                | "i64"
-                | "i128"
-        )
-    };
-    int(s)
+    use crate::index::extract::is_int_type;
+    is_int_type(s)
         || s.strip_prefix("NonZero")
-            .is_some_and(|r| int(&r.to_lowercase()))
-}
-
-/// The type an `impl` block is for (as `graph` reads it, arrows in bounds understood).
-fn impl_type(toks: &[Tok], from: usize) -> String {
-    let mut depth = 0i32;
-    let (mut first, mut after_for, mut seen_for) = (None, None, false);
-    for (j, t) in toks.iter().enumerate().skip(from) {
-        match (t.kind, t.text) {
-            (TokenKind::OpenBrace | TokenKind::Semi, _) => break,
-            (TokenKind::Lt, _) => depth += 1,
-            // An arrow's `>` (`impl<F: Fn() -> u8> Pool<F>`) closes nothing.
-            (TokenKind::Gt, _) if toks[j - 1].kind == TokenKind::Minus => {}
-            (TokenKind::Gt, _) => depth -= 1,
-            (TokenKind::Ident, "for") if depth == 0 => seen_for = true,
-            (TokenKind::Ident, "where") if depth == 0 => break,
-            (TokenKind::Ident, name)
-                if depth == 0 && !matches!(name, "dyn" | "unsafe" | "const") =>
-            {
-                if seen_for {
-                    after_for.get_or_insert(name);
-                } else {
-                    first = Some(name);
-                }
-            }
-            _ => {}
-        }
-    }
-    after_for.or(first).unwrap_or("<impl>").to_string()
+            .is_some_and(|r| is_int_type(&r.to_lowercase()))
 }
 
 #[cfg(test)]
