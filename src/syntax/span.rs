@@ -228,7 +228,8 @@ fn last(mut e: &Expr) -> Option<Span> {
     }
 }
 
-fn attrs(e: &Expr) -> &[syn::Attribute] {
+/// The attributes of an expression (outer and inner), whatever its kind.
+pub(crate) fn attrs(e: &Expr) -> &[syn::Attribute] {
     match e {
         Expr::Array(x) => &x.attrs,
         Expr::Assign(x) => &x.attrs,

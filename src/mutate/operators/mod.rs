@@ -198,7 +198,7 @@ impl Collector for SiteCollector<'_> {
             _ => {}
         }
         // Attributes on expressions and statements (`#[cfg(..)]`, `#[allow(..)]`).
-        fixed.extend(expr_attrs(e).iter().map(range));
+        fixed.extend(crate::syntax::span::attrs(e).iter().map(range));
     }
 
     fn macro_call(&mut self, v: &View, mac: &syn::Macro, name: &str, _: Option<&[syn::Expr]>) {
@@ -301,30 +301,6 @@ fn turbofish(path: &syn::Path) -> Vec<Range<usize>> {
             _ => None,
         })
         .collect()
-}
-
-/// The outer attributes of an expression.
-fn expr_attrs(e: &syn::Expr) -> &[syn::Attribute] {
-    use syn::Expr;
-    match e {
-        Expr::Array(x) => &x.attrs,
-        Expr::Assign(x) => &x.attrs,
-        Expr::Async(x) => &x.attrs,
-        Expr::Await(x) => &x.attrs,
-        Expr::Binary(x) => &x.attrs,
-        Expr::Block(x) => &x.attrs,
-        Expr::Call(x) => &x.attrs,
-        Expr::Closure(x) => &x.attrs,
-        Expr::ForLoop(x) => &x.attrs,
-        Expr::If(x) => &x.attrs,
-        Expr::Loop(x) => &x.attrs,
-        Expr::Macro(x) => &x.attrs,
-        Expr::Match(x) => &x.attrs,
-        Expr::MethodCall(x) => &x.attrs,
-        Expr::Unsafe(x) => &x.attrs,
-        Expr::While(x) => &x.attrs,
-        _ => &[],
-    }
 }
 
 /// Whether the walk entered a trait's default method.
