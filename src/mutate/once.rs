@@ -826,6 +826,11 @@ fn read_from(log: &Path, at: usize) -> String {
     String::from_utf8_lossy(bytes.get(at..).unwrap_or_default()).into_owned()
 }
 
+/// The processors of this machine, as libtest counts its threads (one when it cannot tell).
+fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// The tests that reach `site` and may kill: neither flaky nor suspect.
 fn reaching(suite: &Suite, site: u32) -> Vec<&Traced> {
     let suspect = suite.suspect.lock().expect("suspect lock");
@@ -842,7 +847,7 @@ fn reaching(suite: &Suite, site: u32) -> Vec<&Traced> {
 /// survivor waits for the slowest), between `MIN_DEMAND` and the whole machine. Doctests count
 /// as the whole machine (rustdoc compiles them).
 fn demand(suite: &Suite, site: u32) -> f64 {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    let threads = threads() as f64;
     let reaching = reaching(suite, site);
     if reaching.iter().any(|t| t.test == Test::Doc) {
         return threads;
@@ -936,7 +941,7 @@ fn run_switched(
                 let mut args = vec!["--exact"];
                 args.extend(names.iter().map(String::as_str));
                 // Tests of one process share its memory, as many at once as libtest's threads.
-                let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+                let threads = threads();
                 let memory = suite
                     .memory
                     .map(|m| m * group.len().clamp(1, threads) as u64);
@@ -1079,7 +1084,7 @@ mod tests {
 
     #[test]
     fn demand_is_processor_time_over_the_slowest_wall_and_leaves_out_flaky_tests() {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+        let threads = threads() as f64;
         let mut s = suite(vec![
             // Waits: 10 s of wall for 100 ms of processor.
             case(0, "sleeps", 10_000, 100, &[1, 2]),
