@@ -18,6 +18,7 @@ use crate::fixtures::FixtureAnalysis;
 use crate::fixtures::collect::{Collector as FixtureCollector, FileFixtures};
 use crate::fixtures::reads::CodeCollector;
 use crate::index::extract::Extractor;
+use crate::index::params::Prescan;
 use crate::index::{CapacityKind, FileFacts, Index, Tables, Triggers};
 use crate::manifest::{self, Manifest};
 use crate::mutate::operators::{FileSites, SiteCollector};
@@ -87,10 +88,10 @@ impl Project {
         let mut tables = Tables::new(&config.tables());
         // Capacity parameters are learnt from signatures before the walk, so that it keeps the
         // calls that set them (in every parse mode alike).
-        let mut sigs = signatures(&ws.files, &tables);
-        tables.capacity_fns = sigs
+        let mut pre = prescan(&ws.files, &tables);
+        tables.capacity_fns = pre
             .iter()
-            .flatten()
+            .flat_map(|p| &p.sigs)
             .filter(|s| !s.caps.is_empty())
             .map(|s| s.name.clone())
             .collect();
@@ -101,10 +102,12 @@ impl Project {
             .iter()
             .flat_map(|m| m.entries.iter().filter_map(|e| site_ident(&e.site)));
         let triggers = (!full).then(|| Triggers::new(&tables, focus));
+        let depths: Vec<(usize, Option<usize>)> = pre.iter().map(|p| (p.len, p.too_deep)).collect();
         let outs = Load {
             tables: &tables,
             triggers: triggers.as_ref(),
             needs,
+            depths: &depths,
         }
         .waves(&ws.files, &config.guards);
         let mut facts = Vec::with_capacity(outs.len());
@@ -121,13 +124,13 @@ impl Project {
                 sites.push((i, s));
             }
             let mut f = out.facts;
-            f.sigs = std::mem::take(&mut sigs[i]);
+            f.sigs = std::mem::take(&mut pre[i].sigs);
             f.sigs.retain(|s| tables.capacity_fns.contains(&s.name));
             facts.push(f);
         }
         let index = Index::from_facts(facts, tables);
         let index = match &triggers {
-            Some(t) => late_pass(&ws, index, t),
+            Some(t) => late_pass(&ws, index, t, &depths),
             None => index,
         };
         let index = trace_pass(&ws, index);
@@ -155,6 +158,8 @@ struct Load<'a> {
     tables: &'a Tables,
     triggers: Option<&'a Triggers>,
     needs: Needs,
+    /// Each file's length and depth bound from the prescan, in the order of the files.
+    depths: &'a [(usize, Option<usize>)],
 }
 
 /// What the walk of one file produced.
@@ -183,7 +188,7 @@ impl Load<'_> {
                     } else {
                         f.role
                     };
-                    (i, self.walk_file(f, role, guards))
+                    (i, self.walk_file(i, f, role, guards))
                 })
                 .collect();
             for (i, out) in wave {
@@ -196,7 +201,13 @@ impl Load<'_> {
             .collect()
     }
 
-    fn walk_file(&self, f: &FileEntry, role: FileRole, guards: &[crate::config::Guard]) -> FileOut {
+    fn walk_file(
+        &self,
+        i: usize,
+        f: &FileEntry,
+        role: FileRole,
+        guards: &[crate::config::Guard],
+    ) -> FileOut {
         let triggers = self.triggers;
         PARSES.fetch_add(1, Ordering::Relaxed);
         if std::env::var_os("CAPCHECK_TRACE").is_some_and(|v| v == "parse") {
@@ -204,7 +215,7 @@ impl Load<'_> {
         }
         let prepare =
             |text: &str| sparse::sparse(text, role == FileRole::Test, &mut triggers?.classifier());
-        let parsed = match parse_file_with(&f.abs, &f.rel, prepare) {
+        let parsed = match parse_file_with(&f.abs, &f.rel, self.depths.get(i).copied(), prepare) {
             Ok(p) => p,
             Err(failure) => {
                 return FileOut {
@@ -264,7 +275,12 @@ impl Load<'_> {
 /// `Semaphore::new(MAX_READS)`) is only known once every file is indexed; its other uses may
 /// sit in items the sparse parse cut, so the files that name it only there are walked again
 /// with it kept (the sparse parse's one second look; a full parse needs none).
-fn late_pass(ws: &Workspace, index: Index, triggers: &Triggers) -> Index {
+fn late_pass(
+    ws: &Workspace,
+    index: Index,
+    triggers: &Triggers,
+    depths: &[(usize, Option<usize>)],
+) -> Index {
     let late: Vec<String> = index
         .capacities
         .iter()
@@ -292,8 +308,9 @@ fn late_pass(ws: &Workspace, index: Index, triggers: &Triggers) -> Index {
                 tables: &tables,
                 triggers: Some(&triggers),
                 needs: Needs::default(),
+                depths,
             };
-            (i, load.walk_file(&ws.files[i], files[i].role, &[]).facts)
+            (i, load.walk_file(i, &ws.files[i], files[i].role, &[]).facts)
         })
         .collect();
     for (i, f) in again {
@@ -303,19 +320,17 @@ fn late_pass(ws: &Workspace, index: Index, triggers: &Triggers) -> Index {
     Index::from_facts(files, tables)
 }
 
-/// Every function signature of every file but test code's, by rustc's lexer (`index::params`),
-/// in the order of `files`.
-fn signatures(files: &[FileEntry], tables: &Tables) -> Vec<Vec<crate::index::params::Sig>> {
+/// Each file's one lexing before the walk (`index::params::prescan`), in the order of `files`:
+/// every function signature of every file but test code's, and every file's depth bound.
+fn prescan(files: &[FileEntry], tables: &Tables) -> Vec<Prescan> {
     files
         .par_iter()
         .map(|f| {
-            if f.role == FileRole::Test {
-                return Vec::new();
-            }
             let Ok(text) = std::fs::read_to_string(&f.abs) else {
-                return Vec::new();
+                return Prescan::default();
             };
-            crate::index::params::sigs(&text, &tables.capacity_names)
+            let names = (f.role != FileRole::Test).then_some(&tables.capacity_names);
+            crate::index::params::prescan(&text, names)
         })
         .collect()
 }

@@ -192,8 +192,14 @@ fn front_end(text: &str) {
     static TABLES: std::sync::OnceLock<capcheck::index::Tables> = std::sync::OnceLock::new();
     let tables = TABLES.get_or_init(|| capcheck::index::Tables::new(&Default::default()));
     let triggers = capcheck::index::Triggers::new(tables, Vec::new());
-    // The signature scan that runs before the walk (capacity parameters).
-    capcheck::index::params::sigs(text, &tables.capacity_names);
+    // The one lexing before the walk (capacity parameters and the depth bound), as the load
+    // runs it; the streaming scan must read what the collected one reads.
+    let pre = capcheck::index::params::prescan(text, Some(&tables.capacity_names));
+    assert_eq!(
+        pre.sigs,
+        capcheck::index::params::sigs(text, &tables.capacity_names)
+    );
+    let measured = Some((pre.len, pre.too_deep));
     for (role, sparse_parse) in [
         (FileRole::Source, true),
         (FileRole::Test, true),
@@ -204,7 +210,7 @@ fn front_end(text: &str) {
                 .then(|| sparse::sparse(t, role == FileRole::Test, &mut triggers.classifier()))
                 .flatten()
         };
-        let Ok(parsed) = parse_file_with(&path, "src/lib.rs", prepare) else {
+        let Ok(parsed) = parse_file_with(&path, "src/lib.rs", measured, prepare) else {
             continue;
         };
         let scope = Scope::file("fuzz", &[], role, &parsed.ast);

@@ -8,8 +8,8 @@ use ra_ap_rustc_lexer::{FrontmatterAllowed, TokenKind, tokenize};
 
 use crate::index::facts::FnNode;
 
-/// A token's kind and text (comments and whitespace left out).
 /// A token of the file that is not whitespace or a comment.
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Tok<'a> {
     pub(crate) kind: TokenKind,
     pub(crate) text: &'a str,
@@ -17,22 +17,35 @@ pub(crate) struct Tok<'a> {
 
 /// The tokens of `text` but whitespace and comments, by rustc's lexer.
 pub(crate) fn significant(text: &str) -> Vec<Tok<'_>> {
-    let mut toks = Vec::new();
+    tokens(text)
+        .filter(|(_, t)| !trivia(t.kind))
+        .map(|(_, t)| t)
+        .collect()
+}
+
+/// Every token of `text` (whitespace and comments included) with its byte offset, by rustc's
+/// lexer, without collecting them.
+pub(crate) fn tokens(text: &str) -> impl Iterator<Item = (usize, Tok<'_>)> {
     let mut at = 0;
-    for t in tokenize(text, FrontmatterAllowed::No) {
-        let len = t.len as usize;
-        if !matches!(
-            t.kind,
-            TokenKind::Whitespace | TokenKind::LineComment { .. } | TokenKind::BlockComment { .. }
-        ) {
-            toks.push(Tok {
+    tokenize(text, FrontmatterAllowed::Yes).map(move |t| {
+        let start = at;
+        at += t.len as usize;
+        (
+            start,
+            Tok {
                 kind: t.kind,
-                text: &text[at..at + len],
-            });
-        }
-        at += len;
-    }
-    toks
+                text: &text[start..at],
+            },
+        )
+    })
+}
+
+/// Whitespace or a comment.
+pub(crate) fn trivia(kind: TokenKind) -> bool {
+    matches!(
+        kind,
+        TokenKind::Whitespace | TokenKind::LineComment { .. } | TokenKind::BlockComment { .. }
+    )
 }
 
 /// What a `{` opened.

@@ -12,9 +12,11 @@
 //! pool's setter and do not make a parameter one (`Encoder::new(max_size: usize, ..)` is a
 //! table's size in bytes).
 
+use std::collections::VecDeque;
+
 use ra_ap_rustc_lexer::TokenKind;
 
-use crate::index::graph::{Tok, impl_type, significant};
+use crate::index::graph::{Tok, impl_type, significant, tokens, trivia};
 use crate::index::names::NameTable;
 
 /// One function's signature, as far as calls to it are matched.
@@ -36,35 +38,130 @@ enum Scope {
     Other,
 }
 
+/// What one lexing of a file before the walk tells: its signatures and how deep it nests.
+#[derive(Debug, Default)]
+pub struct Prescan {
+    pub sigs: Vec<Sig>,
+    /// The byte offset of the first token past `syntax::depth::LIMIT`, if any.
+    pub too_deep: Option<usize>,
+    /// The length of the text scanned: the walk trusts `too_deep` only for a text of this length
+    /// (a file rewritten in between is measured again).
+    pub len: usize,
+}
+
+/// One lexing of `text` for both the depth bound and, when `names` is given, the signatures.
+pub fn prescan(text: &str, names: Option<&NameTable>) -> Prescan {
+    let mut depth = crate::syntax::depth::Depth::new(crate::syntax::depth::LIMIT);
+    let toks = tokens(text).filter_map(|(start, t)| {
+        depth.feed(t.kind, t.text, start);
+        (!trivia(t.kind)).then_some(t)
+    });
+    let sigs = match names {
+        Some(names) => scan(toks, names),
+        None => {
+            toks.for_each(drop);
+            Vec::new()
+        }
+    };
+    Prescan {
+        sigs,
+        too_deep: depth.past(),
+        len: text.len(),
+    }
+}
+
 /// Every function signature of one file (bodies skipped but for nested items).
 pub fn sigs(text: &str, names: &NameTable) -> Vec<Sig> {
-    let toks = significant(text);
+    scan(significant(text).into_iter(), names)
+}
+
+/// The tokens still to read, with as many read ahead as a header needs: an `impl` or `fn`
+/// header is read up to its `{` or `;`, so a file is scanned without holding its tokens.
+struct Ahead<'a, I: Iterator<Item = Tok<'a>>> {
+    src: I,
+    buf: VecDeque<Tok<'a>>,
+}
+
+impl<'a, I: Iterator<Item = Tok<'a>>> Ahead<'a, I> {
+    /// Read ahead until `n` tokens are held (or the file ends).
+    fn hold(&mut self, n: usize) {
+        while self.buf.len() < n {
+            match self.src.next() {
+                Some(t) => self.buf.push_back(t),
+                None => return,
+            }
+        }
+    }
+
+    /// Read ahead from the `from`th token through the first for which `end` holds, which is
+    /// given the token and its paren and bracket depth from `from` on.
+    fn hold_through(&mut self, from: usize, mut end: impl FnMut(&Tok, i32) -> bool) {
+        self.hold(from);
+        let mut depth = 0i32;
+        let mut j = from;
+        loop {
+            self.hold(j + 1);
+            let Some(t) = self.buf.get(j) else { return };
+            match t.kind {
+                TokenKind::OpenParen | TokenKind::OpenBracket => depth += 1,
+                TokenKind::CloseParen | TokenKind::CloseBracket => depth -= 1,
+                _ => {}
+            }
+            if end(t, depth) {
+                return;
+            }
+            j += 1;
+        }
+    }
+
+    fn held(&mut self) -> &[Tok<'a>] {
+        self.buf.make_contiguous()
+    }
+}
+
+/// The signatures in a file's significant tokens.
+fn scan<'a>(toks: impl Iterator<Item = Tok<'a>>, names: &NameTable) -> Vec<Sig> {
+    let mut ahead = Ahead {
+        src: toks,
+        buf: VecDeque::new(),
+    };
     let mut out = Vec::new();
     let mut scopes: Vec<Scope> = Vec::new();
     let mut pending: Option<Scope> = None;
-    let mut i = 0;
-    while i < toks.len() {
-        match (toks[i].kind, toks[i].text) {
-            (TokenKind::Ident, "impl") => pending = Some(Scope::Type(impl_type(&toks, i + 1))),
+    let brace_or_semi = |t: &Tok| matches!(t.kind, TokenKind::OpenBrace | TokenKind::Semi);
+    loop {
+        ahead.hold(1);
+        let Some(&t) = ahead.buf.front() else { break };
+        match (t.kind, t.text) {
+            (TokenKind::Ident, "impl") => {
+                ahead.hold_through(1, |t, _| brace_or_semi(t));
+                pending = Some(Scope::Type(impl_type(ahead.held(), 1)));
+            }
             (TokenKind::Ident, "trait") => {
-                if let Some(n) = toks.get(i + 1).filter(|n| n.kind == TokenKind::Ident) {
+                ahead.hold(2);
+                if let Some(n) = ahead.buf.get(1).filter(|n| n.kind == TokenKind::Ident) {
                     pending = Some(Scope::Type(n.text.to_string()));
                 }
             }
             (TokenKind::Ident, "fn") => {
-                if let Some(name) = toks.get(i + 1).filter(|n| n.kind == TokenKind::Ident) {
-                    if let Some((sig, next)) = signature(&toks, i + 2, names) {
+                ahead.hold(2);
+                if let Some(name) = ahead.buf.get(1).filter(|n| n.kind == TokenKind::Ident) {
+                    let name = name.text.to_string();
+                    // The header, up to the body or the `;` (a `;` or `{` inside the
+                    // parameters' brackets is no end: `buf: [u8; N]`).
+                    ahead.hold_through(2, |t, depth| depth == 0 && brace_or_semi(t));
+                    if let Some((sig, next)) = signature(ahead.held(), 2, names) {
                         let self_ty = scopes.iter().rev().find_map(|s| match s {
                             Scope::Type(t) => Some(t.clone()),
                             Scope::Other => None,
                         });
                         out.push(Sig {
-                            name: name.text.to_string(),
+                            name,
                             self_ty,
                             ..sig
                         });
                         pending = Some(Scope::Other);
-                        i = next;
+                        ahead.buf.drain(..next);
                         continue;
                     }
                 }
@@ -76,7 +173,7 @@ pub fn sigs(text: &str, names: &NameTable) -> Vec<Sig> {
             (TokenKind::Semi, _) => pending = None,
             _ => {}
         }
-        i += 1;
+        ahead.buf.pop_front();
     }
     out
 }
@@ -256,5 +353,31 @@ mod tests {
             [(2, "workers".to_string())],
             "`=max_size` is a pool setter's name only"
         );
+    }
+
+    #[test]
+    fn the_prescan_reads_the_same_signatures_and_depth_as_the_separate_scans() {
+        let t = crate::index::Tables::new(&Default::default());
+        let deep = format!("fn g() {{ {}1{} }}", "(".repeat(4000), ")".repeat(4000));
+        let texts = [
+            "impl Trait for [u8; 4] { fn new(threads: usize) -> Self { todo!() } }\n\
+             fn pool<F: Fn(u8) -> u8>(f: F, buf: [u8; { 4 }], workers: u32) -> impl Fn() {}\n\
+             trait T { fn spawn(permits: u32); fn acquire(&mut self, permits: u32); }\n\
+             fn broken(workers: usize",
+            "fn",
+            "impl",
+            "fn f<",
+            deep.as_str(),
+        ];
+        for text in texts {
+            let pre = prescan(text, Some(&t.capacity_names));
+            assert_eq!(pre.sigs, sigs(text, &t.capacity_names), "{text}");
+            assert_eq!(pre.too_deep, crate::syntax::depth::too_deep(text));
+            assert_eq!(pre.len, text.len());
+            let tests_only = prescan(text, None);
+            assert!(tests_only.sigs.is_empty());
+            assert_eq!(tests_only.too_deep, pre.too_deep);
+        }
+        assert!(prescan(&deep, None).too_deep.is_some());
     }
 }

@@ -36,54 +36,97 @@ pub fn deepest(text: &str) -> usize {
 
 /// The deepest nesting seen, up to the first token past `limit`, and that token's offset.
 fn scan(text: &str, limit: usize) -> (usize, Option<usize>) {
-    let mut max = 0usize;
-    // One counter per open bracket: the tokens seen at that level since the last reset.
-    let mut levels: Vec<usize> = vec![0];
-    // The sum of `levels` plus the bracket depth, kept up to date.
-    let mut score = 0usize;
+    let mut d = Depth::new(limit);
     let mut pos = 0usize;
-    let mut prev_eq = false;
     for t in tokenize(text, FrontmatterAllowed::Yes) {
         let start = pos;
         pos += t.len as usize;
-        let was_eq = std::mem::replace(&mut prev_eq, false);
-        match t.kind {
+        if d.feed(t.kind, &text[start..pos], start) {
+            break;
+        }
+    }
+    (d.max, d.past)
+}
+
+/// The measure, fed one token at a time (every token of the file, whitespace and comments
+/// included, in order), so that another scan of the same tokens can share one lexing
+/// (`index::params::prescan`).
+pub struct Depth {
+    limit: usize,
+    /// The deepest nesting seen so far.
+    max: usize,
+    /// The offset of the first token past `limit`.
+    past: Option<usize>,
+    /// One counter per open bracket: the tokens seen at that level since the last reset.
+    levels: Vec<usize>,
+    /// The sum of `levels` plus the bracket depth, kept up to date.
+    score: usize,
+    prev_eq: bool,
+}
+
+impl Depth {
+    pub fn new(limit: usize) -> Self {
+        Depth {
+            limit,
+            max: 0,
+            past: None,
+            levels: vec![0],
+            score: 0,
+            prev_eq: false,
+        }
+    }
+
+    /// The offset of the first token past the limit, once one was fed.
+    pub fn past(&self) -> Option<usize> {
+        self.past
+    }
+
+    /// Take the token `word` of kind `kind` at byte `start`; true once past the limit (later
+    /// tokens change nothing).
+    pub fn feed(&mut self, kind: TokenKind, word: &str, start: usize) -> bool {
+        if self.past.is_some() {
+            return true;
+        }
+        let (levels, score) = (&mut self.levels, &mut self.score);
+        let was_eq = std::mem::replace(&mut self.prev_eq, false);
+        match kind {
             TokenKind::Whitespace
             | TokenKind::LineComment { .. }
             | TokenKind::BlockComment { .. } => {
-                prev_eq = was_eq;
-                continue;
+                self.prev_eq = was_eq;
+                return false;
             }
             TokenKind::OpenParen | TokenKind::OpenBracket | TokenKind::OpenBrace => {
                 levels.push(0);
-                score += 1;
+                *score += 1;
             }
             // A closed group is one more token of the level around it (`f()()`, `(a) + (b)`).
             TokenKind::CloseParen | TokenKind::CloseBracket | TokenKind::CloseBrace => {
                 if levels.len() > 1 {
                     let n = levels.pop().unwrap_or(0);
-                    score -= n + 1;
+                    *score -= n + 1;
                 }
-                bump(&mut levels, &mut score);
+                bump(levels, score);
             }
-            TokenKind::Comma | TokenKind::Semi => reset(&mut levels, &mut score),
-            TokenKind::Gt if was_eq => reset(&mut levels, &mut score),
+            TokenKind::Comma | TokenKind::Semi => reset(levels, score),
+            TokenKind::Gt if was_eq => reset(levels, score),
             TokenKind::Eq => {
-                bump(&mut levels, &mut score);
-                prev_eq = true;
+                bump(levels, score);
+                self.prev_eq = true;
             }
-            TokenKind::Ident if starts_sibling(&text[start..pos]) => reset(&mut levels, &mut score),
+            TokenKind::Ident if starts_sibling(word) => reset(levels, score),
             // Names and literals are leaves; keywords may start a deeper node (`return return`).
-            TokenKind::Ident if !nests(&text[start..pos]) => {}
+            TokenKind::Ident if !nests(word) => {}
             TokenKind::Literal { .. } | TokenKind::Lifetime { .. } | TokenKind::RawIdent => {}
-            _ => bump(&mut levels, &mut score),
+            _ => bump(levels, score),
         }
-        max = max.max(score);
-        if score > limit {
-            return (max, Some(start));
+        self.max = self.max.max(self.score);
+        if self.score > self.limit {
+            self.past = Some(start);
+            return true;
         }
+        false
     }
-    (max, None)
 }
 
 fn bump(levels: &mut [usize], score: &mut usize) {

@@ -86,7 +86,7 @@ pub struct ParseFailure {
 
 /// Read and parse one file. A failure is data (it becomes a `parse-error` finding), not an abort.
 pub fn parse_file(abs: &Path, rel: &str) -> Result<(String, syn::File), ParseFailure> {
-    parse_file_with(abs, rel, |_| None).map(|p| (p.text, p.ast))
+    parse_file_with(abs, rel, None, |_| None).map(|p| (p.text, p.ast))
 }
 
 /// A file parsed through `parse_file_with`.
@@ -104,15 +104,22 @@ pub struct Parsed {
 /// Parse a file through `prepare` (which returns a cheaper text with the same lines and columns,
 /// or `None`):
 /// the syntax tree comes from the prepared text when syn accepts it, else from the file as
-/// written, so a parse error is always the real file's.
+/// written, so a parse error is always the real file's. `measured` is the file's length and
+/// depth bound from an earlier lexing (`index::params::prescan`), trusted only for a text of
+/// that length; without it the depth is measured here.
 pub fn parse_file_with(
     abs: &Path,
     rel: &str,
+    measured: Option<(usize, Option<usize>)>,
     prepare: impl FnOnce(&str) -> Option<sparse::Sparse>,
 ) -> Result<Parsed, ParseFailure> {
     let text = read_text(abs, rel)?;
     let lines = text.lines().count();
-    if let Some(at) = depth::too_deep(&text) {
+    let too_deep = match measured {
+        Some((len, at)) if len == text.len() => at,
+        _ => depth::too_deep(&text),
+    };
+    if let Some(at) = too_deep {
         let (line, column) = lines::Lines::new(&text).position(at);
         return Err(ParseFailure {
             loc: point(rel, line, column),
