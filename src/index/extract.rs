@@ -408,9 +408,15 @@ impl Extractor<'_> {
             let val = Val::of(&f.expr);
             let site = v.scope.field_site(&ty, &name.to_string());
             let field = name.to_string();
+            // `#[cfg(loom)] local_queue_capacity: 4`: a field set only when testing.
+            let in_test = v.in_test() || crate::syntax::is_cfg_test(&f.attrs);
             if !val.is_lit() && self.tables.capacity_names.matches(&field) {
                 let public = Visibility::Public;
+                let from = self.facts.named_lits.len();
                 self.leaf_lits(v, &f.expr, &site, &field, CapacityKind::Field, &public);
+                for n in &mut self.facts.named_lits[from..] {
+                    n.in_test = in_test;
+                }
             }
             if matches!(val, Val::Other) {
                 continue;
@@ -425,7 +431,7 @@ impl Extractor<'_> {
                 site,
                 val,
                 loc,
-                in_test: v.in_test(),
+                in_test,
                 function: v.function_site(),
             });
         }

@@ -188,6 +188,20 @@ pub struct FnNode {
     pub self_ty: Option<String>,
     pub idents: std::collections::BTreeSet<String>,
     pub ints: std::collections::BTreeSet<u64>,
+    /// Every integer literal of the body, repeats kept, in order.
+    pub lits: Vec<u64>,
+    /// The integer literals the body yields as a value (`{ 16 }`, `=> 8`, `return 4`,
+    /// `x = 2`), not as an operand (`n <= 2`, `a * 4`, `f(3)`).
+    pub values: std::collections::BTreeSet<u64>,
+    /// What the body calls by path: `name` (unqualified), `Q::name` (the segment before the
+    /// name), `::name` (a qualifier the lexer cannot name, `Vec::<u8>::new`).
+    pub calls: std::collections::BTreeSet<String>,
+    /// What the body calls as a method (`.name(`).
+    pub methods: std::collections::BTreeSet<String>,
+    /// It takes `self`.
+    pub has_self: bool,
+    /// A test function (`#[test]`, `#[tokio::test]`, ..): no code calls it.
+    pub is_test: bool,
 }
 
 impl FnNode {
@@ -207,6 +221,32 @@ impl FnNode {
         }))
     }
 
+    /// Every integer literal of `text`, repeats kept, by rustc's lexer.
+    pub fn literals(text: &str) -> Vec<u64> {
+        use ra_ap_rustc_lexer::{FrontmatterAllowed, tokenize};
+        let mut at = 0;
+        let mut out = Vec::new();
+        for t in tokenize(text, FrontmatterAllowed::No) {
+            let tok = &text[at..at + t.len as usize];
+            at += t.len as usize;
+            out.extend(Self::int(t.kind, tok));
+        }
+        out
+    }
+
+    /// The value of an integer literal token (`1_000u32` -> 1000).
+    pub fn int(kind: ra_ap_rustc_lexer::TokenKind, tok: &str) -> Option<u64> {
+        use ra_ap_rustc_lexer::{LiteralKind, TokenKind};
+        let TokenKind::Literal {
+            kind: LiteralKind::Int { .. },
+            suffix_start,
+        } = kind
+        else {
+            return None;
+        };
+        tok[..suffix_start as usize].replace('_', "").parse().ok()
+    }
+
     /// The identifiers and integer literals among tokens already lexed (kind and text).
     pub fn mentions_of<'t>(
         tokens: impl Iterator<Item = (ra_ap_rustc_lexer::TokenKind, &'t str)>,
@@ -214,27 +254,16 @@ impl FnNode {
         std::collections::BTreeSet<String>,
         std::collections::BTreeSet<u64>,
     ) {
-        use ra_ap_rustc_lexer::{LiteralKind, TokenKind};
+        use ra_ap_rustc_lexer::TokenKind;
         let (mut idents, mut ints) = (
             std::collections::BTreeSet::new(),
             std::collections::BTreeSet::new(),
         );
         for (kind, tok) in tokens {
-            match kind {
-                TokenKind::Ident | TokenKind::RawIdent => {
-                    idents.insert(tok.trim_start_matches("r#").to_string());
-                }
-                TokenKind::Literal {
-                    kind: LiteralKind::Int { .. },
-                    suffix_start,
-                } => {
-                    let digits = tok[..suffix_start as usize].replace('_', "");
-                    if let Ok(v) = digits.parse::<u64>() {
-                        ints.insert(v);
-                    }
-                }
-                _ => {}
+            if matches!(kind, TokenKind::Ident | TokenKind::RawIdent) {
+                idents.insert(tok.trim_start_matches("r#").to_string());
             }
+            ints.extend(Self::int(kind, tok));
         }
         (idents, ints)
     }

@@ -272,8 +272,10 @@ pub fn path_loc(file: &str, path: &syn::Path) -> Loc {
 }
 
 /// Whether a `#[cfg(..)]` (outer or inner) makes the item exist only when testing:
-/// `cfg(test)`, `cfg(all(test, ..))`, `cfg(any(test, test))`; never `cfg(not(test))` or
-/// `cfg(feature = "test-utils")`.
+/// `cfg(test)`, `cfg(all(test, ..))`, `cfg(any(test, test))`, and the flags that only testing
+/// tools set (`cfg(loom)` for loom's model checker, `miri`, `fuzzing`, `kani`, `shuttle`: a
+/// `#[cfg(loom)] local_queue_capacity: 4` is the model checker's, not the product's); never
+/// `cfg(not(test))` or `cfg(feature = "test-utils")`.
 pub fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
         a.path().is_ident("cfg") && a.parse_args::<syn::Meta>().is_ok_and(|m| requires_test(&m))
@@ -284,7 +286,9 @@ pub fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
 fn requires_test(meta: &syn::Meta) -> bool {
     use syn::punctuated::Punctuated;
     match meta {
-        syn::Meta::Path(p) => p.is_ident("test"),
+        syn::Meta::Path(p) => ["test", "loom", "miri", "fuzzing", "kani", "shuttle"]
+            .iter()
+            .any(|w| p.is_ident(w)),
         syn::Meta::List(l) => {
             let Ok(args) =
                 l.parse_args_with(Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated)
