@@ -76,9 +76,11 @@ impl Extractor<'_> {
         };
         let name = c.ident.to_string();
         let counts = is_int(c.ty);
+        let excluded_type =
+            type_name(c.ty).is_some_and(|t| self.tables.capacity_names.excludes(&t));
         if matches!(val, Val::Other) {
             // `const MAX_BATCH: usize = if cfg!(..) { 64 } else { 16 };`: each branch's literal.
-            if self.names(&name, counts) {
+            if !excluded_type && self.names(&name, counts) {
                 let kind = if c.is_static {
                     CapacityKind::Static
                 } else {
@@ -102,6 +104,7 @@ impl Extractor<'_> {
             is_static: c.is_static,
             in_test: v.in_test(),
             counts,
+            excluded_type,
         });
     }
 
@@ -593,6 +596,17 @@ pub fn count_params(sig: &syn::Signature, tables: &Tables) -> Vec<String> {
             (int && tables.count_words.matches(&name)).then_some(name)
         })
         .collect()
+}
+
+/// The last segment of a type's path (`WIN32_ERROR`, `u32`), through references.
+fn type_name(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        syn::Type::Reference(r) => type_name(&r.elem),
+        syn::Type::Paren(p) => type_name(&p.elem),
+        syn::Type::Group(g) => type_name(&g.elem),
+        _ => None,
+    }
 }
 
 /// An integer type (`u32`, `usize`; `Option<u32>` and `NonZeroUsize` too): a value that counts.

@@ -31,6 +31,9 @@ pub struct ConstDef {
     pub in_test: bool,
     /// Its declared type is an integer: the value counts something (see `NameTable::matches_count`).
     pub counts: bool,
+    /// Its declared type's name holds an excluded word (`EVT_PUBLISHER_METADATA_PROPERTY_ID`,
+    /// `ConnId`): an id or a code, not a capacity, whatever the constant is called.
+    pub excluded_type: bool,
 }
 
 /// A field initialiser in a struct literal: `Config { per_backend: 8, .. }`.

@@ -284,11 +284,12 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
                 continue;
             };
             cap.api = api_consts.get(d.ident.as_str()).map(|s| s.to_string());
-            let named = if d.counts {
-                tables.capacity_names.matches_count(&d.ident)
-            } else {
-                tables.capacity_names.matches(&d.ident)
-            };
+            let named = !d.excluded_type
+                && if d.counts {
+                    tables.capacity_names.matches_count(&d.ident)
+                } else {
+                    tables.capacity_names.matches(&d.ident)
+                };
             if cap.value == 0 || !(cap.api.is_some() || named) {
                 continue;
             }
