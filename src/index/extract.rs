@@ -534,6 +534,81 @@ impl Extractor<'_> {
         })
     }
 
+    /// `workers.min(64)`, `tasks_per_interval.clamp(2, MAX)`, `cmp::max(threads, 4)`: a bound
+    /// put on a value named a capacity is that capacity's, wherever it is written (a binding to
+    /// a capacity name reads its bounds already). An integer literal among the bounds says the
+    /// value counts (a `Duration` takes no `2`), as an integer type does. A lower bound of 0 or
+    /// 1 only keeps the value from being zero.
+    fn bounds(&mut self, v: &View, e: &Expr) {
+        // The bounded value and its bounds, each with whether it is a lower one.
+        let (subject, bounds): (&Expr, Vec<(&Expr, bool)>) = match e {
+            Expr::MethodCall(m)
+                if m.args.len() == 1 && (m.method == "min" || m.method == "max") =>
+            {
+                (&m.receiver, vec![(&m.args[0], m.method == "max")])
+            }
+            Expr::MethodCall(m) if m.args.len() == 2 && m.method == "clamp" => {
+                (&m.receiver, vec![(&m.args[0], true), (&m.args[1], false)])
+            }
+            Expr::Call(c) if c.args.len() == 2 => {
+                let lower = match Val::of(e) {
+                    Val::Min(..) => false,
+                    Val::Max(..) => true,
+                    _ => return,
+                };
+                // `cmp::min(64, workers)`: the subject is whichever argument is named.
+                let (a, b) = (&c.args[0], &c.args[1]);
+                match (self.bounded_name(a), self.bounded_name(b)) {
+                    (Some(_), _) => (a, vec![(b, lower)]),
+                    (None, Some(_)) => (b, vec![(a, lower)]),
+                    (None, None) => return,
+                }
+            }
+            _ => return,
+        };
+        let Some(name) = self.bounded_name(subject) else {
+            return;
+        };
+        let counts = bounds.iter().any(|(b, _)| Val::of(b).is_lit());
+        if !self.names(&name, counts) {
+            return;
+        }
+        let site = crate::site::Site::child(&v.function_site(), &format!("{name}_bound"));
+        for (bound, lower) in bounds {
+            for leaf in crate::index::value::leaves(bound) {
+                let Val::Lit(value) = Val::of(leaf) else {
+                    continue;
+                };
+                if lower && value < 2 {
+                    continue;
+                }
+                self.facts.named_lits.push(NamedLit {
+                    site: site.clone(),
+                    ident: snippet(v.text, e),
+                    value,
+                    loc: crate::syntax::expr_loc(v.rel, leaf),
+                    in_test: v.in_test(),
+                    kind: CapacityKind::ApiArg,
+                    visibility: Visibility::Public,
+                    flows: Vec::new(),
+                });
+            }
+        }
+    }
+
+    /// The name of a bounded value: a binding or constant, a field, an accessor (`self.workers()`).
+    fn bounded_name(&self, e: &Expr) -> Option<String> {
+        match crate::index::value::carried(e) {
+            Expr::Path(p) => Some(p.path.segments.last()?.ident.to_string()),
+            Expr::Field(x) => match &x.member {
+                syn::Member::Named(n) => Some(n.to_string()),
+                syn::Member::Unnamed(_) => None,
+            },
+            Expr::MethodCall(m) if m.args.is_empty() => Some(m.method.to_string()),
+            _ => None,
+        }
+    }
+
     /// `a * b`, or `a.saturating_mul(b)` and its kin (`call`, located and quoted whole).
     fn product(&mut self, v: &View, l: &Expr, r: &Expr, call: Option<&Expr>) {
         // Only a product with a literal, constant or field on one side and something else on the
@@ -883,6 +958,7 @@ impl Collector for Extractor<'_> {
         match e {
             Expr::Struct(s) => self.struct_lit(v, s),
             Expr::Call(c) => {
+                self.bounds(v, e);
                 if let Some(api) = self.api_of_call(&c.func, c.args.len()) {
                     self.api_arg(v, &api, &c.args[api.arg]);
                 }
@@ -911,6 +987,7 @@ impl Collector for Extractor<'_> {
             }
             Expr::MethodCall(m) => {
                 self.parallelism_default(v, e, m);
+                self.bounds(v, e);
                 let mul = [
                     "saturating_mul",
                     "checked_mul",
