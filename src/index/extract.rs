@@ -132,6 +132,7 @@ impl Extractor<'_> {
         // `available_parallelism().map_or(1, ..)`: one CPU when the platform does not say, a
         // floor whatever the name it gets (the fallback's other values are capacities).
         let cpu_count = asks_cpus(expr);
+        self.const_flows(v, expr, &format!("`{name}`"), true);
         for leaf in crate::index::value::leaves(expr) {
             let Val::Lit(value) = Val::of(leaf) else {
                 continue;
@@ -148,6 +149,24 @@ impl Extractor<'_> {
                 kind,
                 visibility: visibility.clone(),
                 flows: Vec::new(),
+            });
+        }
+    }
+
+    /// The constants that set a capacity's value (`let workers = DEFAULT_WORKERS;`, a bound, the
+    /// total a count divides: `max(BUDGET / parallelism, 1)`) flow into it: into `api`, or into
+    /// the capacity-named binding `api` names (`binding`).
+    fn const_flows(&mut self, v: &View, expr: &Expr, api: &str, binding: bool) {
+        for p in crate::index::value::const_leaves(expr) {
+            let Some(ident) = crate::syntax::last_segment(&p.path) else {
+                continue;
+            };
+            self.facts.const_refs.push(ConstRef {
+                ident,
+                loc: crate::syntax::path_loc(v.rel, &p.path),
+                in_test: v.in_test(),
+                api: Some(api.to_string()),
+                binding,
             });
         }
     }
@@ -248,6 +267,8 @@ impl Extractor<'_> {
         let operand = Operand::new(arg, v.rel, v.text);
         if operand.val == Val::Other {
             self.local_flow(v, api, arg, operand.loc.clone());
+            // `Semaphore::new(cmp::max(BUDGET / n, 1))`: the constants that set the argument.
+            self.const_flows(v, arg, &api.name, false);
             // `Semaphore::new(n.min(64))`, `.buffer_unordered(if fast { 32 } else { 8 })`.
             for leaf in crate::index::value::leaves(arg) {
                 self.facts.api_args.push(ApiArg {
@@ -292,6 +313,7 @@ impl Extractor<'_> {
                 loc,
                 in_test: v.in_test(),
                 api: Some(api.name.clone()),
+                binding: false,
             });
         }
         self.facts.api_args.push(ApiArg {
@@ -575,6 +597,9 @@ impl Extractor<'_> {
         }
         let site = crate::site::Site::child(&v.function_site(), &format!("{name}_bound"));
         for (bound, lower) in bounds {
+            if !lower {
+                self.const_flows(v, bound, &format!("`{name}`"), true);
+            }
             for leaf in crate::index::value::leaves(bound) {
                 let Val::Lit(value) = Val::of(leaf) else {
                     continue;
@@ -1033,6 +1058,7 @@ impl Collector for Extractor<'_> {
                     loc: crate::syntax::path_loc(v.rel, &p.path),
                     in_test: v.in_test(),
                     api: None,
+                    binding: false,
                 });
             }
         }

@@ -133,6 +133,10 @@ pub struct ConstRef {
     pub in_test: bool,
     /// The capacity API it is an argument of, if any.
     pub api: Option<String>,
+    /// `api` is a binding named for a capacity (`let workers = DEFAULT;`, `` `workers` ``), not
+    /// an API: weaker evidence, so it counts within the constant's own package only, and not
+    /// for a constant whose own name a word excludes (`max_size: DEFAULT_MAX_FRAME_SIZE`).
+    pub binding: bool,
 }
 
 /// A function that computes a ceiling from a count: `fn fleet_ceiling(&self, healthy: usize)`.
