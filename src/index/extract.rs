@@ -76,9 +76,11 @@ impl Extractor<'_> {
         };
         let name = c.ident.to_string();
         let counts = is_int(c.ty);
+        let excluded_type =
+            type_name(c.ty).is_some_and(|t| self.tables.capacity_names.excludes(&t));
         if matches!(val, Val::Other) {
             // `const MAX_BATCH: usize = if cfg!(..) { 64 } else { 16 };`: each branch's literal.
-            if self.names(&name, counts) {
+            if !excluded_type && self.names(&name, counts) {
                 let kind = if c.is_static {
                     CapacityKind::Static
                 } else {
@@ -102,6 +104,7 @@ impl Extractor<'_> {
             is_static: c.is_static,
             in_test: v.in_test(),
             counts,
+            excluded_type,
         });
     }
 
@@ -129,6 +132,7 @@ impl Extractor<'_> {
         // `available_parallelism().map_or(1, ..)`: one CPU when the platform does not say, a
         // floor whatever the name it gets (the fallback's other values are capacities).
         let cpu_count = asks_cpus(expr);
+        self.const_flows(v, expr, &format!("`{name}`"), true);
         for leaf in crate::index::value::leaves(expr) {
             let Val::Lit(value) = Val::of(leaf) else {
                 continue;
@@ -145,6 +149,24 @@ impl Extractor<'_> {
                 kind,
                 visibility: visibility.clone(),
                 flows: Vec::new(),
+            });
+        }
+    }
+
+    /// The constants that set a capacity's value (`let workers = DEFAULT_WORKERS;`, a bound, the
+    /// total a count divides: `max(BUDGET / parallelism, 1)`) flow into it: into `api`, or into
+    /// the capacity-named binding `api` names (`binding`).
+    fn const_flows(&mut self, v: &View, expr: &Expr, api: &str, binding: bool) {
+        for p in crate::index::value::const_leaves(expr) {
+            let Some(ident) = crate::syntax::last_segment(&p.path) else {
+                continue;
+            };
+            self.facts.const_refs.push(ConstRef {
+                ident,
+                loc: crate::syntax::path_loc(v.rel, &p.path),
+                in_test: v.in_test(),
+                api: Some(api.to_string()),
+                binding,
             });
         }
     }
@@ -245,6 +267,8 @@ impl Extractor<'_> {
         let operand = Operand::new(arg, v.rel, v.text);
         if operand.val == Val::Other {
             self.local_flow(v, api, arg, operand.loc.clone());
+            // `Semaphore::new(cmp::max(BUDGET / n, 1))`: the constants that set the argument.
+            self.const_flows(v, arg, &api.name, false);
             // `Semaphore::new(n.min(64))`, `.buffer_unordered(if fast { 32 } else { 8 })`.
             for leaf in crate::index::value::leaves(arg) {
                 self.facts.api_args.push(ApiArg {
@@ -289,6 +313,7 @@ impl Extractor<'_> {
                 loc,
                 in_test: v.in_test(),
                 api: Some(api.name.clone()),
+                binding: false,
             });
         }
         self.facts.api_args.push(ApiArg {
@@ -537,6 +562,84 @@ impl Extractor<'_> {
         })
     }
 
+    /// `workers.min(64)`, `tasks_per_interval.clamp(2, MAX)`, `cmp::max(threads, 4)`: a bound
+    /// put on a value named a capacity is that capacity's, wherever it is written (a binding to
+    /// a capacity name reads its bounds already). An integer literal among the bounds says the
+    /// value counts (a `Duration` takes no `2`), as an integer type does. A lower bound of 0 or
+    /// 1 only keeps the value from being zero.
+    fn bounds(&mut self, v: &View, e: &Expr) {
+        // The bounded value and its bounds, each with whether it is a lower one.
+        let (subject, bounds): (&Expr, Vec<(&Expr, bool)>) = match e {
+            Expr::MethodCall(m)
+                if m.args.len() == 1 && (m.method == "min" || m.method == "max") =>
+            {
+                (&m.receiver, vec![(&m.args[0], m.method == "max")])
+            }
+            Expr::MethodCall(m) if m.args.len() == 2 && m.method == "clamp" => {
+                (&m.receiver, vec![(&m.args[0], true), (&m.args[1], false)])
+            }
+            Expr::Call(c) if c.args.len() == 2 => {
+                let lower = match Val::of(e) {
+                    Val::Min(..) => false,
+                    Val::Max(..) => true,
+                    _ => return,
+                };
+                // `cmp::min(64, workers)`: the subject is whichever argument is named.
+                let (a, b) = (&c.args[0], &c.args[1]);
+                match (self.bounded_name(a), self.bounded_name(b)) {
+                    (Some(_), _) => (a, vec![(b, lower)]),
+                    (None, Some(_)) => (b, vec![(a, lower)]),
+                    (None, None) => return,
+                }
+            }
+            _ => return,
+        };
+        let Some(name) = self.bounded_name(subject) else {
+            return;
+        };
+        let counts = bounds.iter().any(|(b, _)| Val::of(b).is_lit());
+        if !self.names(&name, counts) {
+            return;
+        }
+        let site = crate::site::Site::child(&v.function_site(), &format!("{name}_bound"));
+        for (bound, lower) in bounds {
+            if !lower {
+                self.const_flows(v, bound, &format!("`{name}`"), true);
+            }
+            for leaf in crate::index::value::leaves(bound) {
+                let Val::Lit(value) = Val::of(leaf) else {
+                    continue;
+                };
+                if lower && value < 2 {
+                    continue;
+                }
+                self.facts.named_lits.push(NamedLit {
+                    site: site.clone(),
+                    ident: snippet(v.text, e),
+                    value,
+                    loc: crate::syntax::expr_loc(v.rel, leaf),
+                    in_test: v.in_test(),
+                    kind: CapacityKind::ApiArg,
+                    visibility: Visibility::Public,
+                    flows: Vec::new(),
+                });
+            }
+        }
+    }
+
+    /// The name of a bounded value: a binding or constant, a field, an accessor (`self.workers()`).
+    fn bounded_name(&self, e: &Expr) -> Option<String> {
+        match crate::index::value::carried(e) {
+            Expr::Path(p) => Some(p.path.segments.last()?.ident.to_string()),
+            Expr::Field(x) => match &x.member {
+                syn::Member::Named(n) => Some(n.to_string()),
+                syn::Member::Unnamed(_) => None,
+            },
+            Expr::MethodCall(m) if m.args.is_empty() => Some(m.method.to_string()),
+            _ => None,
+        }
+    }
+
     /// `a * b`, or `a.saturating_mul(b)` and its kin (`call`, located and quoted whole).
     fn product(&mut self, v: &View, l: &Expr, r: &Expr, call: Option<&Expr>) {
         // Only a product with a literal, constant or field on one side and something else on the
@@ -599,6 +702,17 @@ pub fn count_params(sig: &syn::Signature, tables: &Tables) -> Vec<String> {
             (int && tables.count_words.matches(&name)).then_some(name)
         })
         .collect()
+}
+
+/// The last segment of a type's path (`WIN32_ERROR`, `u32`), through references.
+fn type_name(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        syn::Type::Reference(r) => type_name(&r.elem),
+        syn::Type::Paren(p) => type_name(&p.elem),
+        syn::Type::Group(g) => type_name(&g.elem),
+        _ => None,
+    }
 }
 
 /// An integer type (`u32`, `usize`; `Option<u32>` and `NonZeroUsize` too): a value that counts.
@@ -875,6 +989,7 @@ impl Collector for Extractor<'_> {
         match e {
             Expr::Struct(s) => self.struct_lit(v, s),
             Expr::Call(c) => {
+                self.bounds(v, e);
                 if let Some(api) = self.api_of_call(&c.func, c.args.len()) {
                     self.api_arg(v, &api, &c.args[api.arg]);
                 }
@@ -903,6 +1018,7 @@ impl Collector for Extractor<'_> {
             }
             Expr::MethodCall(m) => {
                 self.parallelism_default(v, e, m);
+                self.bounds(v, e);
                 let mul = [
                     "saturating_mul",
                     "checked_mul",
@@ -948,6 +1064,7 @@ impl Collector for Extractor<'_> {
                     loc: crate::syntax::path_loc(v.rel, &p.path),
                     in_test: v.in_test(),
                     api: None,
+                    binding: false,
                 });
             }
         }

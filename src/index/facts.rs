@@ -31,6 +31,9 @@ pub struct ConstDef {
     pub in_test: bool,
     /// Its declared type is an integer: the value counts something (see `NameTable::matches_count`).
     pub counts: bool,
+    /// Its declared type's name holds an excluded word (`EVT_PUBLISHER_METADATA_PROPERTY_ID`,
+    /// `ConnId`): an id or a code, not a capacity, whatever the constant is called.
+    pub excluded_type: bool,
 }
 
 /// A field initialiser in a struct literal: `Config { per_backend: 8, .. }`.
@@ -130,6 +133,10 @@ pub struct ConstRef {
     pub in_test: bool,
     /// The capacity API it is an argument of, if any.
     pub api: Option<String>,
+    /// `api` is a binding named for a capacity (`let workers = DEFAULT;`, `` `workers` ``), not
+    /// an API: weaker evidence, so it counts within the constant's own package only, and not
+    /// for a constant whose own name a word excludes (`max_size: DEFAULT_MAX_FRAME_SIZE`).
+    pub binding: bool,
 }
 
 /// A function that computes a ceiling from a count: `fn fleet_ceiling(&self, healthy: usize)`.

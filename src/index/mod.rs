@@ -246,35 +246,51 @@ fn capacity_args(
 fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
     let capacity_args = capacity_args(files);
     // A constant given to a capacity parameter flows into it as into a capacity API.
-    let call_refs: Vec<facts::ConstRef> = capacity_args
+    let call_refs: Vec<(&str, facts::ConstRef)> = capacity_args
         .iter()
-        .filter_map(|(_, _, arg, api)| match &arg.val {
-            value::Val::Const(ident) => Some(facts::ConstRef {
-                ident: ident.clone(),
-                loc: arg.loc.clone(),
-                in_test: false,
-                api: Some(api.clone()),
-            }),
+        .filter_map(|(f, _, arg, api)| match &arg.val {
+            value::Val::Const(ident) => Some((
+                f.package.as_str(),
+                facts::ConstRef {
+                    ident: ident.clone(),
+                    loc: arg.loc.clone(),
+                    in_test: false,
+                    api: Some(api.clone()),
+                    binding: false,
+                },
+            )),
             _ => None,
         })
         .collect();
-    // References grouped by constant name; an API argument is recorded twice (as a path and as
-    // the API's argument), so the plain path reference at an API argument's location is dropped.
-    let mut refs: HashMap<&str, Vec<&facts::ConstRef>> = HashMap::new();
-    for r in files.iter().flat_map(|f| &f.const_refs).chain(&call_refs) {
-        refs.entry(r.ident.as_str()).or_default().push(r);
+    // References grouped by constant name, with the package they are made in; an API argument
+    // is recorded twice (as a path and as the API's argument), so the plain path reference at an
+    // API argument's location is dropped.
+    let mut refs: HashMap<&str, Vec<(&str, &facts::ConstRef)>> = HashMap::new();
+    let made = files
+        .iter()
+        .flat_map(|f| f.const_refs.iter().map(move |r| (f.package.as_str(), r)));
+    for (package, r) in made.chain(call_refs.iter().map(|(p, r)| (*p, r))) {
+        refs.entry(r.ident.as_str()).or_default().push((package, r));
     }
     let api_locs: std::collections::HashSet<&Loc> = refs
         .values()
         .flatten()
-        .filter(|r| r.api.is_some())
-        .map(|r| &r.loc)
+        .filter(|(_, r)| r.api.is_some())
+        .map(|(_, r)| &r.loc)
         .collect();
-    // The first API a constant reaches names it: a capacity API's before a capacity parameter's.
+    // The first API a constant reaches names it: a capacity API's before a capacity parameter's,
+    // either before a capacity-named binding of the constant's own package.
     let mut api_consts: HashMap<&str, &str> = HashMap::new();
-    for r in refs.values().flatten().filter(|r| !r.in_test) {
+    let mut binding_consts: HashMap<(&str, &str), &str> = HashMap::new();
+    for (package, r) in refs.values().flatten().filter(|(_, r)| !r.in_test) {
         if let Some(api) = r.api.as_deref() {
-            api_consts.entry(r.ident.as_str()).or_insert(api);
+            if r.binding {
+                binding_consts
+                    .entry((package, r.ident.as_str()))
+                    .or_insert(api);
+            } else {
+                api_consts.entry(r.ident.as_str()).or_insert(api);
+            }
         }
     }
     let mut out = Vec::new();
@@ -283,12 +299,25 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
             let Some(mut cap) = Capacity::from_const(d, &f.package) else {
                 continue;
             };
-            cap.api = api_consts.get(d.ident.as_str()).map(|s| s.to_string());
-            let named = if d.counts {
-                tables.capacity_names.matches_count(&d.ident)
-            } else {
-                tables.capacity_names.matches(&d.ident)
+            // A binding's name is weaker evidence than an API: the constant's own words win.
+            let excluded = d.excluded_type || tables.capacity_names.excludes(&d.ident);
+            let counts = |package: &str, r: &facts::ConstRef| {
+                !r.binding || (package == f.package && !excluded)
             };
+            cap.api = api_consts.get(d.ident.as_str()).map(|s| s.to_string());
+            let named = !d.excluded_type
+                && if d.counts {
+                    tables.capacity_names.matches_count(&d.ident)
+                } else {
+                    tables.capacity_names.matches(&d.ident)
+                };
+            // A constant no name or API makes a capacity is one when it sets a capacity-named
+            // binding of its own package (`max(DEFAULT_BLOCKING_THREAD_BUDGET / n, 1)`).
+            if cap.api.is_none() && !named && !excluded {
+                cap.api = binding_consts
+                    .get(&(f.package.as_str(), d.ident.as_str()))
+                    .map(|s| s.to_string());
+            }
             if cap.value == 0 || !(cap.api.is_some() || named) {
                 continue;
             }
@@ -296,10 +325,10 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
                 .get(d.ident.as_str())
                 .into_iter()
                 .flatten()
-                .filter(|r| r.api.is_some() || !api_locs.contains(&r.loc))
-                .map(|r| Use {
+                .filter(|(_, r)| r.api.is_some() || !api_locs.contains(&r.loc))
+                .map(|(package, r)| Use {
                     loc: r.loc.clone(),
-                    note: match (&r.api, r.in_test) {
+                    note: match (r.api.as_ref().filter(|_| counts(package, r)), r.in_test) {
                         (Some(api), _) => format!("flows into {api}"),
                         (None, true) => "used in test code".to_string(),
                         (None, false) => "used here".to_string(),

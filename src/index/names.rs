@@ -77,6 +77,12 @@ impl NameTable {
                 .any(|p| w.windows(p.len()).any(|win| win == p.as_slice()))
     }
 
+    /// Whether the identifier holds an excluded word (`EVT_PUBLISHER_METADATA_PROPERTY_ID`'s
+    /// `id`): a constant of such a type is an id, an error code or a unit, whatever its own name.
+    pub fn excludes(&self, ident: &str) -> bool {
+        words(ident).iter().any(|x| self.exclude.contains(x))
+    }
+
     /// Whether a name may match, counting or not (the sparse parse keeps a superset).
     pub fn may_match_words(&self, w: &[String]) -> bool {
         self.matches_in(w, false)

@@ -247,6 +247,74 @@ fn leaves_into<'a>(expr: &'a syn::Expr, out: &mut Vec<&'a syn::Expr>, depth: usi
     }
 }
 
+/// The constants that set an expression's value, as [`leaves`] finds its literals (branches,
+/// fallbacks, upper bounds), and the total a runtime count divides (`BUDGET / workers`: a
+/// capacity split across units, the inverse of a per-unit cap). A constant lower bound is a
+/// floor and is left out, except that `cmp::max(BUDGET / n, 1)` bounds its first argument (the
+/// literal is the floor).
+pub fn const_leaves(expr: &syn::Expr) -> Vec<&syn::ExprPath> {
+    let mut out = Vec::new();
+    const_leaves_into(expr, &mut out, 0);
+    out
+}
+
+fn const_leaves_into<'a>(expr: &'a syn::Expr, out: &mut Vec<&'a syn::ExprPath>, depth: usize) {
+    use syn::Expr;
+    if depth > 16 {
+        return;
+    }
+    let e = carried(expr);
+    let tail = |b: &'a syn::Block| match b.stmts.last() {
+        Some(syn::Stmt::Expr(x, None)) => Some(x),
+        _ => None,
+    };
+    let go =
+        |x: &'a syn::Expr, out: &mut Vec<&'a syn::ExprPath>| const_leaves_into(x, out, depth + 1);
+    match e {
+        Expr::Path(p) if matches!(Val::of(e), Val::Const(_)) => out.push(p),
+        Expr::Match(m) => m.arms.iter().for_each(|arm| go(&arm.body, out)),
+        Expr::If(i) => {
+            if let Some(t) = tail(&i.then_branch) {
+                go(t, out);
+            }
+            if let Some((_, els)) = &i.else_branch {
+                go(els, out);
+            }
+        }
+        Expr::Block(b) => {
+            if let Some(t) = tail(&b.block) {
+                go(t, out);
+            }
+        }
+        Expr::MethodCall(m) if m.method == "min" && m.args.len() == 1 => {
+            go(&m.receiver, out);
+            go(&m.args[0], out);
+        }
+        Expr::MethodCall(m) if m.method == "max" && m.args.len() == 1 => go(&m.receiver, out),
+        Expr::MethodCall(m) if m.method == "clamp" && m.args.len() == 2 => {
+            go(&m.receiver, out);
+            go(&m.args[1], out);
+        }
+        Expr::Call(c) if c.args.len() == 2 && matches!(Val::of(e), Val::Min(..)) => {
+            c.args.iter().for_each(|a| go(a, out));
+        }
+        Expr::Call(c) if c.args.len() == 2 && matches!(Val::of(e), Val::Max(..)) => {
+            match (Val::of(&c.args[0]).is_lit(), Val::of(&c.args[1]).is_lit()) {
+                (false, true) => go(&c.args[0], out),
+                (true, false) => go(&c.args[1], out),
+                _ => {}
+            }
+        }
+        Expr::Binary(b)
+            if matches!(b.op, syn::BinOp::Div(_))
+                && !matches!(Val::of(&b.right), Val::Lit(_) | Val::Const(_)) =>
+        {
+            go(&b.left, out)
+        }
+        _ => {}
+    }
+}
+
 /// A lower bound's literals, when they are more than a guard against zero.
 fn floor_into<'a>(expr: &'a syn::Expr, out: &mut Vec<&'a syn::Expr>, depth: usize) {
     let mut found = Vec::new();
