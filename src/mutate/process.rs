@@ -46,6 +46,15 @@ pub fn install_interrupt_handler() -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("cannot install the signal handlers: {e}"))
 }
 
+/// A child of ours died of a stop signal (Ctrl-C reached the whole process group): count it as
+/// received here, whether or not our handler has run yet.
+pub fn note_stop(signal: libc::c_int) {
+    if STOP_SIGNALS.contains(&signal) {
+        ARMED.store(true, Ordering::SeqCst);
+        SIGNAL.store(signal as usize, Ordering::SeqCst);
+    }
+}
+
 pub fn interrupted() -> bool {
     SIGNAL.load(Ordering::SeqCst) != 0
 }

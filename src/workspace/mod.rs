@@ -57,12 +57,29 @@ pub fn metadata(args: &Selection) -> anyhow::Result<Metadata> {
         }
         cmd.manifest_path(path);
     }
-    cmd.exec().map_err(|e| match e {
-        cargo_metadata::Error::CargoMetadata { stderr } => {
-            anyhow::anyhow!("cargo metadata failed: {}", stderr.trim())
-        }
-        other => anyhow::anyhow!("cargo metadata failed: {other}"),
-    })
+    // Run as `MetadataCommand::exec` runs it, but with the exit status at hand: a cargo killed by
+    // Ctrl-C (a terminal signals the whole foreground group) means this run was interrupted too,
+    // even before our own handler has run on another thread.
+    use std::os::unix::process::ExitStatusExt;
+    let out = cmd
+        .cargo_command()
+        .output()
+        .map_err(|e| anyhow::anyhow!("cargo metadata failed: {e}"))?;
+    if let Some(signal) = out.status.signal() {
+        crate::mutate::process::note_stop(signal);
+    }
+    if !out.status.success() {
+        bail!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let json = stdout
+        .lines()
+        .find(|l| l.starts_with('{'))
+        .ok_or_else(|| anyhow::anyhow!("cargo metadata failed: it printed no JSON"))?;
+    MetadataCommand::parse(json).map_err(|e| anyhow::anyhow!("cargo metadata failed: {e}"))
 }
 
 /// Discover the selected packages and their files.
