@@ -39,7 +39,14 @@ pub fn run(
     let mut files: Vec<String> = project.index.files.iter().map(|f| f.rel.clone()).collect();
     files.extend(project.manifest.as_ref().map(|m| m.file.clone()));
     let texts = &mut project.texts;
+    let marked = &project.marked;
+    let checked: std::collections::HashSet<&str> =
+        project.index.files.iter().map(|f| f.rel.as_str()).collect();
     let applied = lint::suppress::apply(&mut findings, &files, &mut |file| {
+        // A checked file without the marker holds no suppression (the prescan looked).
+        if checked.contains(file) && !marked.contains(file) {
+            return None;
+        }
         Some(texts.get(file).to_string())
     });
     for mut f in applied.findings {

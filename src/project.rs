@@ -63,6 +63,9 @@ pub struct Project {
     pub sites: Vec<(usize, FileSites)>,
     /// File texts: those the walk kept (with `Needs::operators`), the rest read on demand.
     pub texts: Texts,
+    /// The files whose text holds a suppression's marker when the prescan read it: the others
+    /// need not be read again for suppressions.
+    pub marked: std::collections::HashSet<String>,
 }
 
 /// How many files have been parsed in this process (the walk's input): `mutants` parses each
@@ -102,6 +105,10 @@ impl Project {
             .iter()
             .flat_map(|m| m.entries.iter().filter_map(|e| site_ident(&e.site)));
         let triggers = (!full).then(|| Triggers::new(&tables, focus));
+        let marked = (0..ws.files.len())
+            .filter(|&i| pre[i].marked)
+            .map(|i| ws.files[i].rel.clone())
+            .collect();
         let depths: Vec<(usize, Option<usize>)> = pre.iter().map(|p| (p.len, p.too_deep)).collect();
         let outs = Load {
             tables: &tables,
@@ -149,6 +156,7 @@ impl Project {
             fixtures,
             sites,
             texts,
+            marked,
         })
     }
 }
@@ -178,9 +186,16 @@ impl Load<'_> {
         let mut declared: Vec<String> = Vec::new();
         let max_depth = files.iter().map(|f| f.module.len()).max().unwrap_or(0);
         for depth in 0..=max_depth {
-            let wave: Vec<(usize, FileOut)> = (0..files.len())
-                .into_par_iter()
+            // Largest files first, so that the wave's last moments go to small ones and no
+            // thread waits long for another at its end.
+            let mut order: Vec<usize> = (0..files.len())
                 .filter(|&i| files[i].module.len() == depth)
+                .collect();
+            order
+                .sort_by_key(|&i| std::cmp::Reverse(self.depths.get(i).map_or(0, |&(len, _)| len)));
+            let wave: Vec<(usize, FileOut)> = order
+                .into_par_iter()
+                .with_max_len(1)
                 .map(|i| {
                     let f = &files[i];
                     let role = if f.role != FileRole::Test && under_any(f, &declared) {

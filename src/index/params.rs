@@ -47,6 +47,8 @@ pub struct Prescan {
     /// The length of the text scanned: the walk trusts `too_deep` only for a text of this length
     /// (a file rewritten in between is measured again).
     pub len: usize,
+    /// The text holds a suppression's marker (`capcheck:`), so suppressions are read from it.
+    pub marked: bool,
 }
 
 /// One lexing of `text` for both the depth bound and, when `names` is given, the signatures.
@@ -67,6 +69,7 @@ pub fn prescan(text: &str, names: Option<&NameTable>) -> Prescan {
         sigs,
         too_deep: depth.past(),
         len: text.len(),
+        marked: text.contains(crate::lint::suppress::MARKER),
     }
 }
 

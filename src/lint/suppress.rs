@@ -29,7 +29,7 @@ use crate::syntax::Loc;
 use crate::syntax::comments::{Comment, rust_comments, rust_extent};
 use crate::syntax::lines::Lines;
 
-const MARKER: &str = "capcheck:";
+pub const MARKER: &str = "capcheck:";
 
 /// What a suppression covers in its file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
