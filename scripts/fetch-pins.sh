@@ -25,8 +25,13 @@ PY
     github)
       slug="${a/\//+}"
       [ -d "$dir/$slug" ] && continue
+      rm -rf "$dir/$slug.part"
       git init -q "$dir/$slug.part"
-      git -C "$dir/$slug.part" fetch -q --depth 1 "https://github.com/$a" "$b"
+      if ! git -C "$dir/$slug.part" fetch -q --depth 1 "https://github.com/$a" "$b"; then
+        echo "cannot fetch github.com/$a at $b: skipped (score-pins.py says so)" >&2
+        rm -rf "$dir/$slug.part"
+        continue
+      fi
       git -C "$dir/$slug.part" checkout -q FETCH_HEAD
       mv "$dir/$slug.part" "$dir/$slug"
       ;;
