@@ -18,9 +18,13 @@ PY
     crates.io)
       slug="$a-$b"
       [ -d "$dir/$slug" ] && continue
-      curl -fsSL "https://static.crates.io/crates/$a/$a-$b.crate" | tar -xz -C "$dir"
+      # Unpacked aside and moved in whole, so a cut download never passes for a crate.
+      rm -rf "$dir/.part" && mkdir -p "$dir/.part"
+      curl -fsSL "https://static.crates.io/crates/$a/$a-$b.crate" | tar -xz -C "$dir/.part"
       # A published crate is its own workspace root.
-      grep -q '^\[workspace\]' "$dir/$slug/Cargo.toml" || printf '\n[workspace]\n' >> "$dir/$slug/Cargo.toml"
+      grep -q '^\[workspace\]' "$dir/.part/$slug/Cargo.toml" ||
+        printf '\n[workspace]\n' >> "$dir/.part/$slug/Cargo.toml"
+      mv "$dir/.part/$slug" "$dir/$slug" && rmdir "$dir/.part"
       ;;
     github)
       slug="${a/\//+}"

@@ -105,11 +105,8 @@ impl Project {
             .iter()
             .flat_map(|m| m.entries.iter().filter_map(|e| site_ident(&e.site)));
         let triggers = (!full).then(|| Triggers::new(&tables, focus));
-        let marked = (0..ws.files.len())
-            .filter(|&i| pre[i].marked)
-            .map(|i| ws.files[i].rel.clone())
-            .collect();
-        let depths: Vec<(usize, Option<usize>)> = pre.iter().map(|p| (p.len, p.too_deep)).collect();
+        let depths: Vec<(usize, u64, Option<usize>)> =
+            pre.iter().map(|p| (p.len, p.hash, p.too_deep)).collect();
         let outs = Load {
             tables: &tables,
             triggers: triggers.as_ref(),
@@ -121,7 +118,11 @@ impl Project {
         let mut fixtures = Vec::new();
         let mut sites = Vec::new();
         let mut texts = Texts::new(&ws.root);
+        let mut marked = std::collections::HashSet::new();
         for (i, out) in outs.into_iter().enumerate() {
+            if out.marked {
+                marked.insert(ws.files[i].rel.clone());
+            }
             ws.files[i].role = out.facts.role;
             if let Some(text) = out.text {
                 texts.insert(&ws.files[i].rel, text);
@@ -167,7 +168,7 @@ struct Load<'a> {
     triggers: Option<&'a Triggers>,
     needs: Needs,
     /// Each file's length and depth bound from the prescan, in the order of the files.
-    depths: &'a [(usize, Option<usize>)],
+    depths: &'a [(usize, u64, Option<usize>)],
 }
 
 /// What the walk of one file produced.
@@ -176,6 +177,9 @@ struct FileOut {
     fixtures: Option<FileFixtures>,
     sites: Option<FileSites>,
     text: Option<String>,
+    /// The file holds a suppression's marker (`capcheck:`); so does one that fails to parse,
+    /// to be safe.
+    marked: bool,
 }
 
 impl Load<'_> {
@@ -191,11 +195,12 @@ impl Load<'_> {
             let mut order: Vec<usize> = (0..files.len())
                 .filter(|&i| files[i].module.len() == depth)
                 .collect();
-            order
-                .sort_by_key(|&i| std::cmp::Reverse(self.depths.get(i).map_or(0, |&(len, _)| len)));
+            order.sort_by_key(|&i| {
+                std::cmp::Reverse(self.depths.get(i).map_or(0, |&(len, _, _)| len))
+            });
             let wave: Vec<(usize, FileOut)> = order
-                .into_par_iter()
-                .with_max_len(1)
+                .into_iter()
+                .par_bridge()
                 .map(|i| {
                     let f = &files[i];
                     let role = if f.role != FileRole::Test && under_any(f, &declared) {
@@ -244,6 +249,7 @@ impl Load<'_> {
                     fixtures: None,
                     sites: None,
                     text: None,
+                    marked: true,
                 };
             }
         };
@@ -281,6 +287,7 @@ impl Load<'_> {
             facts,
             fixtures,
             sites: sites.map(SiteCollector::finish),
+            marked: parsed.marked,
             text: operators.then_some(parsed.text),
         }
     }
@@ -294,7 +301,7 @@ fn late_pass(
     ws: &Workspace,
     index: Index,
     triggers: &Triggers,
-    depths: &[(usize, Option<usize>)],
+    depths: &[(usize, u64, Option<usize>)],
 ) -> Index {
     let late: Vec<String> = index
         .capacities

@@ -341,7 +341,7 @@ fn a_pin_is_a_value_the_test_s_code_takes_from_the_capacity_never_a_coincidence(
         .as_array()
         .unwrap()
         .iter()
-        .find(|f| f["rule"] == "pinned-capacity-assertion")
+        .find(|f| f["rule"] == "pinned-capacity-assertion" && f["value"] == 16)
         .unwrap();
     // Not MAX_QUEUE_DEPTH, another module's 16 that the test never reaches.
     assert_eq!(pin["item"], "PER_BACKEND");

@@ -199,7 +199,7 @@ fn front_end(text: &str) {
         pre.sigs,
         capcheck::index::params::sigs(text, &tables.capacity_names)
     );
-    let measured = Some((pre.len, pre.too_deep));
+    let measured = Some((pre.len, pre.hash, pre.too_deep));
     for (role, sparse_parse) in [
         (FileRole::Source, true),
         (FileRole::Test, true),

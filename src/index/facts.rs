@@ -207,6 +207,10 @@ pub struct FnNode {
     pub methods: std::collections::BTreeSet<String>,
     /// It takes `self`.
     pub has_self: bool,
+    /// The trait of the trait impl that holds it (`Default` for `impl Default for Config`).
+    pub trait_name: Option<String>,
+    /// The integer literals inside its assertion macros, repeats kept.
+    pub asserted: Vec<u64>,
     /// A test function (`#[test]`, `#[tokio::test]`, ..): no code calls it.
     pub is_test: bool,
 }

@@ -51,7 +51,8 @@ pub(crate) fn trivia(kind: TokenKind) -> bool {
 /// What a `{` opened.
 enum Scope {
     Module(String),
-    Type(String),
+    /// An impl block (its type, and its trait for a trait impl) or a trait definition.
+    Type(String, Option<String>),
     Other,
 }
 
@@ -80,10 +81,15 @@ pub fn nodes(text: &str, path: &[String]) -> Vec<FnNode> {
                     pending = Some(Scope::Module(name.text.to_string()));
                 }
             }
-            (TokenKind::Ident, "impl") => pending = Some(Scope::Type(impl_type(&toks, i + 1))),
+            (TokenKind::Ident, "impl") => {
+                pending = Some(Scope::Type(
+                    impl_type(&toks, i + 1),
+                    impl_trait(&toks, i + 1),
+                ))
+            }
             (TokenKind::Ident, "trait") => {
                 if let Some(name) = toks.get(i + 1).filter(|n| n.kind == TokenKind::Ident) {
-                    pending = Some(Scope::Type(name.text.to_string()));
+                    pending = Some(Scope::Type(name.text.to_string(), None));
                 }
             }
             (TokenKind::Ident, "fn") => {
@@ -94,21 +100,31 @@ pub fn nodes(text: &str, path: &[String]) -> Vec<FnNode> {
                         let (idents, ints) =
                             FnNode::mentions_of(body.iter().map(|t| (t.kind, t.text)));
                         let (calls, methods) = calls_of(body);
-                        let self_ty = scopes.iter().rev().find_map(|s| match s {
-                            Scope::Type(t) => Some(t.clone()),
+                        // Named as the syntax walk names it (an impl's type, however deep).
+                        let named_ty = scopes.iter().rev().find_map(|s| match s {
+                            Scope::Type(t, _) => Some(t.clone()),
                             _ => None,
                         });
+                        // Called as the impl's function only when the impl holds it directly:
+                        // a helper nested in a method body is a free function.
+                        let (self_ty, trait_name) =
+                            match scopes.iter().rev().find(|s| !matches!(s, Scope::Module(_))) {
+                                Some(Scope::Type(t, tr)) => (Some(t.clone()), tr.clone()),
+                                _ => (None, None),
+                            };
                         let mut site: Vec<String> = path.to_vec();
                         site.extend(scopes.iter().filter_map(|s| match s {
                             Scope::Module(m) => Some(m.clone()),
                             _ => None,
                         }));
-                        site.extend(self_ty.clone());
+                        site.extend(named_ty);
                         site.push(name.text.to_string());
                         out.push(FnNode {
                             site: site.join("::"),
                             name: name.text.to_string(),
                             self_ty,
+                            trait_name,
+                            asserted: asserted_of(body),
                             idents,
                             ints,
                             lits: body
@@ -118,9 +134,7 @@ pub fn nodes(text: &str, path: &[String]) -> Vec<FnNode> {
                             values: values_of(body),
                             calls,
                             methods,
-                            has_self: toks[i + 2..open]
-                                .iter()
-                                .any(|t| t.kind == TokenKind::Ident && t.text == "self"),
+                            has_self: takes_self(&toks[i + 2..open]),
                             is_test,
                         });
                         // A function's body is walked for nested items like any block.
@@ -182,7 +196,95 @@ fn is_test_attribute(attr: &[Tok]) -> bool {
         .skip(1)
         .take_while(|t| matches!(t.kind, TokenKind::Ident | TokenKind::Colon));
     let last = path.filter(|t| t.kind == TokenKind::Ident).last();
-    last.is_some_and(|t| matches!(t.text, "test" | "rstest" | "test_case"))
+    last.is_some_and(|t| crate::syntax::TEST_ATTRS.contains(&t.text))
+}
+
+/// The trait of a trait impl (`impl<T> fmt::Display for Pool<T>` -> `Display`): the last name
+/// before `for`; `None` for an inherent impl.
+fn impl_trait(toks: &[Tok], from: usize) -> Option<String> {
+    let mut depth = 0i32;
+    let mut last = None;
+    for (j, t) in toks.iter().enumerate().skip(from) {
+        match (t.kind, t.text) {
+            (TokenKind::OpenBrace | TokenKind::Semi, _) => return None,
+            (TokenKind::Lt, _) => depth += 1,
+            (TokenKind::Gt, _) if toks[j - 1].kind == TokenKind::Minus => {}
+            (TokenKind::Gt, _) => depth -= 1,
+            (TokenKind::Ident, "for") if depth == 0 => return last,
+            (TokenKind::Ident, "where") if depth == 0 => return None,
+            (TokenKind::Ident, name) if depth == 0 && !matches!(name, "dyn" | "unsafe") => {
+                last = Some(name.to_string())
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A signature (from just after the name) whose first parameter is `self`, `&self`, `&mut self`
+/// or `self: ..`, not a path through `self::`.
+fn takes_self(sig: &[Tok]) -> bool {
+    let Some(open) = sig.iter().position(|t| t.kind == TokenKind::OpenParen) else {
+        return false;
+    };
+    let first: Vec<&Tok> = sig[open + 1..]
+        .iter()
+        .take_while(|t| !matches!(t.kind, TokenKind::Comma | TokenKind::CloseParen))
+        .collect();
+    first.iter().enumerate().any(|(k, t)| {
+        let path = first.get(k + 1).is_some_and(|a| a.kind == TokenKind::Colon)
+            && first.get(k + 2).is_some_and(|b| b.kind == TokenKind::Colon);
+        t.kind == TokenKind::Ident && t.text == "self" && !path
+    })
+}
+
+/// Whether a macro's name makes it an assertion (`assert_eq`, `debug_assert`, `prop_assert_ne`).
+pub(crate) fn is_assertion(name: &str) -> bool {
+    ["assert", "debug_assert", "prop_assert"]
+        .iter()
+        .any(|p| name.starts_with(p))
+}
+
+/// The integer literals inside a body's assertion macros (`assert_eq!(buf.len(), 8)`), repeats
+/// kept.
+fn asserted_of(body: &[Tok]) -> Vec<u64> {
+    let mut out = Vec::new();
+    let mut j = 0;
+    while j < body.len() {
+        let t = &body[j];
+        let opens = body.get(j + 2).is_some_and(|o| {
+            matches!(
+                o.kind,
+                TokenKind::OpenParen | TokenKind::OpenBracket | TokenKind::OpenBrace
+            )
+        });
+        if t.kind == TokenKind::Ident
+            && is_assertion(t.text)
+            && body.get(j + 1).is_some_and(|b| b.kind == TokenKind::Bang)
+            && opens
+        {
+            let mut depth = 0i32;
+            let mut k = j + 2;
+            while let Some(x) = body.get(k) {
+                match x.kind {
+                    TokenKind::OpenParen | TokenKind::OpenBracket | TokenKind::OpenBrace => {
+                        depth += 1
+                    }
+                    TokenKind::CloseParen | TokenKind::CloseBracket | TokenKind::CloseBrace => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => out.extend(FnNode::int(x.kind, x.text)),
+                }
+                k += 1;
+            }
+            j = k;
+        }
+        j += 1;
+    }
+    out
 }
 
 /// The integer literals a body yields as values: after `{`, `=>`, `return` or an assignment's
@@ -200,12 +302,14 @@ fn values_of(body: &[Tok]) -> std::collections::BTreeSet<u64> {
             TokenKind::Ident => body[b].text == "return",
             // `=>`, or an assignment's `=` (not `==`, `<=`, `>=`, `!=`).
             TokenKind::Gt => b > 0 && kind(b - 1) == Some(TokenKind::Eq),
-            TokenKind::Eq => !b.checked_sub(1).and_then(kind).is_some_and(|k| {
-                matches!(
-                    k,
-                    TokenKind::Eq | TokenKind::Lt | TokenKind::Gt | TokenKind::Bang
-                )
-            }),
+            TokenKind::Eq => {
+                !b.checked_sub(1).and_then(kind).is_some_and(|k| {
+                    matches!(
+                        k,
+                        TokenKind::Eq | TokenKind::Lt | TokenKind::Gt | TokenKind::Bang
+                    )
+                }) && !declares_item(body, b)
+            }
             _ => false,
         };
         let before = matches!(
@@ -217,6 +321,21 @@ fn values_of(body: &[Tok]) -> std::collections::BTreeSet<u64> {
         }
     }
     out
+}
+
+/// Whether the statement holding token `at` declares a `const` or `static` (its literal is the
+/// item's own, not a value the body yields).
+fn declares_item(body: &[Tok], at: usize) -> bool {
+    body[..at]
+        .iter()
+        .rev()
+        .take_while(|t| {
+            !matches!(
+                t.kind,
+                TokenKind::Semi | TokenKind::OpenBrace | TokenKind::CloseBrace
+            )
+        })
+        .any(|t| t.kind == TokenKind::Ident && matches!(t.text, "const" | "static"))
 }
 
 /// What a body calls: by path (`f(`, `Q::f(`, `Q::f::<T>(`) and as methods (`.f(`).
@@ -257,27 +376,69 @@ fn calls_of(
             }
             k += 1;
         }
+        let before = j.checked_sub(1).and_then(kind);
+        let qualified =
+            j >= 2 && before == Some(TokenKind::Colon) && kind(j - 2) == Some(TokenKind::Colon);
         if kind(k) != Some(TokenKind::OpenParen) {
+            // A qualified function passed as a value (`.map(Pool::from_config)`) is called too.
+            let argument = matches!(kind(k), Some(TokenKind::Comma | TokenKind::CloseParen));
+            if qualified && argument {
+                calls.insert(format!("{}::{}", qualifier(body, j - 2), t.text));
+            }
             continue;
         }
-        let before = j.checked_sub(1).and_then(kind);
         if before == Some(TokenKind::Dot) {
             methods.insert(t.text.to_string());
-        } else if j >= 2
-            && before == Some(TokenKind::Colon)
-            && kind(j - 2) == Some(TokenKind::Colon)
-        {
-            let q = j
-                .checked_sub(3)
-                .and_then(|q| body.get(q))
-                .filter(|q| q.kind == TokenKind::Ident)
-                .map_or("", |q| q.text);
-            calls.insert(format!("{q}::{}", t.text));
+        } else if qualified {
+            calls.insert(format!("{}::{}", qualifier(body, j - 2), t.text));
         } else if before.is_none_or(|b| !(b == TokenKind::Ident && body[j - 1].text == "fn")) {
             calls.insert(t.text.to_string());
         }
     }
     (calls, methods)
+}
+
+/// The name before the `::` whose first `:` is at `colon` (`Pool` in `Pool::new`, and in
+/// `Pool::<u8>::new`); empty when the lexer cannot tell (`<T as Tr>::f`) or it is a generic
+/// parameter (`T::default`).
+fn qualifier<'a>(body: &[Tok<'a>], colon: usize) -> &'a str {
+    let Some(mut q) = colon.checked_sub(1) else {
+        return "";
+    };
+    if body[q].kind == TokenKind::Gt {
+        // Back over a turbofish to the name before its `::<`.
+        let mut depth = 0i32;
+        loop {
+            match body[q].kind {
+                TokenKind::Gt => depth += 1,
+                TokenKind::Lt => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            let Some(prev) = q.checked_sub(1) else {
+                return "";
+            };
+            q = prev;
+        }
+        let Some(name) = q.checked_sub(3) else {
+            return "";
+        };
+        if body[q - 1].kind != TokenKind::Colon || body[q - 2].kind != TokenKind::Colon {
+            return "";
+        }
+        q = name;
+    }
+    let t = &body[q];
+    let generic = t.text.len() == 1 && t.text.chars().all(|c| c.is_ascii_uppercase());
+    if t.kind == TokenKind::Ident && !generic {
+        t.text
+    } else {
+        ""
+    }
 }
 
 /// Words the lexer reads as identifiers that cannot name a function (`if (a)`, `match (x)`).
@@ -420,5 +581,38 @@ mod tests {
         );
         assert_eq!(f.values.iter().copied().collect::<Vec<_>>(), [8, 16]);
         assert_eq!(f.lits, [1, 2, 16, 8, 4]);
+    }
+
+    #[test]
+    fn trait_impls_nested_helpers_turbofish_and_assertions_are_read() {
+        let src = "impl Default for Config { fn default() -> Self { fn helper() -> u8 { 1 } todo!() } }\n\
+                   fn new(c: &self::Config) {}\n\
+                   fn t() {\n\
+                       let p = Pool::<u8>::new(); let q = T::default(); v.map(Pool::from_config);\n\
+                       const MAX: usize = 12; let n = 3;\n\
+                       assert_eq!(buf.len(), 8); debug_assert!(n <= 8, \"{}\", 9);\n\
+                   }\n";
+        let n = nodes(src, &["c".to_string()]);
+        let by = |name: &str| n.iter().find(|x| x.name == name).unwrap();
+        assert_eq!(by("default").self_ty.as_deref(), Some("Config"));
+        assert_eq!(by("default").trait_name.as_deref(), Some("Default"));
+        assert_eq!(
+            by("helper").self_ty,
+            None,
+            "a helper in a method body is free"
+        );
+        assert_eq!(
+            by("helper").site,
+            "c::Config::helper",
+            "named as the walk names it"
+        );
+        assert!(!by("new").has_self, "`self::Config` is a path");
+        let t = by("t");
+        assert_eq!(
+            t.calls.iter().map(String::as_str).collect::<Vec<_>>(),
+            ["::default", "Pool::from_config", "Pool::new"]
+        );
+        assert_eq!(t.values.iter().copied().collect::<Vec<_>>(), [3]);
+        assert_eq!(t.asserted, [8, 8, 9]);
     }
 }

@@ -44,11 +44,10 @@ pub struct Prescan {
     pub sigs: Vec<Sig>,
     /// The byte offset of the first token past `syntax::depth::LIMIT`, if any.
     pub too_deep: Option<usize>,
-    /// The length of the text scanned: the walk trusts `too_deep` only for a text of this length
-    /// (a file rewritten in between is measured again).
+    /// The text scanned, as its length and hash: the walk trusts `too_deep` only for the same
+    /// text (a file rewritten in between is measured again).
     pub len: usize,
-    /// The text holds a suppression's marker (`capcheck:`), so suppressions are read from it.
-    pub marked: bool,
+    pub hash: u64,
 }
 
 /// One lexing of `text` for both the depth bound and, when `names` is given, the signatures.
@@ -69,8 +68,16 @@ pub fn prescan(text: &str, names: Option<&NameTable>) -> Prescan {
         sigs,
         too_deep: depth.past(),
         len: text.len(),
-        marked: text.contains(crate::lint::suppress::MARKER),
+        hash: text_hash(text),
     }
+}
+
+/// A cheap hash of a file's text, to tell whether the walk reads what the prescan read.
+pub fn text_hash(text: &str) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(text.as_bytes());
+    h.finish()
 }
 
 /// Every function signature of one file (bodies skipped but for nested items).

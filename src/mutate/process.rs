@@ -47,10 +47,10 @@ pub fn install_interrupt_handler() -> anyhow::Result<()> {
 }
 
 /// A child of ours died of a stop signal (Ctrl-C reached the whole process group): count it as
-/// received here, whether or not our handler has run yet.
+/// received here, whether or not our handler has run yet. Only the handler arms the default
+/// action for a second signal: our own copy of this one may still be on its way.
 pub fn note_stop(signal: libc::c_int) {
     if STOP_SIGNALS.contains(&signal) {
-        ARMED.store(true, Ordering::SeqCst);
         SIGNAL.store(signal as usize, Ordering::SeqCst);
     }
 }

@@ -99,26 +99,33 @@ pub struct Parsed {
     pub ast: syn::File,
     /// What the sparse text left out (`sparse::Sparse::hidden`); empty for a full parse.
     pub hidden: Vec<String>,
+    /// The file as written holds a suppression's marker (`capcheck:`).
+    pub marked: bool,
 }
 
 /// Parse a file through `prepare` (which returns a cheaper text with the same lines and columns,
 /// or `None`):
 /// the syntax tree comes from the prepared text when syn accepts it, else from the file as
 /// written, so a parse error is always the real file's. `measured` is the file's length and
-/// depth bound from an earlier lexing (`index::params::prescan`), trusted only for a text of
-/// that length; without it the depth is measured here.
+/// hash and depth bound from an earlier lexing (`index::params::prescan`), trusted only for the
+/// same text; without it the depth is measured here.
 pub fn parse_file_with(
     abs: &Path,
     rel: &str,
-    measured: Option<(usize, Option<usize>)>,
+    measured: Option<(usize, u64, Option<usize>)>,
     prepare: impl FnOnce(&str) -> Option<sparse::Sparse>,
 ) -> Result<Parsed, ParseFailure> {
     let text = read_text(abs, rel)?;
     let lines = text.lines().count();
     let too_deep = match measured {
-        Some((len, at)) if len == text.len() => at,
+        Some((len, hash, at))
+            if len == text.len() && hash == crate::index::params::text_hash(&text) =>
+        {
+            at
+        }
         _ => depth::too_deep(&text),
     };
+    let marked = text.contains(crate::lint::suppress::MARKER);
     if let Some(at) = too_deep {
         let (line, column) = lines::Lines::new(&text).position(at);
         return Err(ParseFailure {
@@ -137,6 +144,7 @@ pub fn parse_file_with(
                 lines,
                 ast,
                 hidden: s.hidden,
+                marked,
             });
         }
         // The spans of the failed parse point into the sparse text; forget them.
@@ -148,6 +156,7 @@ pub fn parse_file_with(
             lines,
             ast,
             hidden: Vec::new(),
+            marked,
         }),
         Err(e) => Err(syn_failure(rel, &e)),
     }
@@ -307,17 +316,17 @@ fn requires_test(meta: &syn::Meta) -> bool {
     }
 }
 
+/// The last segments of the attributes that make a function a test (`#[test]`,
+/// `#[tokio::test]`, `#[rstest]`, `#[test_case(..)]`, `#[bench]`, `#[quickcheck]`).
+pub const TEST_ATTRS: &[&str] = &["test", "rstest", "test_case", "bench", "quickcheck"];
+
 /// `#[test]`, `#[tokio::test]`, `#[rstest]`, `#[test_case(..)]`, `#[bench]`...
 pub fn is_test_fn(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
-        a.path().segments.last().is_some_and(|s| {
-            let id = s.ident.to_string();
-            id == "test"
-                || id == "rstest"
-                || id == "test_case"
-                || id == "bench"
-                || id == "quickcheck"
-        })
+        a.path()
+            .segments
+            .last()
+            .is_some_and(|s| TEST_ATTRS.iter().any(|t| s.ident == t))
     })
 }
 

@@ -55,6 +55,12 @@ pub struct Graph<'a> {
     package: HashMap<&'a str, &'a str>,
     /// The integer literals of every assertion of a function, by its site.
     asserted: HashMap<&'a str, Vec<u64>>,
+    /// The types that have a method of each name (`validate` on many configs): a method call
+    /// by a name many types share reaches a type's method only when the caller names the type.
+    method_types: HashMap<&'a str, BTreeSet<&'a str>>,
+    /// The module names of each package (every lower-case segment of its functions' sites):
+    /// a qualified call `pool::make()` reaches a free `make` wherever a re-export puts it.
+    modules: HashMap<&'a str, BTreeSet<&'a str>>,
 }
 
 impl<'a> Graph<'a> {
@@ -75,12 +81,37 @@ impl<'a> Graph<'a> {
         {
             sets.entry(x.field.as_str()).or_default().push(x);
         }
-        let mut asserted: HashMap<&str, Vec<u64>> = HashMap::new();
+        // Every assertion macro's literals (whether or not it compares a capacity), and those
+        // of the other comparisons: passed to helpers (`check("..", max(&seq) <= 16)`) or in a
+        // configured assertion macro.
+        let mut asserted: HashMap<&str, Vec<u64>> = nodes
+            .iter()
+            .map(|n| (n.site.as_str(), n.asserted.clone()))
+            .collect();
         for c in index.files.iter().flat_map(|f| &f.comparisons) {
-            asserted
-                .entry(c.function.as_str())
-                .or_default()
-                .extend(FnNode::literals(&c.text));
+            if !crate::index::graph::is_assertion(&c.via) {
+                asserted
+                    .entry(c.function.as_str())
+                    .or_default()
+                    .extend(FnNode::literals(&c.text));
+            }
+        }
+        let mut modules: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+        for f in &index.files {
+            let set = modules.entry(f.package.as_str()).or_default();
+            for n in &f.fns {
+                set.extend(
+                    n.site
+                        .split("::")
+                        .filter(|seg| seg.starts_with(|c: char| c.is_lowercase() || c == '_')),
+                );
+            }
+        }
+        let mut method_types: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+        for n in nodes.iter().filter(|n| n.has_self) {
+            if let Some(ty) = &n.self_ty {
+                method_types.entry(n.name.as_str()).or_default().insert(ty);
+            }
         }
         Graph {
             nodes,
@@ -88,6 +119,8 @@ impl<'a> Graph<'a> {
             sets,
             package,
             asserted,
+            method_types,
+            modules,
         }
     }
 }
@@ -138,23 +171,23 @@ pub fn reach(
     let mut ints: BTreeSet<u64> = test.ints.clone();
     // Read by the assertion itself, the arithmetic is the assertion's own (`n * 2 <= 128`).
     let mut direct = true;
-    // Where each factor is read: a product of two constants is a design only where one
-    // function reads both (`workers * per_worker`), not two far-apart numbers that multiply
-    // to the literal.
-    let mut readers = BTreeSet::new();
+    // Where each factor is read, as the chain of calls from the test: a product of two
+    // constants is a design where one function reads both or calls what reads the other
+    // (`workers * per_worker()`), not two far-apart numbers that multiply to the literal.
+    let mut chains: Vec<Vec<String>> = Vec::new();
     for cap in factors {
         if asserted.contains(&cap.item) {
             paths.push(format!("the assertion reads `{}`", cap.item));
-            readers.insert(c.function.clone());
+            chains.push(vec![c.function.clone()]);
             continue;
         }
         direct = false;
         if test.idents.contains(&cap.item) {
             paths.push(format!("the test reads `{}`", cap.item));
-            readers.insert(c.function.clone());
+            chains.push(vec![c.function.clone()]);
             continue;
         }
-        let (path, seen, reader) = search(graph, test, &cap.item)?;
+        let (path, seen, chain) = search(graph, test, &cap.item)?;
         // The reached code yields the asserted number itself (`if n <= 2 { 16 } else { 8 }`):
         // the value may be that literal's, whichever branch reads the constant.
         if seen.values.contains(&value) {
@@ -162,9 +195,11 @@ pub fn reach(
         }
         ints.extend(seen.ints);
         paths.push(path);
-        readers.insert(reader);
+        chains.push(chain);
     }
-    if readers.len() > 1 {
+    // Each factor's reader lies on every other factor's chain.
+    let on_each = |reader: &String| chains.iter().all(|ch| ch.contains(reader));
+    if chains.len() > 1 && !chains.iter().any(|ch| ch.last().is_some_and(on_each)) {
         return None;
     }
     // The count is one the test passes or the reached code holds, and not the capacity's own
@@ -183,19 +218,27 @@ pub fn reach(
     Some(out)
 }
 
-/// The last identifier of an expression's text (`ServerConfig::from(&set).max_conns` ->
-/// `max_conns`).
+/// The last field an expression's text reads (`ServerConfig::from(&set).max_conns` ->
+/// `max_conns`, `cfg.max_connections.get()` -> `max_connections`): its last identifier that is
+/// not called; `None` when every name is a call (`Executor::max_threads().get()`).
 fn last_ident(text: &str) -> Option<String> {
-    use ra_ap_rustc_lexer::{FrontmatterAllowed, TokenKind, tokenize};
-    let mut at = 0;
-    let mut last = None;
-    for t in tokenize(text, FrontmatterAllowed::No) {
-        if t.kind == TokenKind::Ident {
-            last = Some(text[at..at + t.len as usize].to_string());
-        }
-        at += t.len as usize;
-    }
-    last
+    use crate::index::graph::{tokens, trivia};
+    use ra_ap_rustc_lexer::TokenKind;
+    let toks: Vec<_> = tokens(text)
+        .map(|(_, t)| t)
+        .filter(|t| !trivia(t.kind))
+        .collect();
+    toks.iter()
+        .enumerate()
+        .rev()
+        .find(|(k, t)| {
+            t.kind == TokenKind::Ident
+                && toks
+                    .get(k + 1)
+                    .is_none_or(|n| n.kind != TokenKind::OpenParen)
+                && toks.get(k + 1).is_none_or(|n| n.kind != TokenKind::Colon)
+        })
+        .map(|(_, t)| t.text.to_string())
 }
 
 /// Whether a field initialiser sets the field to the capacity: its literal, or an expression
@@ -215,7 +258,7 @@ fn sets_to(x: &FieldInit, cap: &Capacity) -> bool {
 /// A breadth-first search from the test's own names to a function that mentions `item`: the
 /// path (`test` -> `observe` -> `Config::default`, which reads `PER_BACKEND`) and the integer
 /// literals of the functions on it.
-fn search(graph: &Graph, test: &FnNode, item: &str) -> Option<(String, Seen, String)> {
+fn search(graph: &Graph, test: &FnNode, item: &str) -> Option<(String, Seen, Vec<String>)> {
     let mut parent: HashMap<&str, Option<&FnNode>> = HashMap::new();
     parent.insert(test.site.as_str(), None);
     let mut frontier: Vec<&FnNode> = vec![test];
@@ -233,8 +276,8 @@ fn search(graph: &Graph, test: &FnNode, item: &str) -> Option<(String, Seen, Str
                 }
                 parent.insert(n.site.as_str(), Some(from));
                 if n.idents.contains(item) {
-                    let (p, ints) = path(&parent, n, item);
-                    return Some((p, ints, n.site.clone()));
+                    let (p, seen, chain) = path(&parent, n, item);
+                    return Some((p, seen, chain));
                 }
                 next.push(n);
             }
@@ -254,26 +297,38 @@ fn calls(graph: &Graph, from: &FnNode, to: &FnNode) -> bool {
         return false;
     }
     let name = to.name.as_str();
+    // The qualifiers `from` calls `name` with (`Q` of `Q::name(`).
+    let mut qualifiers = from.calls.iter().filter_map(|c| {
+        c.strip_suffix(name)
+            .and_then(|q| q.strip_suffix("::"))
+            .filter(|q| !q.ends_with(':'))
+    });
     match &to.self_ty {
         Some(ty) => {
-            let named_type = from.idents.contains(ty);
-            let method = to.has_self
-                && from.methods.contains(name)
-                && (!COMMON.contains(&name) || named_type);
-            let own = |q: &str| q == ty || (q == "Self" && from.self_ty.as_ref() == Some(ty));
-            let qualified = from.calls.iter().any(|c| {
-                c.strip_suffix(name)
-                    .and_then(|q| q.strip_suffix("::"))
-                    .is_some_and(|q| own(q) || (q.is_empty() && !COMMON.contains(&name)))
-            });
-            method || qualified
+            // A common name, or one many types' methods share, says nothing of its type unless
+            // the type is named too.
+            let shared = graph.method_types.get(name).is_some_and(|t| t.len() > 1);
+            let specific = (!COMMON.contains(&name) && !shared) || from.idents.contains(ty);
+            let method = to.has_self && from.methods.contains(name) && specific;
+            // `Config::default()`, `Self::default()`, and the trait's path (`Default::default()`,
+            // `<Config as Default>::default()`: no name the lexer can tell).
+            let own = |q: &str| {
+                q == ty
+                    || (q == "Self" && from.self_ty.as_ref() == Some(ty))
+                    || (specific && (q.is_empty() || to.trait_name.as_deref() == Some(q)))
+            };
+            method || qualifiers.any(own)
         }
         None => {
-            let module = to.site.rsplit("::").nth(1).unwrap_or_default();
-            [module, "super", "self", "crate"]
-                .iter()
-                .any(|q| from.calls.contains(&format!("{q}::{name}")))
-                || from.calls.contains(name)
+            let modules = graph
+                .package
+                .get(to.site.as_str())
+                .and_then(|p| graph.modules.get(p));
+            from.calls.contains(name)
+                || qualifiers.any(|q| {
+                    matches!(q, "super" | "self" | "crate")
+                        || modules.is_some_and(|m| m.contains(q))
+                })
         }
     }
 }
@@ -281,8 +336,7 @@ fn calls(graph: &Graph, from: &FnNode, to: &FnNode) -> bool {
 /// Whether code of `from`'s crate can call into `to`'s: the same crate, the package's library,
 /// or (from a test, bench, example or binary) another of the package's targets.
 fn linked(graph: &Graph, from: &FnNode, to: &FnNode) -> bool {
-    let krate = |n: &FnNode| n.site.split("::").next().unwrap_or_default().to_string();
-    let (a, b) = (krate(from), krate(to));
+    let (a, b) = (crate_of(from), crate_of(to));
     if a == b {
         return true;
     }
@@ -293,7 +347,12 @@ fn linked(graph: &Graph, from: &FnNode, to: &FnNode) -> bool {
         return false;
     };
     let lib = pa.replace('-', "_");
-    pa == pb && (b == lib || a != lib)
+    pa == pb && (b == lib.as_str() || a != lib.as_str())
+}
+
+/// The crate a function belongs to: its site's first segment.
+fn crate_of(n: &FnNode) -> &str {
+    n.site.split("::").next().unwrap_or_default()
 }
 
 /// The literals of the functions on a path, the test's own left out of `values`.
@@ -302,7 +361,11 @@ struct Seen {
     values: BTreeSet<u64>,
 }
 
-fn path(parent: &HashMap<&str, Option<&FnNode>>, last: &FnNode, item: &str) -> (String, Seen) {
+fn path(
+    parent: &HashMap<&str, Option<&FnNode>>,
+    last: &FnNode,
+    item: &str,
+) -> (String, Seen, Vec<String>) {
     let mut chain = vec![last];
     let mut at = last;
     while let Some(Some(p)) = parent.get(at.site.as_str()) {
@@ -325,5 +388,6 @@ fn path(parent: &HashMap<&str, Option<&FnNode>>, last: &FnNode, item: &str) -> (
     (
         format!("{}, which reads `{item}`", names.join(" -> ")),
         Seen { ints, values },
+        chain.iter().map(|n| n.site.clone()).collect(),
     )
 }
