@@ -192,30 +192,14 @@ fn leaves_into<'a>(expr: &'a syn::Expr, out: &mut Vec<&'a syn::Expr>, depth: usi
         return;
     }
     let e = carried(expr);
-    let tail = |b: &'a syn::Block| match b.stmts.last() {
-        Some(syn::Stmt::Expr(x, None)) => Some(x),
-        _ => None,
-    };
+    if let Some(branches) = branches(e) {
+        for b in branches {
+            leaves_into(b, out, depth + 1);
+        }
+        return;
+    }
     match e {
         Expr::Lit(_) if Val::of(e).is_lit() => out.push(e),
-        Expr::Match(m) => {
-            for arm in &m.arms {
-                leaves_into(&arm.body, out, depth + 1);
-            }
-        }
-        Expr::If(i) => {
-            if let Some(t) = tail(&i.then_branch) {
-                leaves_into(t, out, depth + 1);
-            }
-            if let Some((_, els)) = &i.else_branch {
-                leaves_into(els, out, depth + 1);
-            }
-        }
-        Expr::Block(b) => {
-            if let Some(t) = tail(&b.block) {
-                leaves_into(t, out, depth + 1);
-            }
-        }
         Expr::MethodCall(m) if m.method == "min" && m.args.len() == 1 => {
             leaves_into(&m.receiver, out, depth + 1);
             leaves_into(&m.args[0], out, depth + 1);
@@ -264,28 +248,14 @@ fn const_leaves_into<'a>(expr: &'a syn::Expr, out: &mut Vec<&'a syn::ExprPath>, 
         return;
     }
     let e = carried(expr);
-    let tail = |b: &'a syn::Block| match b.stmts.last() {
-        Some(syn::Stmt::Expr(x, None)) => Some(x),
-        _ => None,
-    };
     let go =
         |x: &'a syn::Expr, out: &mut Vec<&'a syn::ExprPath>| const_leaves_into(x, out, depth + 1);
+    if let Some(branches) = branches(e) {
+        branches.into_iter().for_each(|b| go(b, out));
+        return;
+    }
     match e {
         Expr::Path(p) if matches!(Val::of(e), Val::Const(_)) => out.push(p),
-        Expr::Match(m) => m.arms.iter().for_each(|arm| go(&arm.body, out)),
-        Expr::If(i) => {
-            if let Some(t) = tail(&i.then_branch) {
-                go(t, out);
-            }
-            if let Some((_, els)) = &i.else_branch {
-                go(els, out);
-            }
-        }
-        Expr::Block(b) => {
-            if let Some(t) = tail(&b.block) {
-                go(t, out);
-            }
-        }
         Expr::MethodCall(m) if m.method == "min" && m.args.len() == 1 => {
             go(&m.receiver, out);
             go(&m.args[0], out);
@@ -312,6 +282,28 @@ fn const_leaves_into<'a>(expr: &'a syn::Expr, out: &mut Vec<&'a syn::ExprPath>, 
             go(&b.left, out)
         }
         _ => {}
+    }
+}
+
+/// The expressions whose value `e` takes, when it is a choice among them: every arm of a
+/// `match`, the tails of an `if`'s branches, a block's tail.
+fn branches(e: &syn::Expr) -> Option<Vec<&syn::Expr>> {
+    fn tail(b: &syn::Block) -> Option<&syn::Expr> {
+        match b.stmts.last() {
+            Some(syn::Stmt::Expr(x, None)) => Some(x),
+            _ => None,
+        }
+    }
+    match e {
+        syn::Expr::Match(m) => Some(m.arms.iter().map(|arm| &*arm.body).collect()),
+        syn::Expr::If(i) => Some(
+            tail(&i.then_branch)
+                .into_iter()
+                .chain(i.else_branch.as_ref().map(|(_, els)| &**els))
+                .collect(),
+        ),
+        syn::Expr::Block(b) => Some(tail(&b.block).into_iter().collect()),
+        _ => None,
     }
 }
 
