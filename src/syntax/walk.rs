@@ -322,8 +322,20 @@ impl<'ast> Visit<'ast> for Walker<'_, '_, '_> {
     }
 
     fn visit_local(&mut self, l: &'ast syn::Local) {
+        // `#[cfg(loom)] let workers = 2;`: a binding only a testing build makes.
+        let test = is_cfg_test(&l.attrs);
+        self.view.scope.push_test(test);
         self.each(|c, v| c.local(v, l));
         visit::visit_local(self, l);
+        self.view.scope.pop_test(test);
+    }
+
+    fn visit_field_value(&mut self, f: &'ast syn::FieldValue) {
+        // `#[cfg(loom)] queue: Queue::with_capacity(4)`: a field only a testing build sets.
+        let test = is_cfg_test(&f.attrs);
+        self.view.scope.push_test(test);
+        visit::visit_field_value(self, f);
+        self.view.scope.pop_test(test);
     }
 
     fn visit_expr(&mut self, e: &'ast Expr) {
