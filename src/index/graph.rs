@@ -172,17 +172,27 @@ fn attribute(toks: &[Tok], at: usize) -> Option<usize> {
     if toks.get(j)?.kind != TokenKind::OpenBracket {
         return None;
     }
+    matching(toks, j)
+}
+
+/// The index of the token that closes the bracket at `open`, counting brackets of its own kind
+/// only (`(`..`)`, `[`..`]`, `{`..`}`); `None` when the text ends first or `open` opens none.
+pub(crate) fn matching(toks: &[Tok], open: usize) -> Option<usize> {
+    let (opens, closes) = match toks.get(open)?.kind {
+        TokenKind::OpenParen => (TokenKind::OpenParen, TokenKind::CloseParen),
+        TokenKind::OpenBracket => (TokenKind::OpenBracket, TokenKind::CloseBracket),
+        TokenKind::OpenBrace => (TokenKind::OpenBrace, TokenKind::CloseBrace),
+        _ => return None,
+    };
     let mut depth = 0i32;
-    for (k, t) in toks.iter().enumerate().skip(j) {
-        match t.kind {
-            TokenKind::OpenBracket => depth += 1,
-            TokenKind::CloseBracket => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(k);
-                }
+    for (j, t) in toks.iter().enumerate().skip(open) {
+        if t.kind == opens {
+            depth += 1;
+        } else if t.kind == closes {
+            depth -= 1;
+            if depth == 0 {
+                return Some(j);
             }
-            _ => {}
         }
     }
     None
@@ -509,22 +519,7 @@ fn body(toks: &[Tok], from: usize) -> Option<(usize, usize)> {
             TokenKind::OpenParen | TokenKind::OpenBracket => depth += 1,
             TokenKind::CloseParen | TokenKind::CloseBracket => depth -= 1,
             TokenKind::Semi if depth == 0 => return None,
-            TokenKind::OpenBrace if depth == 0 => {
-                let mut level = 0;
-                for (j, t) in toks.iter().enumerate().skip(i) {
-                    match t.kind {
-                        TokenKind::OpenBrace => level += 1,
-                        TokenKind::CloseBrace => {
-                            level -= 1;
-                            if level == 0 {
-                                return Some((i, j));
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                return None;
-            }
+            TokenKind::OpenBrace if depth == 0 => return matching(toks, i).map(|j| (i, j)),
             _ => {}
         }
         i += 1;

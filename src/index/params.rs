@@ -16,7 +16,7 @@ use std::collections::VecDeque;
 
 use ra_ap_rustc_lexer::TokenKind;
 
-use crate::index::graph::{Tok, impl_type, significant, tokens, trivia};
+use crate::index::graph::{Tok, impl_type, matching, significant, tokens, trivia};
 use crate::index::names::NameTable;
 
 /// One function's signature, as far as calls to it are matched.
@@ -198,7 +198,7 @@ fn signature(toks: &[Tok], from: usize, names: &NameTable) -> Option<(Sig, usize
     if toks.get(i)?.kind != TokenKind::OpenParen {
         return None;
     }
-    let close = matching_paren(toks, i)?;
+    let close = matching(toks, i)?;
     let params = split_params(&toks[i + 1..close]);
     let mut sig = Sig {
         name: String::new(),
@@ -255,23 +255,6 @@ fn past_generics(toks: &[Tok], at: usize) -> Option<usize> {
                 }
             }
             TokenKind::OpenBrace | TokenKind::Semi => return None,
-            _ => {}
-        }
-    }
-    None
-}
-
-fn matching_paren(toks: &[Tok], open: usize) -> Option<usize> {
-    let mut depth = 0i32;
-    for (j, t) in toks.iter().enumerate().skip(open) {
-        match t.kind {
-            TokenKind::OpenParen => depth += 1,
-            TokenKind::CloseParen => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(j);
-                }
-            }
             _ => {}
         }
     }
