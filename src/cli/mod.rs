@@ -73,15 +73,32 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
         None => check(&cli.check),
         Some(Command::Check(args)) => check(&args),
         Some(Command::Init(args)) => init(&args),
-        Some(Command::Measure(a)) => {
-            let manifest_path = a.manifest_path.clone();
-            crate::measure::run(a.into_options(), manifest_path.as_deref())
-        }
+        Some(Command::Measure(a)) => measure(a),
         Some(Command::Fixtures(args)) => fixtures(&args),
         Some(Command::Rules(f)) => rules(f.format),
         Some(Command::Explain { id }) => explain(&id),
         Some(Command::Mutants(args)) => mutants(&args),
         Some(Command::Completions { shell }) => completions(shell),
+    }
+}
+
+/// `measure`: the report on stdout, exit 0; with `--format json` an error is also printed as a
+/// JSON object on stdout before it ends the run (exit 2).
+fn measure(args: MeasureArgs) -> anyhow::Result<Exit> {
+    let manifest_path = args.manifest_path.clone();
+    let opts = args.into_options();
+    let json = opts.json;
+    match crate::measure::run(opts, manifest_path.as_deref()) {
+        Ok(measured) => {
+            print!("{}", measured.report);
+            Ok(Exit::Clean)
+        }
+        Err(e) => {
+            if json {
+                print!("{}", crate::measure::report::error_json(&e));
+            }
+            Err(e)
+        }
     }
 }
 

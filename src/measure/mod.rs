@@ -19,7 +19,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::diag::{InputError, InputErrors, Problem};
-use crate::exit::Exit;
 use capacity::BoxInput;
 use model::Settings;
 
@@ -146,19 +145,18 @@ fn scrape_texts(opts: &Options, problems: &mut InputErrors) -> anyhow::Result<Op
     })
 }
 
-/// Run `measure`: read, compute, render, and write the manifest when asked. `manifest_path`
-/// is `--manifest-path`, for `--write` without a path. With `--format json` an error is also
-/// printed as a JSON object on stdout.
-pub fn run(opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Exit> {
-    let json = opts.json;
-    measure(opts, manifest_path).inspect_err(|e| {
-        if json {
-            crate::cli::out(&report::error_json(e));
-        }
-    })
+/// What a `measure` run gives back to the command line, which prints it and decides the exit
+/// code.
+#[derive(Debug)]
+pub struct Measured {
+    /// The rendered report (text or JSON, as asked).
+    pub report: String,
 }
 
-fn measure(mut opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Exit> {
+/// Run `measure`: read, compute, render, and write the manifest when asked. `manifest_path`
+/// is `--manifest-path`, for `--write` without a path. It never prints: the report comes back
+/// rendered, and an error as an error (`report::error_json` renders it for `--format json`).
+pub fn run(mut opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Measured> {
     // The manifest `--write` would change is checked before any evidence is read: a FIFO or a
     // device there is refused now, not after a scrape window.
     let target = match &opts.write {
@@ -223,13 +221,7 @@ fn measure(mut opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Ex
         }
         None => None,
     };
-    // The one print in `measure`, at its edge (through `cli::out`, like every report): cli's
-    // `run` only passes the exit code on.
-    crate::cli::out(&report::render(
-        &m,
-        written.as_deref(),
-        opts.json,
-        opts.colour,
-    ));
-    Ok(Exit::Clean)
+    Ok(Measured {
+        report: report::render(&m, written.as_deref(), opts.json, opts.colour),
+    })
 }
