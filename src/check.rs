@@ -1,13 +1,15 @@
 //! The `check` job: load the project, lint, apply suppressions. Returns data; `cli` prints and
 //! exits.
 
+use std::collections::BTreeMap;
 use std::time::Instant;
+
+use serde::Serialize;
 
 use crate::finding::Finding;
 use crate::lint::{self, levels::Levels};
 use crate::manifest::model::Date;
 use crate::project::{Needs, Project, ProjectOptions};
-use crate::report::Summary;
 
 /// What a `check` run found.
 pub struct CheckRun {
@@ -19,7 +21,7 @@ pub struct CheckRun {
 /// `flags`: the command line's `-A/-W/-D`, in order, over the configured levels.
 pub fn run(
     opts: &ProjectOptions,
-    flags: &[(lint::levels::Target, crate::lint::registry::Level)],
+    flags: &[(lint::levels::Target, crate::catalog::Level)],
 ) -> anyhow::Result<CheckRun> {
     let start = Instant::now();
     let needs = Needs {
@@ -51,7 +53,7 @@ pub fn run(
     });
     for mut f in applied.findings {
         f.severity = levels.level(&f.rule, f.severity);
-        if f.severity != crate::lint::registry::Level::Allow {
+        if f.severity != crate::catalog::Level::Allow {
             findings.push(f);
         }
     }
@@ -72,4 +74,31 @@ pub fn run(
         findings,
         summary,
     })
+}
+
+/// The numbers under every `check` report.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub files: usize,
+    pub lines: usize,
+    pub findings_by_rule: BTreeMap<String, usize>,
+    /// Findings a `capcheck: allow` comment silenced.
+    pub suppressed: usize,
+    pub elapsed_ms: u128,
+}
+
+impl Summary {
+    pub fn new(files: usize, lines: usize, findings: &[Finding], elapsed_ms: u128) -> Summary {
+        let mut by_rule = BTreeMap::new();
+        for f in findings {
+            *by_rule.entry(f.rule.clone()).or_insert(0) += 1;
+        }
+        Summary {
+            files,
+            lines,
+            findings_by_rule: by_rule,
+            suppressed: 0,
+            elapsed_ms,
+        }
+    }
 }

@@ -6,8 +6,42 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use crate::index::tables::TableConfig;
-use crate::lint::registry::{Api, Level};
+use crate::catalog::{Api, Level};
+
+/// User additions to the tables, from `[workspace.metadata.capcheck]`.
+#[derive(Debug, Clone, Default)]
+pub struct TableConfig {
+    /// Extra identifier patterns that denote a capacity.
+    pub capacity_names: Vec<String>,
+    /// Extra words that make a name not a capacity.
+    pub exclude_words: Vec<String>,
+    /// Extra capacity APIs.
+    pub apis: Vec<Api>,
+    /// Extra words that make an expression a count of units.
+    pub count_words: Vec<String>,
+    /// Extra assertion macros or helpers whose arguments are checked for pins.
+    pub assert_macros: Vec<String>,
+}
+
+/// A file glob: `*` stays within a folder, `**` crosses folders; a glob without `/` matches
+/// the file name in any folder (`*_generated.rs`). Matched against the workspace-relative path.
+pub fn glob(pattern: &str) -> Result<globset::GlobMatcher, String> {
+    let full = if pattern.contains('/') {
+        pattern.trim_start_matches("./").to_string()
+    } else {
+        format!("**/{pattern}")
+    };
+    globset::GlobBuilder::new(&full)
+        .literal_separator(true)
+        .build()
+        .map(|g| g.compile_matcher())
+        .map_err(|e| format!("`{pattern}` is not a glob: {e}"))
+}
+
+/// A regular expression for `--exclude-re` (Rust `regex` syntax).
+pub fn regex(pattern: &str) -> Result<regex::Regex, String> {
+    regex::Regex::new(pattern).map_err(|e| format!("`{pattern}` is not a regex: {e}"))
+}
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
@@ -111,10 +145,10 @@ impl MutantsConfig {
             anyhow::anyhow!("Cargo.toml [workspace.metadata.capcheck.mutants] {key}[{i}]: {why}")
         };
         for (i, g) in self.exclude_files.iter().enumerate() {
-            crate::mutate::select::glob(g).map_err(|why| at("exclude-files", i, why))?;
+            crate::config::glob(g).map_err(|why| at("exclude-files", i, why))?;
         }
         for (i, r) in self.exclude_re.iter().enumerate() {
-            crate::mutate::select::regex(r).map_err(|why| at("exclude-re", i, why))?;
+            crate::config::regex(r).map_err(|why| at("exclude-re", i, why))?;
         }
         for (i, s) in self.skip_mutants.iter().enumerate() {
             if s.reason.trim().is_empty() {

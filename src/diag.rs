@@ -96,7 +96,7 @@ impl std::error::Error for InputErrors {}
 
 /// 1-based line and column (in chars) of a byte offset (`syntax::lines::Lines`, for one lookup).
 pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    crate::syntax::lines::Lines::new(text).position(offset)
+    crate::source::lines::Lines::new(text).position(offset)
 }
 
 #[cfg(test)]
@@ -136,4 +136,9 @@ mod tests {
         assert_eq!(line_col(t, 6), (2, 3));
         assert_eq!(line_col(t, 100), (3, 1));
     }
+}
+
+/// The plural `s` of a count's noun: `1 file`, `2 files`.
+pub fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }

@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
-use crate::lint::registry::Level;
-use crate::syntax::Loc;
+use crate::catalog::Level;
+use crate::source::Loc;
 
 /// A related location: where a constant flows, or the manifest line that measured it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -21,7 +21,7 @@ use crate::index::extract::Extractor;
 use crate::index::params::Prescan;
 use crate::index::{CapacityKind, FileFacts, Index, Tables, Triggers};
 use crate::manifest::{self, Manifest};
-use crate::mutate::operators::{FileSites, SiteCollector};
+use crate::operators::{FileSites, SiteCollector};
 use crate::source::Texts;
 use crate::syntax::scope::Scope;
 use crate::syntax::walk::{Collector, Walk};
@@ -362,7 +362,7 @@ fn prescan(files: &[FileEntry], tables: &Tables) -> Vec<Prescan> {
 /// with an assertion some capacity's arithmetic explains (usually few) are read by the lexer
 /// for their call graph (`index::graph`): no second parse, and the same graph in every mode.
 fn trace_pass(ws: &Workspace, mut index: Index) -> Index {
-    let packages = crate::lint::pinned::packages_to_trace(&index);
+    let packages = crate::index::pins::packages_to_trace(&index);
     if packages.is_empty() {
         return index;
     }

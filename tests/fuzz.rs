@@ -217,7 +217,7 @@ fn front_end(text: &str) {
         let mut index = capcheck::index::extract::Extractor::new(tables, "src/lib.rs", role);
         let mut fixtures = capcheck::fixtures::collect::Collector::new("src/lib.rs");
         let mut code = capcheck::fixtures::reads::CodeCollector::new("src/lib.rs");
-        let mut sites = capcheck::mutate::operators::SiteCollector::new(tables, &[]);
+        let mut sites = capcheck::operators::SiteCollector::new(tables, &[]);
         let mut collectors: Vec<&mut dyn walk::Collector> =
             vec![&mut index, &mut fixtures, &mut code, &mut sites];
         walk::Walk {

@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::catalog::Level;
 use crate::catalog::Operator;
 use crate::lint::levels::Target;
-use crate::lint::registry::Level;
 use crate::mutate::engine::{EngineKind, TestTool};
 use crate::mutate::job::MutantsOptions;
 use crate::project::ProjectOptions;
@@ -317,11 +317,11 @@ impl MutantSelectArgs {
 }
 
 fn valid_glob(s: &str) -> Result<String, String> {
-    crate::mutate::select::glob(s).map(|_| s.to_string())
+    crate::config::glob(s).map(|_| s.to_string())
 }
 
 fn valid_regex(s: &str) -> Result<String, String> {
-    crate::mutate::select::regex(s).map(|_| s.to_string())
+    crate::config::regex(s).map(|_| s.to_string())
 }
 
 impl MutantsArgs {

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::exit::Exit;
+use crate::cli::exit::Exit;
 
 // Every `print!`/`println!` of this module goes through `out` (a `macro_rules!` shadows the
 // prelude's from here down), so no print can panic on a closed or full stdout.
@@ -37,7 +37,9 @@ pub fn out(text: &str) {
 }
 
 mod args;
+pub mod exit;
 pub mod measure;
+mod mutants;
 pub use crate::report::{Color, Format, style, use_color};
 pub use args::*;
 pub use measure::MeasureArgs;
@@ -77,7 +79,7 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
         Some(Command::Fixtures(args)) => fixtures(&args),
         Some(Command::Rules(f)) => rules(f.format),
         Some(Command::Explain { id }) => explain(&id),
-        Some(Command::Mutants(args)) => mutants(&args),
+        Some(Command::Mutants(args)) => mutants::mutants(&args),
         Some(Command::Completions { shell }) => completions(shell),
     }
 }
@@ -150,7 +152,7 @@ fn check(args: &CheckArgs) -> anyhow::Result<Exit> {
     let errors = run
         .findings
         .iter()
-        .any(|f| f.severity == crate::lint::registry::Level::Error);
+        .any(|f| f.severity == crate::catalog::Level::Error);
     Ok(if errors { Exit::Findings } else { Exit::Clean })
 }
 
@@ -177,27 +179,17 @@ fn step_summary(job: &str, rows: &[crate::report::github::Row]) -> anyhow::Resul
 }
 
 fn init(args: &InitArgs) -> anyhow::Result<Exit> {
-    // A manifest that does not read is refused by `index`: the user's file is never half-written.
     let opts = crate::project::ProjectOptions {
         selection: args.workspace.selection(),
         capacity: args.capacity.clone(),
         full_parse: false,
     };
-    let front = crate::manifest::init::front(&opts)?;
-    let path = front.manifest_path;
-    let existing = if front.manifest.is_some() {
-        std::fs::read_to_string(&path)?
-    } else {
-        String::new()
-    };
-    let (text, added) = crate::manifest::init::add_unmeasured(&existing, &front.index.capacities)?;
-    if added > 0 {
-        crate::manifest::write_atomic(&path, &text)?;
-    }
+    let done = crate::init::run(&opts)?;
     eprintln!(
-        "capcheck: {added} unmeasured capacit{} added to {}",
-        if added == 1 { "y" } else { "ies" },
-        path.display()
+        "capcheck: {} unmeasured capacit{} added to {}",
+        done.added,
+        if done.added == 1 { "y" } else { "ies" },
+        done.path.display()
     );
     Ok(Exit::Clean)
 }
@@ -233,7 +225,7 @@ fn fixtures(args: &FixturesArgs) -> anyhow::Result<Exit> {
 }
 
 fn rules(format: Format) -> anyhow::Result<Exit> {
-    let all = crate::lint::registry::all();
+    let all = crate::catalog::meta::all();
     match format {
         Format::Json | Format::Sarif => {
             let list: Vec<_> = all
@@ -263,13 +255,13 @@ fn rules(format: Format) -> anyhow::Result<Exit> {
 }
 
 fn explain(id: &str) -> anyhow::Result<Exit> {
-    match crate::lint::registry::get(id) {
+    match crate::catalog::meta::get(id) {
         Some(r) => {
             print!("{}", r.docs());
             Ok(Exit::Clean)
         }
         None => {
-            let ids: Vec<_> = crate::lint::registry::all()
+            let ids: Vec<_> = crate::catalog::meta::all()
                 .iter()
                 .map(|r| r.id.as_str())
                 .collect();
@@ -278,101 +270,6 @@ fn explain(id: &str) -> anyhow::Result<Exit> {
                 ids.join(", ")
             )
         }
-    }
-}
-
-fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
-    use crate::mutate::engine::{Event, Stop};
-    use crate::report::mutants as render;
-    if let Some(MutantsCommand::Merge { dirs, into, format }) = &args.command {
-        // `merge --format` or `mutants --format .. merge`.
-        let format = if format.format != Format::Human || format.color != Color::Auto {
-            format
-        } else {
-            &args.format
-        };
-        let report = crate::mutate::job::merge(dirs)?;
-        let ws = crate::workspace::discover(&args.workspace.selection())?;
-        let output = into
-            .clone()
-            .unwrap_or_else(|| crate::mutate::job::default_output(&ws.target_dir));
-        crate::mutate::job::write_output(&output, &report, &ws.root)?;
-        crate::mutate::job::copy_logs(dirs, &output)?;
-        return Ok(print_mutants(args, format, &report, &ws.root, &output));
-    }
-    let history = from_history(args)?;
-    if args.list {
-        let listed = crate::mutate::job::list(&args.options())?;
-        stale_skips(&listed.skips);
-        history.warn_unread();
-        warn_skipped(&listed.index);
-        match args.format.format {
-            Format::Json | Format::Sarif => print!("{}", render::list_json(&listed.mutants)),
-            Format::Human | Format::Github => print!(
-                "{}",
-                render::list_human(&listed.mutants, &listed.skips.skipped)
-            ),
-        }
-        return Ok(Exit::Clean);
-    }
-    crate::mutate::process::install_interrupt_handler()?;
-    let verbosity = args.verbosity.level();
-    let progress = |e: Event| match e {
-        _ if verbosity == crate::report::Verbosity::Quiet => {}
-        Event::Baseline(b) => eprintln!(
-            "baseline: ok, {} tests (build {:.1}s, test {:.1}s)",
-            b.tests,
-            b.build_ms as f64 / 1000.0,
-            b.test_ms as f64 / 1000.0
-        ),
-        Event::Done {
-            done,
-            total,
-            result,
-        } => {
-            eprintln!(
-                "[{done}/{total}] {:9} {} ({:.1}s)",
-                result.outcome.as_str(),
-                result.mutant.id,
-                result.duration_ms as f64 / 1000.0
-            );
-            if verbosity == crate::report::Verbosity::Verbose && !result.log.is_empty() {
-                eprintln!("    log: {}", result.log);
-            }
-        }
-    };
-    let ran = crate::mutate::job::run(&args.options(), &progress);
-    history.warn_unread();
-    match ran {
-        Ok(run) => Ok(print_mutants(
-            args,
-            &args.format,
-            &run.report,
-            &run.root,
-            &run.output,
-        )),
-        Err(Stop::BaselineFailed { log, step }) => {
-            eprintln!(
-                "error: the unmutated baseline failed to {step}; nothing was mutated (log: {})",
-                log.display()
-            );
-            Ok(Exit::BaselineFailed)
-        }
-        Err(Stop::Interrupted) => {
-            eprintln!("interrupted: children killed, scratch copies removed");
-            Ok(Exit::interrupted_by(crate::mutate::process::signal()))
-        }
-        Err(Stop::Error(e)) => Err(e),
-    }
-}
-
-/// The config's `skip-mutants` ids that name no mutant: a warning on stderr (they may belong to
-/// a package not selected, or to code that changed).
-fn stale_skips(skips: &crate::mutate::select::Skips) {
-    for id in &skips.stale {
-        eprintln!(
-            "warning: [workspace.metadata.capcheck.mutants] skip-mutants: `{id}` names no mutant of the selected packages"
-        );
     }
 }
 
@@ -385,69 +282,4 @@ fn warn_skipped(index: &crate::index::Index) {
             e.loc.file, e.loc.line, e.loc.column, e.message
         );
     }
-}
-
-/// Whether `--from-history` was asked for (and its repository checked).
-struct FromHistory(bool);
-
-impl FromHistory {
-    /// Say which files' history `git log` could not show (their history mutants are missing).
-    fn warn_unread(&self) {
-        if self.0 {
-            for (file, why) in crate::mutate::operators::history::unread() {
-                eprintln!(
-                    "warning: --from-history: the history of {file} was not searched ({why})"
-                );
-            }
-        }
-    }
-}
-
-/// With `--from-history`, before any work: a repository without history to search is an error
-/// (exit 2), a shallow clone's partial one a warning.
-fn from_history(args: &MutantsArgs) -> anyhow::Result<FromHistory> {
-    if !args.from_history {
-        return Ok(FromHistory(false));
-    }
-    let dir = args
-        .workspace
-        .manifest_path
-        .as_deref()
-        .and_then(std::path::Path::parent)
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
-    match crate::mutate::operators::history::searchable(&dir) {
-        Err(e) => anyhow::bail!(e),
-        Ok(Some(warning)) => eprintln!("warning: {warning}"),
-        Ok(None) => {}
-    }
-    Ok(FromHistory(true))
-}
-
-/// Print a mutants report and decide the exit code: 1 survivors, a failed guard or a score
-/// under `--min-score`; 4 timeouts only; 0 otherwise.
-fn print_mutants(
-    args: &MutantsArgs,
-    format: &FormatArgs,
-    report: &crate::report::mutants::MutantsReport,
-    root: &std::path::Path,
-    output: &std::path::Path,
-) -> Exit {
-    match format.format {
-        Format::Json => print!("{}", crate::report::mutants::json(report)),
-        Format::Sarif => print!("{}", crate::report::sarif::mutants(report, root)),
-        Format::Github => {
-            let rows = crate::report::github::mutant_rows(report, root);
-            if let Err(e) = step_summary("mutants", &rows) {
-                eprintln!("warning: {e:#}");
-            }
-            print!("{}", crate::report::github::mutants(report, root))
-        }
-        Format::Human => print!(
-            "{}",
-            crate::report::mutants::human(report, root, output, style(format.color))
-        ),
-    }
-    report.summary.exit(args.min_score)
 }

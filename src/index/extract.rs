@@ -9,8 +9,9 @@ use crate::index::CapacityKind;
 use crate::index::facts::*;
 use crate::index::tables::Tables;
 use crate::index::value::{Operand, Val, is_const_name};
+use crate::source::Loc;
 use crate::syntax::walk::{Collector, ConstItem, FnItem, View};
-use crate::syntax::{FileRole, Loc, loc_of, path_ends_with, snippet};
+use crate::syntax::{FileRole, loc_of, path_ends_with, snippet};
 
 /// The location of the literal an expression's value is (through wrappers and fallbacks).
 fn lit_loc(rel: &str, e: &Expr) -> Loc {
@@ -814,7 +815,7 @@ fn asks_cpus(mut e: &Expr) -> bool {
     {
         e = expr;
     }
-    let (root, _) = crate::fixtures::collect::chain(e);
+    let (root, _) = crate::syntax::chain(e);
     let Expr::Call(c) = root else { return false };
     let Expr::Path(p) = &*c.func else {
         return false;

@@ -4,7 +4,8 @@
 use serde::Serialize;
 
 use crate::index::value::{Operand, Val};
-use crate::syntax::{FileRole, Loc, ParseFailure};
+use crate::source::Loc;
+use crate::syntax::{FileRole, ParseFailure};
 
 /// Who can name an item: what a test can pin depends on it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

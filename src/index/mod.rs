@@ -7,6 +7,8 @@ pub mod facts;
 pub mod graph;
 pub mod names;
 pub mod params;
+pub mod per_unit;
+pub mod pins;
 pub mod tables;
 pub mod triggers;
 pub mod value;
@@ -15,7 +17,8 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::syntax::{FileRole, Loc};
+use crate::source::Loc;
+use crate::syntax::FileRole;
 pub use facts::FileFacts;
 pub use tables::Tables;
 pub use triggers::Triggers;

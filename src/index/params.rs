@@ -68,16 +68,8 @@ pub fn prescan(text: &str, names: Option<&NameTable>) -> Prescan {
         sigs,
         too_deep: depth.past(),
         len: text.len(),
-        hash: text_hash(text),
+        hash: crate::syntax::text_hash(text),
     }
-}
-
-/// A cheap hash of a file's text, to tell whether the walk reads what the prescan read.
-pub fn text_hash(text: &str) -> u64 {
-    use std::hash::Hasher;
-    let mut h = rustc_hash::FxHasher::default();
-    h.write(text.as_bytes());
-    h.finish()
 }
 
 /// Every function signature of one file (bodies skipped but for nested items).

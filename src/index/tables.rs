@@ -1,23 +1,8 @@
 //! The name and API tables the extractor and rules match against: the rule files' tables, plus
 //! what the user added in `[workspace.metadata.capcheck]` (see `config`).
 
+use crate::catalog::Api;
 use crate::index::names::NameTable;
-use crate::lint::registry::Api;
-
-/// User additions to the tables, from `[workspace.metadata.capcheck]`.
-#[derive(Debug, Clone, Default)]
-pub struct TableConfig {
-    /// Extra identifier patterns that denote a capacity.
-    pub capacity_names: Vec<String>,
-    /// Extra words that make a name not a capacity.
-    pub exclude_words: Vec<String>,
-    /// Extra capacity APIs.
-    pub apis: Vec<Api>,
-    /// Extra words that make an expression a count of units.
-    pub count_words: Vec<String>,
-    /// Extra assertion macros or helpers whose arguments are checked for pins.
-    pub assert_macros: Vec<String>,
-}
 
 /// Compiled tables.
 #[derive(Debug, Clone)]
@@ -62,7 +47,7 @@ const CEILING_NAMES: &[&str] = &[
 ];
 
 impl Tables {
-    pub fn new(cfg: &TableConfig) -> Tables {
+    pub fn new(cfg: &crate::config::TableConfig) -> Tables {
         let unmeasured = crate::catalog::Rule::UnmeasuredCapacity.meta();
         let per_unit = crate::catalog::Rule::PerUnitCap.meta();
         let pinned = crate::catalog::Rule::PinnedCapacityAssertion.meta();

@@ -14,9 +14,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustc_hash::FxHashMap;
 
+use crate::catalog::Api;
 use crate::index::names::{NameTable, words};
 use crate::index::tables::Tables;
-use crate::lint::registry::Api;
 use crate::syntax::sparse::Class;
 
 thread_local! {

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use crate::index::names::words;
-use crate::syntax::Loc;
+use crate::source::Loc;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum Op {

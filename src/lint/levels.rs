@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::lint::registry::{self, Level};
+use crate::catalog::{Level, meta};
 
 #[derive(Debug, Clone, Default)]
 pub struct Levels {
@@ -33,8 +33,8 @@ impl Levels {
     /// Levels from the config table; an unknown rule id is an error naming the known ones.
     pub fn new(overrides: BTreeMap<String, Level>) -> anyhow::Result<Levels> {
         for id in overrides.keys() {
-            if registry::get(id).is_none_or(|r| r.kind != "rule") {
-                let known: Vec<_> = registry::all()
+            if meta::get(id).is_none_or(|r| r.kind != "rule") {
+                let known: Vec<_> = meta::all()
                     .iter()
                     .filter(|r| r.kind == "rule")
                     .map(|r| r.id.as_str())

@@ -4,9 +4,9 @@
 
 use crate::catalog::Rule;
 
+use crate::catalog::Level;
 use crate::finding::{Finding, Related};
 use crate::index::{Capacity, Index};
-use crate::lint::registry::Level;
 use crate::manifest::model::Date;
 use crate::manifest::{Bindings, Entry, Manifest, Method, Role, names_of};
 

@@ -6,7 +6,6 @@ pub mod manifest;
 pub mod parse_error;
 pub mod per_unit_cap;
 pub mod pinned;
-pub mod registry;
 pub mod suppress;
 pub mod unmeasured;
 
@@ -71,13 +70,13 @@ pub fn run(
     for f in &mut out {
         f.severity = levels.level(&f.rule, f.severity);
     }
-    out.retain(|f| f.severity != registry::Level::Allow);
+    out.retain(|f| f.severity != crate::catalog::Level::Allow);
     finding::sort(&mut out);
     out
 }
 
 /// A finding of `rule` at its default level.
-pub fn finding(rule: Rule, loc: crate::syntax::Loc, message: String, label: String) -> Finding {
+pub fn finding(rule: Rule, loc: crate::source::Loc, message: String, label: String) -> Finding {
     Finding {
         rule: rule.id().to_string(),
         severity: rule.meta().level,

@@ -25,11 +25,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::catalog::Rule;
 use crate::finding::Finding;
-use crate::syntax::Loc;
-use crate::syntax::comments::{Comment, rust_comments, rust_extent};
-use crate::syntax::lines::Lines;
-
-pub const MARKER: &str = "capcheck:";
+use crate::source::Loc;
+use crate::source::lines::Lines;
+use crate::syntax::comments::{Comment, MARKER, rust_comments, rust_extent};
 
 /// What a suppression covers in its file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,46 +1,11 @@
-//! `cargo capcheck init`: adopt the tool on a legacy codebase with a green CI and a to-do list.
-//! Writes a `[[capacity]]` entry with `method = "unmeasured"` for every capacity the manifest does
-//! not cover yet; existing entries, comments and tables are kept as they are.
+//! What `cargo capcheck init` writes: a `[[capacity]]` entry with `method = "unmeasured"` for
+//! every capacity the manifest does not cover yet; existing entries, comments and tables are
+//! kept as they are. The job around it is `crate::init`.
 
-use std::path::Path;
-
-use anyhow::Context;
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 
 use super::Bindings;
 use crate::index::{Capacity, CapacityKind};
-
-/// `Project::load` for `init`: a manifest that is named (by `--capacity` or the config) and does
-/// not exist yet is created (empty), as the flag's help says, and removed again when reading the
-/// workspace fails.
-pub fn front(opts: &crate::project::ProjectOptions) -> anyhow::Result<crate::project::Project> {
-    let flag = opts.capacity.as_deref();
-    let needs = crate::project::Needs {
-        manifest: true,
-        ..Default::default()
-    };
-    let create = |p: &Path| {
-        std::fs::File::create_new(p)
-            .map(|_| p.to_path_buf())
-            .with_context(|| format!("cannot create the capacity manifest `{}`", p.display()))
-    };
-    let mut created = match flag {
-        Some(p) if std::fs::symlink_metadata(p).is_err() => Some(create(p)?),
-        _ => None,
-    };
-    let mut front = crate::project::Project::load(opts, needs);
-    if let (None, Some(super::Missing(p))) = (
-        &created,
-        front.as_ref().err().and_then(|e| e.downcast_ref()),
-    ) {
-        created = Some(create(&p.clone())?);
-        front = crate::project::Project::load(opts, needs);
-    }
-    if let (Err(_), Some(p)) = (&front, created) {
-        let _ = std::fs::remove_file(p);
-    }
-    front
-}
 
 /// The role `init` proposes: a floor for minimums, a queue for channel and buffer bounds.
 fn role(cap: &Capacity) -> &'static str {

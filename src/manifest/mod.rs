@@ -5,7 +5,6 @@ pub mod eval;
 pub mod init;
 pub mod model;
 pub mod parse;
-mod write;
 
 /// What every reader of TOML says when toml_edit itself fails (0.23 panics on `==\n.value = `,
 /// found by `fuzz::the_manifest_reader_takes_any_text` at 10 million inputs).
@@ -34,7 +33,6 @@ pub fn toml_guarded<T>(parse: impl FnOnce() -> T) -> Result<T, &'static str> {
 use std::path::{Path, PathBuf};
 
 pub use model::{Entry, Manifest, Method, Role};
-pub use write::{check_writable, write_atomic};
 
 use crate::index::Capacity;
 

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use crate::manifest::eval::Num;
-use crate::syntax::Loc;
+use crate::source::Loc;
 
 /// What a capacity is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

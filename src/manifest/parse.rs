@@ -9,7 +9,7 @@ use toml_edit::{Item, Table, TableLike, Value};
 use super::eval::{self, Num};
 use super::model::*;
 use crate::diag::{InputError, Problem, line_col};
-use crate::syntax::Loc;
+use crate::source::Loc;
 
 const ENTRY_KEYS: &[&str] = &[
     "site",
@@ -30,7 +30,7 @@ struct Reader<'a> {
     file: &'a str,
     text: &'a str,
     /// The text's line index, built once: a location per entry stays linear in the manifest.
-    lines: crate::syntax::lines::Lines<'a>,
+    lines: crate::source::lines::Lines<'a>,
     problems: Vec<Problem>,
 }
 
@@ -134,7 +134,7 @@ pub fn parse(file: &str, text: &str) -> Result<Manifest, InputError> {
     let mut r = Reader {
         file,
         text,
-        lines: crate::syntax::lines::Lines::new(text),
+        lines: crate::source::lines::Lines::new(text),
         problems: Vec::new(),
     };
     let parsed = crate::manifest::toml_guarded(|| toml_edit::Document::parse(text));

@@ -162,7 +162,7 @@ pub fn run(mut opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Me
     let target = match &opts.write {
         Some(path) => {
             let target = write::target(path.as_deref(), manifest_path)?;
-            crate::manifest::check_writable(&target)?;
+            crate::sys::fs::check_writable(&target)?;
             Some(target)
         }
         None => None,

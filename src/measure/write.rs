@@ -132,7 +132,7 @@ pub struct Written {
 
 /// Create or update the manifest at `path`.
 pub fn update(path: &Path, m: &Measurement, opts: &Settings) -> anyhow::Result<Written> {
-    crate::manifest::check_writable(path)?;
+    crate::sys::fs::check_writable(path)?;
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
@@ -210,7 +210,7 @@ pub fn update(path: &Path, m: &Measurement, opts: &Settings) -> anyhow::Result<W
         set(t, "measured_at", now.as_str());
     }
     warnings.extend(write_derived(&mut doc, m, &now)?);
-    crate::manifest::write_atomic(path, &doc.to_string())?;
+    crate::sys::fs::write_atomic(path, &doc.to_string())?;
     Ok(Written {
         path: path.to_path_buf(),
         warnings,

@@ -8,12 +8,12 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::mutate::Mutant;
 use crate::mutate::outcome::{Baseline, MAX_RAN, MutantResult, Outcome, test_names};
 use crate::mutate::output;
-use crate::mutate::process::{self, Ended};
 use crate::mutate::scratch::{self, Scratch};
 use crate::mutate::strategy::Strategy;
+use crate::operators::mutant::Mutant;
+use crate::sys::process::{self, Ended};
 
 /// How mutants become builds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -442,7 +442,7 @@ pub fn record(verdicts: &Path, r: &MutantResult) -> Result<(), Stop> {
     use std::io::Write;
     let mut line = serde_json::to_string(r).map_err(anyhow::Error::from)?;
     line.push('\n');
-    output::append(verdicts)?.write_all(line.as_bytes())?;
+    crate::sys::fs::append(verdicts)?.write_all(line.as_bytes())?;
     Ok(())
 }
 

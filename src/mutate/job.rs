@@ -11,13 +11,13 @@ use crate::catalog::Operator;
 use crate::fixtures::FixtureAnalysis;
 use crate::index::Index;
 use crate::mutate::engine::{self, EngineKind, Event, Options, Stop, TestTool};
-use crate::mutate::operators::{self, Shared};
 use crate::mutate::outcome::Summary;
+use crate::mutate::outcome::{ListId, MutantsReport};
 use crate::mutate::select;
 use crate::mutate::strategy::Rebuild;
-use crate::mutate::{Mutant, MutationContext};
+use crate::operators::mutant::{Mutant, MutationContext};
+use crate::operators::{self, Shared};
 use crate::project::{Needs, Project, ProjectOptions};
-use crate::report::mutants::{ListId, MutantsReport};
 use crate::workspace::{Selection, Workspace};
 
 /// What `mutants` is asked to do (the CLI's flags, as plain data).
@@ -105,7 +105,7 @@ pub fn list(opts: &MutantsOptions) -> anyhow::Result<Listed> {
             &shared,
         ));
     }
-    crate::mutate::sort(&mut mutants);
+    crate::operators::mutant::sort(&mut mutants);
     for g in &project.config.guards {
         if !mutants
             .iter()
@@ -191,7 +191,8 @@ fn explain_survivors(
     }
 }
 
-/// Run the selected mutants and write the output folder.
+/// Run the selected mutants. Their logs and verdicts are in the output folder as they finish;
+/// the reports that render the run are written by `cli` (`cli::mutants::write_output`).
 pub fn run(args: &MutantsOptions, progress: &(dyn Fn(Event) + Sync)) -> Result<MutantsRun, Stop> {
     let start = Instant::now();
     if args.test_tool == TestTool::Nextest {
@@ -279,7 +280,8 @@ pub fn run(args: &MutantsOptions, progress: &(dyn Fn(Event) + Sync)) -> Result<M
     };
     ran.results.extend(resumed.into_iter().map(|(r, _)| r));
     ran.results.sort_by(|a, b| {
-        crate::mutate::order_key(&a.mutant).cmp(&crate::mutate::order_key(&b.mutant))
+        crate::operators::mutant::order_key(&a.mutant)
+            .cmp(&crate::operators::mutant::order_key(&b.mutant))
     });
     explain_survivors(&listed.fixtures, &mut ran.results);
     let summary = Summary::new(
@@ -291,7 +293,6 @@ pub fn run(args: &MutantsOptions, progress: &(dyn Fn(Event) + Sync)) -> Result<M
     let mut report = MutantsReport::new(ran.results, summary);
     report.skipped = skipped;
     report.list = Some(listed.list);
-    write_output(&output, &report, &ws.root)?;
     Ok(MutantsRun {
         root: ws.root.clone(),
         output,
@@ -330,24 +331,6 @@ pub fn default_output(target_dir: &Path) -> PathBuf {
     target_dir.join("capcheck").join("mutants")
 }
 
-/// Write mutants.json, the mutation-testing-elements report and SARIF of survivors, into a
-/// folder this tool created or marked (`merge --into` a foreign folder is refused).
-pub fn write_output(output: &Path, report: &MutantsReport, root: &Path) -> anyhow::Result<()> {
-    crate::mutate::output::claim(output)?;
-    let write = |name: &str, text: String| crate::mutate::output::write_report(output, name, &text);
-    write(REPORT_JSON, crate::report::mutants::json(report))?;
-    write(
-        ELEMENTS_JSON,
-        crate::report::elements::report(&report.mutants, &report.skipped, root),
-    )?;
-    write(SARIF, crate::report::sarif::mutants(report, root))?;
-    write(
-        crate::mutate::output::HTML,
-        crate::report::html::report(report),
-    )?;
-    Ok(())
-}
-
 /// Merge the output folders of sharded runs: every mutant once, in canonical order, the
 /// summary recounted. The folders must be exactly the shards of one run (one list of mutants,
 /// each shard `k/n` once, none missing, each holding its share of the list), or one whole run;
@@ -369,7 +352,7 @@ pub fn merge(dirs: &[PathBuf]) -> anyhow::Result<MutantsReport> {
             "cannot merge {}: {} problem{}; nothing was written\n  {}",
             plural_folders(parts.len()),
             problems.len(),
-            crate::report::plural(problems.len()),
+            crate::diag::plural(problems.len()),
             problems.join("\n  ")
         );
     }
@@ -401,7 +384,8 @@ pub fn merge(dirs: &[PathBuf]) -> anyhow::Result<MutantsReport> {
         }
     }
     all.sort_by(|a, b| {
-        crate::mutate::order_key(&a.mutant).cmp(&crate::mutate::order_key(&b.mutant))
+        crate::operators::mutant::order_key(&a.mutant)
+            .cmp(&crate::operators::mutant::order_key(&b.mutant))
     });
     if let Some(want) = &list {
         let got = ListId::of(all.iter().map(|r| r.mutant.id.as_str()));
@@ -413,7 +397,8 @@ pub fn merge(dirs: &[PathBuf]) -> anyhow::Result<MutantsReport> {
     }
     let summary = Summary::new(&all, baseline.unwrap_or_default(), elapsed, None);
     skipped.sort_by(|a, b| {
-        crate::mutate::order_key(&a.mutant).cmp(&crate::mutate::order_key(&b.mutant))
+        crate::operators::mutant::order_key(&a.mutant)
+            .cmp(&crate::operators::mutant::order_key(&b.mutant))
     });
     let mut merged = MutantsReport::new(all, summary);
     merged.list = list;
@@ -428,7 +413,7 @@ struct Part {
 }
 
 fn plural_folders(n: usize) -> String {
-    format!("{n} folder{}", crate::report::plural(n))
+    format!("{n} folder{}", crate::diag::plural(n))
 }
 
 /// Why `parts` are not the complete shard set of one run (nothing when they are): a folder
@@ -531,7 +516,7 @@ fn shard_set_problems(parts: &[Part]) -> Vec<String> {
             .collect();
         problems.push(format!(
             "shard{} {} missing: a run in {n} shards needs the output folders of all {n} (given: {})",
-            crate::report::plural(missing.len()),
+            crate::diag::plural(missing.len()),
             missing.join(", "),
             have.join(", ")
         ));
@@ -551,14 +536,14 @@ fn shard_set_problems(parts: &[Part]) -> Vec<String> {
                 "{}: shard {k}/{n} holds {} mutant{}, but its share of {want} is {share}",
                 shown(p),
                 p.report.mutants.len(),
-                crate::report::plural(p.report.mutants.len())
+                crate::diag::plural(p.report.mutants.len())
             ));
         }
     }
     if !problems.is_empty() {
         return problems;
     }
-    let mut all: Vec<(&crate::mutate::Mutant, usize, &Part)> = by_k
+    let mut all: Vec<(&crate::operators::mutant::Mutant, usize, &Part)> = by_k
         .iter()
         .enumerate()
         .flat_map(|(k, p)| {
@@ -566,7 +551,9 @@ fn shard_set_problems(parts: &[Part]) -> Vec<String> {
             p.report.mutants.iter().map(move |r| (&r.mutant, k, p))
         })
         .collect();
-    all.sort_by(|a, b| crate::mutate::order_key(a.0).cmp(&crate::mutate::order_key(b.0)));
+    all.sort_by(|a, b| {
+        crate::operators::mutant::order_key(a.0).cmp(&crate::operators::mutant::order_key(b.0))
+    });
     for (i, (m, k, p)) in all.iter().enumerate() {
         if i % n != *k {
             problems.push(format!(
@@ -630,12 +617,12 @@ fn cargo_args(args: &Selection, root: &Path) -> Vec<String> {
 
 /// Test functions holding an assertion that pins a capacity (by function name).
 fn pinned_tests(index: &Index) -> Vec<String> {
-    let pins = crate::lint::pinned::check(index);
+    let pins = crate::index::pins::find(index);
     let mut names: Vec<String> = index
         .files
         .iter()
         .flat_map(|f| &f.comparisons)
-        .filter(|c| pins.iter().any(|p| p.loc == c.loc))
+        .filter(|c| pins.iter().any(|p| p.comparison.loc == c.loc))
         .map(|c| {
             c.function
                 .rsplit("::")

@@ -24,12 +24,12 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::mutate::Mutant;
 use crate::mutate::engine::{self, Event, Options, Ran, Stop};
 use crate::mutate::outcome::{Baseline, MAX_RAN, MutantResult, Outcome, test_names};
-use crate::mutate::process::{self, Ended, Limits};
 use crate::mutate::scratch::Scratch;
 use crate::mutate::switch::{self, ErrorSpan, Plan};
+use crate::operators::mutant::Mutant;
+use crate::sys::process::{self, Ended, Limits};
 
 /// How many times the instrumented build is redone without what rustc rejected.
 const ROUNDS: usize = 4;
@@ -355,7 +355,7 @@ fn write_plan(
 
 fn append(log: &Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
-    crate::mutate::output::append(log)?.write_all(text.as_bytes())
+    crate::sys::fs::append(log)?.write_all(text.as_bytes())
 }
 
 struct Build {

@@ -3,8 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::exit::Exit;
-use crate::mutate::Mutant;
+use crate::operators::mutant::Mutant;
 
 /// What running one mutant showed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -163,24 +162,7 @@ impl Summary {
     }
 }
 
-impl Summary {
-    /// The exit code of a finished run: 1 for survivors, uncovered mutants (no test can notice
-    /// them: holes, not passes), a guard not killed or a score under `min_score`; 4 for timeouts
-    /// alone; 0 otherwise. `cli` prints the report, then exits with this.
-    pub fn exit(&self, min_score: Option<f64>) -> Exit {
-        if self.survived > 0
-            || self.uncovered > 0
-            || !self.guards_failed.is_empty()
-            || min_score.is_some_and(|min| self.score < min)
-        {
-            Exit::Findings
-        } else if self.timeout > 0 {
-            Exit::TimeoutsOnly
-        } else {
-            Exit::Clean
-        }
-    }
-}
+impl Summary {}
 
 /// Test names from a test run's output.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -231,6 +213,77 @@ pub fn test_names(output: &str) -> TestNames {
     names
 }
 
+/// The JSON document of a run: what `--format json` prints and `mutants.json` holds.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MutantsReport {
+    /// The document's format version, as in `check --format json`. Reports written before it
+    /// existed read back as version 1.
+    #[serde(default = "version")]
+    pub version: u32,
+    pub mutants: Vec<MutantResult>,
+    pub summary: Summary,
+    /// Mutants the user's skips and exclusions kept from running (not in `summary`'s counts).
+    #[serde(default)]
+    pub skipped: Vec<crate::mutate::select::Skipped>,
+    /// The list this run's mutants were taken from (before `--shard`), which `merge` holds
+    /// every shard to. Absent from reports written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list: Option<ListId>,
+}
+
+fn version() -> u32 {
+    1
+}
+
+impl MutantsReport {
+    pub fn new(mutants: Vec<MutantResult>, summary: Summary) -> MutantsReport {
+        MutantsReport {
+            version: version(),
+            mutants,
+            summary,
+            skipped: Vec::new(),
+            list: None,
+        }
+    }
+}
+
+/// A list of mutants, by its length and the FNV-1a of its ids in canonical order: two shards
+/// come from one run when their lists are the same.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ListId {
+    pub mutants: usize,
+    pub fingerprint: String,
+}
+
+impl ListId {
+    /// The id of `ids`, given in canonical order.
+    pub fn of<'a>(ids: impl IntoIterator<Item = &'a str>) -> ListId {
+        let mut joined = Vec::new();
+        let mut mutants = 0;
+        for id in ids {
+            joined.extend_from_slice(id.as_bytes());
+            joined.push(b'\n');
+            mutants += 1;
+        }
+        ListId {
+            mutants,
+            fingerprint: format!("{:016x}", crate::source::fnv1a(&joined)),
+        }
+    }
+}
+
+impl std::fmt::Display for ListId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "list {} of {} mutant{}",
+            self.fingerprint,
+            self.mutants,
+            crate::diag::plural(self.mutants)
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,24 +326,7 @@ mod tests {
         // Regression: a crate without tests reported "2 uncovered; score 0.0%" and exited 0.
         let s = summary(&[Outcome::Uncovered, Outcome::Uncovered]);
         assert_eq!(s.score, 0.0);
-        assert_eq!(s.exit(None), Exit::Findings);
-    }
-
-    #[test]
-    fn exit_codes_of_a_run() {
-        use Outcome::*;
-        assert_eq!(summary(&[]).exit(None), Exit::Clean);
-        assert_eq!(summary(&[Killed, Unviable]).exit(None), Exit::Clean);
-        assert_eq!(summary(&[Killed, Timeout]).exit(None), Exit::TimeoutsOnly);
-        assert_eq!(summary(&[Survived, Timeout]).exit(None), Exit::Findings);
-        assert_eq!(summary(&[Killed, Killed]).exit(Some(100.0)), Exit::Clean);
-        assert_eq!(
-            summary(&[Killed, Survived]).exit(Some(40.0)),
-            Exit::Findings
-        );
-        let mut guard = summary(&[Unviable]);
-        guard.guards_failed.push("guard:x".into());
-        assert_eq!(guard.exit(None), Exit::Findings);
+        assert_eq!(s.uncovered, 2);
     }
 
     #[test]

@@ -6,7 +6,6 @@
 //! the way that is not the tool's is an error, not overwritten.
 
 use std::fs::File;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use anyhow::{Context, bail};
@@ -100,7 +99,7 @@ fn logs_folder(logs: &Path) -> anyhow::Result<bool> {
 pub fn write_report(dir: &Path, name: &str, text: &str) -> anyhow::Result<()> {
     let path = dir.join(name);
     remove_ours(&path)?;
-    crate::manifest::write_atomic(&path, text)
+    crate::sys::fs::write_atomic(&path, text)
 }
 
 /// Copy a shard's log into `logs`, the claimed folder's log folder (`merge`), on the same terms
@@ -120,22 +119,10 @@ fn write_replacing(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         .with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// Create a file that must not exist yet, never through a symlink.
+/// Create a file of the output folder that must not exist yet, never through a symlink; a file
+/// in the way is named in the error.
 pub fn create_new(path: &Path) -> std::io::Result<File> {
-    File::options()
-        .write(true)
-        .create_new(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-        .map_err(|e| in_the_way(path, e))
-}
-
-/// Append to a file the tool created, never through a symlink.
-pub fn append(path: &Path) -> std::io::Result<File> {
-    File::options()
-        .append(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
+    crate::sys::fs::create_new(path).map_err(|e| in_the_way(path, e))
 }
 
 fn in_the_way(path: &Path, e: std::io::Error) -> std::io::Error {

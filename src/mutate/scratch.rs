@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
-use crate::mutate::process;
+use crate::sys::process;
 
 /// Every scratch folder's name starts with this.
 pub const PREFIX: &str = "capcheck-mutants-";

@@ -8,8 +8,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::MutantsConfig;
-use crate::mutate::Mutant;
+use crate::config::{MutantsConfig, glob, regex};
+use crate::operators::mutant::Mutant;
 
 /// `k/n`: this run takes shard k (0-based) of n.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,26 +172,6 @@ pub fn one_line(s: &str) -> String {
     }
 }
 
-/// A file glob: `*` stays within a folder, `**` crosses folders; a glob without `/` matches
-/// the file name in any folder (`*_generated.rs`). Matched against the workspace-relative path.
-pub fn glob(pattern: &str) -> Result<globset::GlobMatcher, String> {
-    let full = if pattern.contains('/') {
-        pattern.trim_start_matches("./").to_string()
-    } else {
-        format!("**/{pattern}")
-    };
-    globset::GlobBuilder::new(&full)
-        .literal_separator(true)
-        .build()
-        .map(|g| g.compile_matcher())
-        .map_err(|e| format!("`{pattern}` is not a glob: {e}"))
-}
-
-/// A regular expression for `--exclude-re` (Rust `regex` syntax).
-pub fn regex(pattern: &str) -> Result<regex::Regex, String> {
-    regex::Regex::new(pattern).map_err(|e| format!("`{pattern}` is not a regex: {e}"))
-}
-
 /// Whether a skip or exclusion takes a mutant.
 type Matcher = Box<dyn Fn(&Mutant) -> bool>;
 
@@ -328,7 +308,7 @@ const SKIP: &str = "skip-mutants";
 /// located problem.
 fn skip_comments(text: &str) -> Result<Vec<SkipComment>, Vec<crate::diag::Problem>> {
     use crate::syntax::comments;
-    let lines = crate::syntax::lines::Lines::new(text);
+    let lines = crate::source::lines::Lines::new(text);
     let mut out = Vec::new();
     let mut problems = Vec::new();
     for c in comments::rust_comments(text) {

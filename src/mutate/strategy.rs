@@ -6,7 +6,7 @@ use std::path::Path;
 
 use anyhow::Context;
 
-use crate::mutate::Mutant;
+use crate::operators::mutant::Mutant;
 
 /// What the engine must do to test one applied mutant.
 #[derive(Debug, Clone, Default)]

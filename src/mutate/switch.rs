@@ -16,7 +16,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
-use crate::mutate::{Context, Mutant};
+use crate::operators::mutant::{Context, Mutant};
 
 /// The environment variable that selects the active mutant (its number, 1-based; 0: none).
 pub const ENV: &str = "CAPCHECK_MUTANT";

@@ -21,7 +21,7 @@ fn status(o: Outcome) -> &'static str {
 }
 
 /// One mutant's entry: what it changes, where, and its status.
-fn mutant(m: &crate::mutate::Mutant, status: &str, reason: String) -> Value {
+fn mutant(m: &crate::operators::mutant::Mutant, status: &str, reason: String) -> Value {
     json!({
         "id": m.id,
         "mutatorName": m.operator,

@@ -142,7 +142,7 @@ fn toml_table(text: &str, offset: usize) -> String {
 }
 
 fn hex(key: &str) -> String {
-    format!("{:016x}", crate::mutate::fnv1a(key.as_bytes()))
+    format!("{:016x}", crate::source::fnv1a(key.as_bytes()))
 }
 
 #[cfg(test)]

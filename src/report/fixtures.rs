@@ -6,13 +6,13 @@ use std::path::Path;
 use ariadne::{Color, Report, ReportKind};
 use serde::Serialize;
 
+use crate::diag::plural;
 use crate::fixtures::compare::is_identity;
 use crate::fixtures::explain::join;
 use crate::fixtures::{FixtureAnalysis, FixtureReport, Scope};
 use crate::report::human::{Labels, Placed, Sources, place};
-use crate::report::plural;
+use crate::source::Loc;
 use crate::source::Texts;
-use crate::syntax::Loc;
 
 #[derive(Serialize)]
 struct Doc<'a> {

@@ -5,10 +5,10 @@
 
 use std::path::Path;
 
+use crate::catalog::Level;
 use crate::finding::Finding;
 use crate::fixtures::FixtureReport;
-use crate::lint::registry::Level;
-use crate::report::mutants::MutantsReport;
+use crate::mutate::outcome::MutantsReport;
 
 /// Escape a message (`%`, CR, LF) the way the runner expects.
 fn message(s: &str) -> String {
@@ -76,7 +76,7 @@ pub fn step_summary(job: &str, rows: &[Row]) -> String {
     s.push_str(&format!(
         "\n{} finding{}{}:\n\n",
         rows.len(),
-        crate::report::plural(rows.len()),
+        crate::diag::plural(rows.len()),
         if rows.len() > TOP {
             format!(", the first {TOP}")
         } else {

@@ -6,8 +6,8 @@
 
 use html_escape::encode_text as esc;
 
+use crate::mutate::outcome::MutantsReport;
 use crate::mutate::outcome::{MutantResult, Outcome};
-use crate::report::mutants::MutantsReport;
 
 /// Marks the page as the tool's, so the output folder's cleanup may remove it.
 pub const GENERATOR: &str = r#"<meta name="generator" content="cargo-capcheck">"#;

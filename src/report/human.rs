@@ -9,12 +9,13 @@ use std::ops::Range;
 
 use ariadne::{Cache, Color, Label, Report, ReportKind, Source};
 
+use crate::catalog::Level;
+use crate::check::Summary;
+use crate::diag::plural;
 use crate::finding::Finding;
-use crate::lint::registry::Level;
-use crate::report::{Summary, plural};
+use crate::source::Loc;
 use crate::source::Texts;
-use crate::syntax::Loc;
-use crate::syntax::lines::Lines;
+use crate::source::lines::Lines;
 
 /// A line longer than this (in chars) is not drawn: ariadne prints a label's whole line, so
 /// thousands of findings on one line of generated or minified code made the output, and the

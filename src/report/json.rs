@@ -2,8 +2,8 @@
 
 use serde::Serialize;
 
+use crate::check::Summary;
 use crate::finding::Finding;
-use crate::report::Summary;
 
 #[derive(Serialize)]
 struct CheckReport<'a> {

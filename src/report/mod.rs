@@ -11,44 +11,6 @@ pub mod json;
 pub mod mutants;
 pub mod sarif;
 
-use std::collections::BTreeMap;
-
-use serde::Serialize;
-
-use crate::finding::Finding;
-
-/// "s" for any count but one, for summary lines.
-pub fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
-}
-
-/// The numbers under every `check` report.
-#[derive(Debug, Clone, Serialize)]
-pub struct Summary {
-    pub files: usize,
-    pub lines: usize,
-    pub findings_by_rule: BTreeMap<String, usize>,
-    /// Findings a `capcheck: allow` comment silenced.
-    pub suppressed: usize,
-    pub elapsed_ms: u128,
-}
-
-impl Summary {
-    pub fn new(files: usize, lines: usize, findings: &[Finding], elapsed_ms: u128) -> Summary {
-        let mut by_rule = BTreeMap::new();
-        for f in findings {
-            *by_rule.entry(f.rule.clone()).or_insert(0) += 1;
-        }
-        Summary {
-            files,
-            lines,
-            findings_by_rule: by_rule,
-            suppressed: 0,
-            elapsed_ms,
-        }
-    }
-}
-
 /// Output format of every job.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Format {

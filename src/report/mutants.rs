@@ -5,83 +5,11 @@
 use std::path::Path;
 
 use ariadne::{Color, Label, Report, ReportKind};
-use serde::{Deserialize, Serialize};
 
-use crate::mutate::Mutant;
-use crate::mutate::outcome::{MutantResult, Outcome, Summary};
+use crate::diag::plural;
+use crate::mutate::outcome::{MutantResult, MutantsReport, Outcome, Summary};
 use crate::mutate::select::{Skipped, one_line};
-use crate::report::plural;
-
-/// The JSON document of a run: what `--format json` prints and `mutants.json` holds.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct MutantsReport {
-    /// The document's format version, as in `check --format json`. Reports written before it
-    /// existed read back as version 1.
-    #[serde(default = "version")]
-    pub version: u32,
-    pub mutants: Vec<MutantResult>,
-    pub summary: Summary,
-    /// Mutants the user's skips and exclusions kept from running (not in `summary`'s counts).
-    #[serde(default)]
-    pub skipped: Vec<Skipped>,
-    /// The list this run's mutants were taken from (before `--shard`), which `merge` holds
-    /// every shard to. Absent from reports written before it existed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub list: Option<ListId>,
-}
-
-fn version() -> u32 {
-    1
-}
-
-impl MutantsReport {
-    pub fn new(mutants: Vec<MutantResult>, summary: Summary) -> MutantsReport {
-        MutantsReport {
-            version: version(),
-            mutants,
-            summary,
-            skipped: Vec::new(),
-            list: None,
-        }
-    }
-}
-
-/// A list of mutants, by its length and the FNV-1a of its ids in canonical order: two shards
-/// come from one run when their lists are the same.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ListId {
-    pub mutants: usize,
-    pub fingerprint: String,
-}
-
-impl ListId {
-    /// The id of `ids`, given in canonical order.
-    pub fn of<'a>(ids: impl IntoIterator<Item = &'a str>) -> ListId {
-        let mut joined = Vec::new();
-        let mut mutants = 0;
-        for id in ids {
-            joined.extend_from_slice(id.as_bytes());
-            joined.push(b'\n');
-            mutants += 1;
-        }
-        ListId {
-            mutants,
-            fingerprint: format!("{:016x}", crate::mutate::fnv1a(&joined)),
-        }
-    }
-}
-
-impl std::fmt::Display for ListId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "list {} of {} mutant{}",
-            self.fingerprint,
-            self.mutants,
-            plural(self.mutants)
-        )
-    }
-}
+use crate::operators::mutant::Mutant;
 
 pub fn json(report: &MutantsReport) -> String {
     serde_json::to_string_pretty(report).expect("reports serialise") + "\n"
@@ -258,11 +186,11 @@ fn render(
 /// was not killed is an error, since the user declared that it fails the run; a survivor is a
 /// warning, since it shows a change no test notices (possibly an equivalent mutant), not that
 /// the code is wrong. The exit code (1 for either) is the gate; this is how it is shown.
-pub fn flagged_level(r: &MutantResult) -> crate::lint::registry::Level {
+pub fn flagged_level(r: &MutantResult) -> crate::catalog::Level {
     if r.failed_guard() {
-        crate::lint::registry::Level::Error
+        crate::catalog::Level::Error
     } else {
-        crate::lint::registry::Level::Warning
+        crate::catalog::Level::Warning
     }
 }
 

@@ -25,14 +25,14 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use crate::catalog::{Level, meta};
 use crate::finding::Finding;
 use crate::fixtures::FixtureReport;
-use crate::lint::registry::{self, Level};
+use crate::mutate::outcome::MutantsReport;
 use crate::mutate::outcome::{MutantResult, Outcome};
 use crate::report::fingerprint::Fingerprints;
-use crate::report::mutants::MutantsReport;
 use crate::source::Texts;
-use crate::syntax::lines::Lines;
+use crate::source::lines::Lines;
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 /// `package.repository` when Cargo.toml names one; else the crate's registry page.
@@ -108,7 +108,7 @@ fn level(l: Level) -> &'static str {
 
 /// A SARIF rule from the catalog entry `id` (`name` is the catalog's variant name).
 fn rule(id: &str, name: &str) -> Value {
-    let r = registry::rule(id);
+    let r = meta::rule(id);
     json!({
         "id": r.id,
         "name": name,

@@ -7,7 +7,11 @@
 
 use ra_ap_rustc_lexer::{FrontmatterAllowed, TokenKind, tokenize};
 
-use crate::syntax::lines::Lines;
+use crate::source::lines::Lines;
+
+/// What begins every comment addressed to capcheck (`capcheck: allow(..)`,
+/// `capcheck: skip-mutants(..)`); a file without it holds none.
+pub const MARKER: &str = "capcheck:";
 
 /// A plain comment: its text without the `//` or `/* */`, and its byte range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,9 +7,10 @@ use proc_macro2::Span;
 use serde::Serialize;
 use syn::punctuated::Punctuated;
 
+use crate::source::Loc;
+
 pub mod comments;
 pub mod depth;
-pub mod lines;
 pub mod scope;
 pub mod span;
 pub mod sparse;
@@ -30,16 +31,7 @@ pub enum FileRole {
     Build,
 }
 
-/// A 1-based location range in a workspace file, `file` relative to the workspace root with '/'.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub struct Loc {
-    pub file: String,
-    pub line: usize,
-    pub column: usize,
-    pub end_line: usize,
-    pub end_column: usize,
-}
-
+// `Loc` is core data (`crate::source`); how a syntax span becomes one is syntax's business.
 impl Loc {
     /// The location of `span` in `file`. Columns become 1-based.
     pub fn from_span(file: &str, span: Span) -> Loc {
@@ -61,6 +53,14 @@ impl Loc {
         loc.end_column = end.end_column;
         loc
     }
+}
+
+/// A cheap hash of a file's text, to tell whether the walk reads what the prescan read.
+pub fn text_hash(text: &str) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(text.as_bytes());
+    h.finish()
 }
 
 /// One Rust source file of the workspace, parsed.
@@ -118,16 +118,12 @@ pub fn parse_file_with(
     let text = read_text(abs, rel)?;
     let lines = text.lines().count();
     let too_deep = match measured {
-        Some((len, hash, at))
-            if len == text.len() && hash == crate::index::params::text_hash(&text) =>
-        {
-            at
-        }
+        Some((len, hash, at)) if len == text.len() && hash == text_hash(&text) => at,
         _ => depth::too_deep(&text),
     };
-    let marked = text.contains(crate::lint::suppress::MARKER);
+    let marked = text.contains(comments::MARKER);
     if let Some(at) = too_deep {
-        let (line, column) = lines::Lines::new(&text).position(at);
+        let (line, column) = crate::source::lines::Lines::new(&text).position(at);
         return Err(ParseFailure {
             loc: point(rel, line, column),
             message: format!(
@@ -185,7 +181,7 @@ fn read_text(abs: &Path, rel: &str) -> Result<String, ParseFailure> {
     let text = String::from_utf8(bytes).map_err(|e| {
         let upto = e.utf8_error().valid_up_to();
         let valid = std::str::from_utf8(&e.as_bytes()[..upto]).unwrap_or_default();
-        let (line, col) = lines::Lines::new(valid).position(valid.len());
+        let (line, col) = crate::source::lines::Lines::new(valid).position(valid.len());
         ParseFailure {
             loc: point(rel, line, col),
             message: "file is not valid UTF-8".to_string(),
@@ -211,6 +207,22 @@ pub fn macro_args(mac: &syn::Macro) -> Option<Vec<syn::Expr>> {
     mac.parse_body_with(Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
         .ok()
         .map(|p| p.into_iter().collect())
+}
+
+/// Unroll a method chain (through `.await` and `?`) to its root, methods outermost first.
+pub fn chain(mut e: &syn::Expr) -> (&syn::Expr, Vec<&syn::ExprMethodCall>) {
+    let mut methods = Vec::new();
+    loop {
+        match e {
+            syn::Expr::MethodCall(m) => {
+                methods.push(m);
+                e = &m.receiver;
+            }
+            syn::Expr::Await(a) => e = &a.base,
+            syn::Expr::Try(t) => e = &t.expr,
+            _ => return (e, methods),
+        }
+    }
 }
 
 /// The last segment of a path as a string (`tokio::sync::Semaphore::new` -> `new`).

@@ -66,7 +66,7 @@ pub fn metadata(args: &Selection) -> anyhow::Result<Metadata> {
         .output()
         .map_err(|e| anyhow::anyhow!("cargo metadata failed: {e}"))?;
     if let Some(signal) = out.status.signal() {
-        crate::mutate::process::note_stop(signal);
+        crate::sys::process::note_stop(signal);
     }
     if !out.status.success() {
         bail!(

@@ -11,7 +11,7 @@ use std::sync::Mutex;
 
 use super::{CeilingSite, Shared, idents};
 use crate::catalog::Operator;
-use crate::mutate::Draft;
+use crate::operators::mutant::Draft;
 
 const ID: Operator = Operator::HistoryRevert;
 

@@ -4,6 +4,10 @@
 //! docs/rules.md all derive from these lists, and tests fail when an entry lacks docs or a
 //! fixture case. Adding a rule or operator is a variant here, its module and its TOML.
 
+pub mod meta;
+
+pub use meta::{Api, Level, Meta};
+
 macro_rules! catalog {
     ($(#[$meta:meta])* $name:ident, $kind:literal { $($variant:ident => $id:literal,)* }) => {
         $(#[$meta])*
@@ -28,7 +32,7 @@ macro_rules! catalog {
             /// The entry's `rules/<id>.toml`.
             pub fn toml(self) -> &'static str {
                 match self {
-                    $($name::$variant => include_str!(concat!("../rules/", $id, ".toml")),)*
+                    $($name::$variant => include_str!(concat!("../../rules/", $id, ".toml")),)*
                 }
             }
 
@@ -37,8 +41,8 @@ macro_rules! catalog {
             }
 
             /// The entry's metadata and documentation.
-            pub fn meta(self) -> &'static crate::lint::registry::Rule {
-                crate::lint::registry::rule(self.id())
+            pub fn meta(self) -> &'static $crate::catalog::Meta {
+                meta::rule(self.id())
             }
         }
 
@@ -118,7 +122,7 @@ mod tests {
             .chain(Report::ALL.iter().map(|r| (r.id(), Report::KIND)))
             .chain(Operator::ALL.iter().map(|r| (r.id(), Operator::KIND)));
         for (id, kind) in kinds {
-            let meta = crate::lint::registry::rule(id);
+            let meta = meta::rule(id);
             assert_eq!(meta.kind, kind, "{id}");
         }
     }

@@ -5,7 +5,7 @@ use syn::Expr;
 
 use super::{FnCx, Pending, exprs, idents, range};
 use crate::catalog::Operator;
-use crate::mutate::Draft;
+use crate::operators::mutant::Draft;
 
 const ID: Operator = Operator::DropClamp;
 

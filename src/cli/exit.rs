@@ -1,5 +1,6 @@
-//! Exit codes, in one place. `cli::out` is the only caller of `std::process::exit` (a report
-//! that cannot be written ends the run there); everything else returns its code to `main`.
+//! Exit codes, in one place: only `cli` decides them, from the data the jobs return.
+//! `cli::out` is the only caller of `std::process::exit` (a report that cannot be written ends
+//! the run there); everything else returns its code to `main`.
 
 use std::process::ExitCode;
 

@@ -4,7 +4,7 @@
 
 use super::{FnCx, Pending, range};
 use crate::catalog::Operator;
-use crate::mutate::Draft;
+use crate::operators::mutant::Draft;
 
 const ID: Operator = Operator::Guard;
 

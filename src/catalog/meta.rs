@@ -1,5 +1,5 @@
-//! The rule registry: every rule's and operator's metadata, docs and name tables live once, in
-//! `rules/*.toml`, embedded by `crate::catalog` and parsed here. `rules`, `explain`, SARIF help and the matchers all read them.
+//! Every rule's, report kind's and operator's metadata, docs and name tables: they live once,
+//! in `rules/*.toml`, embedded by the catalog and parsed here. `rules`, `explain`, SARIF help and the matchers all read them.
 
 use std::sync::OnceLock;
 
@@ -45,7 +45,7 @@ pub struct Api {
 
 /// A rule or mutation operator as written in `rules/<id>.toml`.
 #[derive(Debug, Clone, Deserialize)]
-pub struct Rule {
+pub struct Meta {
     pub id: String,
     /// `rule` (a `check` lint), `operator` (a mutation operator) or `report` (a `fixtures` report).
     pub kind: String,
@@ -75,7 +75,7 @@ pub struct Rule {
     pub max_multiplier: Option<u64>,
 }
 
-impl Rule {
+impl Meta {
     /// The documentation `explain` prints, under the four fixed headings.
     pub fn docs(&self) -> String {
         format!(
@@ -93,12 +93,12 @@ impl Rule {
 }
 
 /// All rules and operators, parsed once.
-pub fn all() -> &'static [Rule] {
-    static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
+pub fn all() -> &'static [Meta] {
+    static RULES: OnceLock<Vec<Meta>> = OnceLock::new();
     RULES.get_or_init(|| {
-        crate::catalog::sources()
+        super::sources()
             .map(|(id, text)| {
-                let rule: Rule = toml::from_str(text)
+                let rule: Meta = toml::from_str(text)
                     .unwrap_or_else(|e| panic!("rules/{id}.toml is invalid (a build bug): {e}"));
                 assert_eq!(&rule.id, id, "rules/{id}.toml declares another id");
                 rule
@@ -108,12 +108,12 @@ pub fn all() -> &'static [Rule] {
 }
 
 /// The rule or operator with this id.
-pub fn get(id: &str) -> Option<&'static Rule> {
+pub fn get(id: &str) -> Option<&'static Meta> {
     all().iter().find(|r| r.id == id)
 }
 
 /// The rule with this id; panics on an id that is not registered (a programming error).
-pub fn rule(id: &str) -> &'static Rule {
+pub fn rule(id: &str) -> &'static Meta {
     get(id).unwrap_or_else(|| panic!("rule {id} is not registered"))
 }
 

@@ -4,8 +4,8 @@
 
 use super::Shared;
 use crate::catalog::Operator;
-use crate::mutate::Draft;
-use crate::syntax::lines::Lines;
+use crate::operators::mutant::Draft;
+use crate::source::lines::Lines;
 
 const ID: Operator = Operator::PerturbCapacity;
 

@@ -6,7 +6,7 @@ use syn::{BinOp, Expr, Stmt};
 
 use super::{FnCx, Pending, idents, range};
 use crate::catalog::Operator;
-use crate::mutate::Draft;
+use crate::operators::mutant::Draft;
 
 const ID: Operator = Operator::DropAllDownGuard;
 

@@ -1,4 +1,5 @@
-//! Writing the manifest (`init`, `measure --write`) without harming the file it replaces.
+//! Files written without harming what they replace: the manifest (`init`, `measure --write`)
+//! by `write_atomic`, and the tool's own files by `create_new` and `append`, never through a link.
 //!
 //! The new text goes to a temp file beside the target (`.NAME.PID.capcheck-tmp`), is fsynced,
 //! and replaces the target by rename; the folder is fsynced after. What the user set up around
@@ -208,8 +209,7 @@ fn remove_stale_temps(dir: &Path, name: &str) {
             continue;
         };
         let ours = pid == std::process::id();
-        if (ours || !crate::mutate::process::alive(pid, 0))
-            && e.file_type().is_ok_and(|t| t.is_file())
+        if (ours || !crate::sys::process::alive(pid, 0)) && e.file_type().is_ok_and(|t| t.is_file())
         {
             let _ = std::fs::remove_file(e.path());
         }
@@ -252,6 +252,23 @@ impl Drop for Temp {
             let _ = std::fs::remove_file(&self.path);
         }
     }
+}
+
+/// Create a file that must not exist yet (`O_EXCL`), never through a symlink (`O_NOFOLLOW`).
+pub fn create_new(path: &Path) -> std::io::Result<File> {
+    File::options()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+}
+
+/// Append to a file the tool created, never through a symlink.
+pub fn append(path: &Path) -> std::io::Result<File> {
+    File::options()
+        .append(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ pub mod drop_all_down_guard;
 pub mod drop_clamp;
 pub mod guard;
 pub mod history;
+pub mod mutant;
 pub mod perturb_capacity;
 pub mod reinstate_cap;
 pub mod swap_min_max;
@@ -23,8 +24,8 @@ use crate::catalog::Operator;
 use crate::config::Guard;
 use crate::index::names::words;
 use crate::index::{Index, Tables};
-use crate::mutate::{Draft, Mutant, MutationContext};
 use crate::syntax::walk::{Collector, FnItem, FnKind, View};
+use mutant::{Draft, Mutant, MutationContext};
 
 /// What every operator may read once every file is walked: computed once per run.
 pub struct Shared<'a> {
@@ -133,13 +134,13 @@ pub struct FileSites {
 
 impl FileSites {
     /// Where a mutant of `range` sits: inside a runtime body and inside no fixed part of it.
-    pub fn context(&self, range: &Range<usize>) -> crate::mutate::Context {
+    pub fn context(&self, range: &Range<usize>) -> mutant::Context {
         // A fixed part inside the mutated text is fine: the switch keeps it verbatim.
         let within = |r: &Range<usize>| r.start <= range.start && range.end <= r.end;
         if self.runtime.iter().any(within) && !self.fixed.iter().any(within) {
-            crate::mutate::Context::Runtime
+            mutant::Context::Runtime
         } else {
-            crate::mutate::Context::Fixed
+            mutant::Context::Fixed
         }
     }
 }
@@ -285,7 +286,7 @@ pub fn discover(
             ),
         }
     }
-    let mut mutants = crate::mutate::finish(rel, text, drafts, crate_name);
+    let mut mutants = mutant::finish(rel, text, drafts, crate_name);
     for m in &mut mutants {
         m.context = sites.context(&m.range());
     }

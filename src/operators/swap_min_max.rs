@@ -16,7 +16,7 @@ use syn::Expr;
 
 use super::{FnCx, Pending, exprs, range};
 use crate::catalog::Operator;
-use crate::mutate::Draft;
+use crate::operators::mutant::Draft;
 
 const ID: Operator = Operator::SwapMinMax;
 
@@ -265,7 +265,7 @@ fn flipped_selection(cx: &FnCx, i: &syn::ExprIf) -> Option<(String, &'static str
     };
     let names = |e: &Expr| {
         let mut out = vec![cx.text_of(&range(e)).trim().to_string()];
-        let (root, _) = crate::fixtures::collect::chain(e);
+        let (root, _) = crate::syntax::chain(e);
         let mut root = root;
         while let Expr::Field(f) = root {
             root = &f.base;

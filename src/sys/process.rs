@@ -91,7 +91,7 @@ pub fn run(cmd: &mut Command, log: &Path, timeout: Duration) -> std::io::Result<
 /// Like `run`, for a command whose stdout the caller has set (a file of JSON messages): only
 /// stderr goes to `log`.
 pub fn run_split(cmd: &mut Command, log: &Path, timeout: Duration) -> std::io::Result<Ended> {
-    let err = crate::mutate::output::append(log)?;
+    let err = crate::sys::fs::append(log)?;
     cmd.stdin(Stdio::null()).stderr(err).process_group(0);
     wait(cmd, log, &Limits::time(timeout)).map(|r| r.ended)
 }
@@ -133,7 +133,7 @@ pub struct Ran {
 
 /// `run` with a silence limit and a memory ceiling, reporting the child's peak memory.
 pub fn run_limited(cmd: &mut Command, log: &Path, limits: &Limits) -> std::io::Result<Ran> {
-    let out = crate::mutate::output::append(log)?;
+    let out = crate::sys::fs::append(log)?;
     let err = out.try_clone()?;
     cmd.stdin(Stdio::null())
         .stdout(out)

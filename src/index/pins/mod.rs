@@ -1,9 +1,7 @@
-//! `pinned-capacity-assertion`: a test assertion whose literal equals a capacity constant, or a
-//! product of capacity constants and small counts, so raising the constant turns the test red.
+//! Pins: a test assertion whose literal equals a capacity constant, or a product of capacity
+//! constants and small counts, so raising the constant turns the test red. The
+//! `pinned-capacity-assertion` rule reports them; `mutants` knows which tests hold one.
 
-use crate::catalog::Rule;
-
-use crate::finding::{Finding, Related};
 use crate::index::facts::Comparison;
 use crate::index::names::words;
 use crate::index::value::Operand;
@@ -11,7 +9,21 @@ use crate::index::{Capacity, Index};
 
 mod trace;
 
-pub fn check(index: &Index) -> Vec<Finding> {
+/// One assertion that pins capacities: `16 = 2 x PER_BACKEND`.
+#[derive(Debug, Clone)]
+pub struct Pin<'a> {
+    pub comparison: &'a Comparison,
+    /// The literal the assertion compares with.
+    pub value: u64,
+    /// The capacities whose product, times `multiplier`, is the literal.
+    pub factors: Vec<&'a Capacity>,
+    pub multiplier: u64,
+    /// How the test's code reaches them (`trace`).
+    pub path: String,
+}
+
+/// Every pin of the index, in file order.
+pub fn find(index: &Index) -> Vec<Pin<'_>> {
     let all: Vec<&Capacity> = named_capacities(index);
     let graph = trace::Graph::new(index);
     let mut out = Vec::new();
@@ -115,14 +127,14 @@ fn explain<'a>(
     candidates.into_iter().map(|(_, _, e)| e).collect()
 }
 
-fn pin(
+fn pin<'a>(
     index: &Index,
     graph: &trace::Graph,
-    caps: &[&Capacity],
-    c: &Comparison,
+    caps: &[&'a Capacity],
+    c: &'a Comparison,
     lit: &Operand,
     subject: &Operand,
-) -> Option<Finding> {
+) -> Option<Pin<'a>> {
     let v = lit.val.literal()?;
     // Of the capacities whose arithmetic gives the literal, the first the test's code reaches
     // (`trace`), with the path the value took; one the test cannot reach is never the answer.
@@ -135,39 +147,13 @@ fn pin(
             ))
         })
         .map(|(path, e)| (e, path))?;
-    let mut terms: Vec<String> = e.factors.iter().map(|c| c.item.clone()).collect();
-    if e.multiplier > 1 {
-        terms.insert(0, e.multiplier.to_string());
-    }
-    let arithmetic = if terms.len() == 1 {
-        format!("{v} = {}", terms[0])
-    } else {
-        format!("{v} = {}", terms.join(" x "))
-    };
-    let names: Vec<&str> = e.factors.iter().map(|c| c.item.as_str()).collect();
-    let mut f = super::finding(
-        Rule::PinnedCapacityAssertion,
-        c.loc.clone(),
-        format!(
-            "`{}` pins {arithmetic} ({path}): anyone who raises {} gets a red test first",
-            c.text,
-            names.join(" or ")
-        ),
-        format!("pins {arithmetic}"),
-    );
-    f.item = Some(names.join(" x "));
-    f.value = Some(v);
-    f.related = e
-        .factors
-        .iter()
-        .map(|cap| {
-            Related::new(
-                &cap.loc,
-                format!("{} = {} is defined here", cap.item, cap.value),
-            )
-        })
-        .collect();
-    Some(f)
+    Some(Pin {
+        comparison: c,
+        value: v,
+        factors: e.factors,
+        multiplier: e.multiplier,
+        path,
+    })
 }
 
 /// The capacities of one package.

@@ -5,7 +5,7 @@
 use super::{CeilingSite, FnCx, has_word, range, result_expr};
 use crate::catalog::Operator;
 use crate::index::Index;
-use crate::mutate::{Draft, MutationContext};
+use crate::operators::mutant::{Draft, MutationContext};
 
 const ID: Operator = Operator::ReinstateCap;
 
@@ -22,9 +22,9 @@ pub fn per_unit_values(index: &Index, ctx: &MutationContext) -> Vec<u64> {
             .map(|c| c.value),
     );
     ks.extend(
-        crate::lint::per_unit_cap::check(index)
+        crate::index::per_unit::find(index)
             .iter()
-            .filter_map(|f| f.value),
+            .filter_map(|u| u.value),
     );
     let mut seen = Vec::new();
     ks.retain(|k| {

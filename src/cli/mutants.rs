@@ -1,0 +1,234 @@
+//! `mutants`: list, run or merge, then write the output folder's reports, print, and decide the
+//! exit code.
+
+use std::path::Path;
+
+use super::*;
+use crate::mutate::outcome::{MutantsReport, Summary};
+use crate::mutate::output::{ELEMENTS_JSON, HTML, REPORT_JSON, SARIF};
+
+pub(super) fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
+    use crate::mutate::engine::{Event, Stop};
+    use crate::report::mutants as render;
+    if let Some(MutantsCommand::Merge { dirs, into, format }) = &args.command {
+        // `merge --format` or `mutants --format .. merge`.
+        let format = if format.format != Format::Human || format.color != Color::Auto {
+            format
+        } else {
+            &args.format
+        };
+        let report = crate::mutate::job::merge(dirs)?;
+        let ws = crate::workspace::discover(&args.workspace.selection())?;
+        let output = into
+            .clone()
+            .unwrap_or_else(|| crate::mutate::job::default_output(&ws.target_dir));
+        write_output(&output, &report, &ws.root)?;
+        crate::mutate::job::copy_logs(dirs, &output)?;
+        return Ok(print_mutants(args, format, &report, &ws.root, &output));
+    }
+    let history = from_history(args)?;
+    if args.list {
+        let listed = crate::mutate::job::list(&args.options())?;
+        stale_skips(&listed.skips);
+        history.warn_unread();
+        warn_skipped(&listed.index);
+        match args.format.format {
+            Format::Json | Format::Sarif => print!("{}", render::list_json(&listed.mutants)),
+            Format::Human | Format::Github => print!(
+                "{}",
+                render::list_human(&listed.mutants, &listed.skips.skipped)
+            ),
+        }
+        return Ok(Exit::Clean);
+    }
+    crate::sys::process::install_interrupt_handler()?;
+    let verbosity = args.verbosity.level();
+    let progress = |e: Event| match e {
+        _ if verbosity == crate::report::Verbosity::Quiet => {}
+        Event::Baseline(b) => eprintln!(
+            "baseline: ok, {} tests (build {:.1}s, test {:.1}s)",
+            b.tests,
+            b.build_ms as f64 / 1000.0,
+            b.test_ms as f64 / 1000.0
+        ),
+        Event::Done {
+            done,
+            total,
+            result,
+        } => {
+            eprintln!(
+                "[{done}/{total}] {:9} {} ({:.1}s)",
+                result.outcome.as_str(),
+                result.mutant.id,
+                result.duration_ms as f64 / 1000.0
+            );
+            if verbosity == crate::report::Verbosity::Verbose && !result.log.is_empty() {
+                eprintln!("    log: {}", result.log);
+            }
+        }
+    };
+    let ran = crate::mutate::job::run(&args.options(), &progress);
+    history.warn_unread();
+    match ran {
+        Ok(run) => {
+            write_output(&run.output, &run.report, &run.root)?;
+            Ok(print_mutants(
+                args,
+                &args.format,
+                &run.report,
+                &run.root,
+                &run.output,
+            ))
+        }
+        Err(Stop::BaselineFailed { log, step }) => {
+            eprintln!(
+                "error: the unmutated baseline failed to {step}; nothing was mutated (log: {})",
+                log.display()
+            );
+            Ok(Exit::BaselineFailed)
+        }
+        Err(Stop::Interrupted) => {
+            eprintln!("interrupted: children killed, scratch copies removed");
+            Ok(Exit::interrupted_by(crate::sys::process::signal()))
+        }
+        Err(Stop::Error(e)) => Err(e),
+    }
+}
+
+/// The config's `skip-mutants` ids that name no mutant: a warning on stderr (they may belong to
+/// a package not selected, or to code that changed).
+fn stale_skips(skips: &crate::mutate::select::Skips) {
+    for id in &skips.stale {
+        eprintln!(
+            "warning: [workspace.metadata.capcheck.mutants] skip-mutants: `{id}` names no mutant of the selected packages"
+        );
+    }
+}
+
+/// Whether `--from-history` was asked for (and its repository checked).
+struct FromHistory(bool);
+
+impl FromHistory {
+    /// Say which files' history `git log` could not show (their history mutants are missing).
+    fn warn_unread(&self) {
+        if self.0 {
+            for (file, why) in crate::operators::history::unread() {
+                eprintln!(
+                    "warning: --from-history: the history of {file} was not searched ({why})"
+                );
+            }
+        }
+    }
+}
+
+/// With `--from-history`, before any work: a repository without history to search is an error
+/// (exit 2), a shallow clone's partial one a warning.
+fn from_history(args: &MutantsArgs) -> anyhow::Result<FromHistory> {
+    if !args.from_history {
+        return Ok(FromHistory(false));
+    }
+    let dir = args
+        .workspace
+        .manifest_path
+        .as_deref()
+        .and_then(std::path::Path::parent)
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    match crate::operators::history::searchable(&dir) {
+        Err(e) => anyhow::bail!(e),
+        Ok(Some(warning)) => eprintln!("warning: {warning}"),
+        Ok(None) => {}
+    }
+    Ok(FromHistory(true))
+}
+
+/// Print a mutants report and decide the exit code: 1 survivors, a failed guard or a score
+/// under `--min-score`; 4 timeouts only; 0 otherwise.
+fn print_mutants(
+    args: &MutantsArgs,
+    format: &FormatArgs,
+    report: &crate::mutate::outcome::MutantsReport,
+    root: &std::path::Path,
+    output: &std::path::Path,
+) -> Exit {
+    match format.format {
+        Format::Json => print!("{}", crate::report::mutants::json(report)),
+        Format::Sarif => print!("{}", crate::report::sarif::mutants(report, root)),
+        Format::Github => {
+            let rows = crate::report::github::mutant_rows(report, root);
+            if let Err(e) = step_summary("mutants", &rows) {
+                eprintln!("warning: {e:#}");
+            }
+            print!("{}", crate::report::github::mutants(report, root))
+        }
+        Format::Human => print!(
+            "{}",
+            crate::report::mutants::human(report, root, output, style(format.color))
+        ),
+    }
+    exit_code(&report.summary, args.min_score)
+}
+
+/// Write mutants.json, the mutation-testing-elements report and SARIF of survivors, into a
+/// folder this tool created or marked (`merge --into` a foreign folder is refused).
+fn write_output(output: &Path, report: &MutantsReport, root: &Path) -> anyhow::Result<()> {
+    crate::mutate::output::claim(output)?;
+    let write = |name: &str, text: String| crate::mutate::output::write_report(output, name, &text);
+    write(REPORT_JSON, crate::report::mutants::json(report))?;
+    write(
+        ELEMENTS_JSON,
+        crate::report::elements::report(&report.mutants, &report.skipped, root),
+    )?;
+    write(SARIF, crate::report::sarif::mutants(report, root))?;
+    write(HTML, crate::report::html::report(report))?;
+    Ok(())
+}
+
+/// The exit code of a finished run: 1 for survivors, uncovered mutants (no test can notice
+/// them: holes, not passes), a guard not killed or a score under `min_score`; 4 for timeouts
+/// alone; 0 otherwise.
+fn exit_code(s: &Summary, min_score: Option<f64>) -> Exit {
+    if s.survived > 0
+        || s.uncovered > 0
+        || !s.guards_failed.is_empty()
+        || min_score.is_some_and(|min| s.score < min)
+    {
+        Exit::Findings
+    } else if s.timeout > 0 {
+        Exit::TimeoutsOnly
+    } else {
+        Exit::Clean
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_of_a_run() {
+        let run = |killed, survived, timeout, uncovered, score| Summary {
+            killed,
+            survived,
+            timeout,
+            uncovered,
+            score,
+            ..Summary::default()
+        };
+        assert_eq!(exit_code(&run(0, 0, 0, 0, 100.0), None), Exit::Clean);
+        assert_eq!(exit_code(&run(1, 0, 0, 0, 100.0), None), Exit::Clean);
+        assert_eq!(exit_code(&run(1, 0, 1, 0, 100.0), None), Exit::TimeoutsOnly);
+        assert_eq!(exit_code(&run(0, 1, 1, 0, 50.0), None), Exit::Findings);
+        assert_eq!(exit_code(&run(2, 0, 0, 0, 100.0), Some(100.0)), Exit::Clean);
+        assert_eq!(
+            exit_code(&run(1, 1, 0, 0, 50.0), Some(40.0)),
+            Exit::Findings
+        );
+        // Regression: a crate without tests reported "2 uncovered; score 0.0%" and exited 0.
+        assert_eq!(exit_code(&run(0, 0, 0, 2, 0.0), None), Exit::Findings);
+        let mut guard = run(0, 0, 0, 0, 100.0);
+        guard.guards_failed.push("guard:x".into());
+        assert_eq!(exit_code(&guard, None), Exit::Findings);
+    }
+}
