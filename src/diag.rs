@@ -99,6 +99,11 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     crate::source::lines::Lines::new(text).position(offset)
 }
 
+/// The plural `s` of a count's noun: `1 file`, `2 files`.
+pub fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,9 +141,4 @@ mod tests {
         assert_eq!(line_col(t, 6), (2, 3));
         assert_eq!(line_col(t, 100), (3, 1));
     }
-}
-
-/// The plural `s` of a count's noun: `1 file`, `2 files`.
-pub fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
