@@ -12,14 +12,14 @@ use crate::manifest::model::Date;
 use crate::project::{Needs, Project, ProjectOptions};
 
 /// What a `check` run found.
-pub struct CheckRun {
-    pub project: Project,
-    pub findings: Vec<Finding>,
-    pub summary: Summary,
+pub(crate) struct CheckRun {
+    pub(crate) project: Project,
+    pub(crate) findings: Vec<Finding>,
+    pub(crate) summary: Summary,
 }
 
 /// `flags`: the command line's `-A/-W/-D`, in order, over the configured levels.
-pub fn run(
+pub(crate) fn run(
     opts: &ProjectOptions,
     flags: &[(lint::levels::Target, crate::catalog::Level)],
 ) -> anyhow::Result<CheckRun> {
@@ -78,17 +78,22 @@ pub fn run(
 
 /// The numbers under every `check` report.
 #[derive(Debug, Clone, Serialize)]
-pub struct Summary {
-    pub files: usize,
-    pub lines: usize,
-    pub findings_by_rule: BTreeMap<String, usize>,
+pub(crate) struct Summary {
+    pub(crate) files: usize,
+    pub(crate) lines: usize,
+    pub(crate) findings_by_rule: BTreeMap<String, usize>,
     /// Findings a `capcheck: allow` comment silenced.
-    pub suppressed: usize,
-    pub elapsed_ms: u128,
+    pub(crate) suppressed: usize,
+    pub(crate) elapsed_ms: u128,
 }
 
 impl Summary {
-    pub fn new(files: usize, lines: usize, findings: &[Finding], elapsed_ms: u128) -> Summary {
+    pub(crate) fn new(
+        files: usize,
+        lines: usize,
+        findings: &[Finding],
+        elapsed_ms: u128,
+    ) -> Summary {
         let mut by_rule = BTreeMap::new();
         for f in findings {
             *by_rule.entry(f.rule.clone()).or_insert(0) += 1;

@@ -10,22 +10,22 @@ use crate::catalog::{Api, Level};
 
 /// User additions to the tables, from `[workspace.metadata.capcheck]`.
 #[derive(Debug, Clone, Default)]
-pub struct TableConfig {
+pub(crate) struct TableConfig {
     /// Extra identifier patterns that denote a capacity.
-    pub capacity_names: Vec<String>,
+    pub(crate) capacity_names: Vec<String>,
     /// Extra words that make a name not a capacity.
-    pub exclude_words: Vec<String>,
+    pub(crate) exclude_words: Vec<String>,
     /// Extra capacity APIs.
-    pub apis: Vec<Api>,
+    pub(crate) apis: Vec<Api>,
     /// Extra words that make an expression a count of units.
-    pub count_words: Vec<String>,
+    pub(crate) count_words: Vec<String>,
     /// Extra assertion macros or helpers whose arguments are checked for pins.
-    pub assert_macros: Vec<String>,
+    pub(crate) assert_macros: Vec<String>,
 }
 
 /// A file glob: `*` stays within a folder, `**` crosses folders; a glob without `/` matches
 /// the file name in any folder (`*_generated.rs`). Matched against the workspace-relative path.
-pub fn glob(pattern: &str) -> Result<globset::GlobMatcher, String> {
+pub(crate) fn glob(pattern: &str) -> Result<globset::GlobMatcher, String> {
     let full = if pattern.contains('/') {
         pattern.trim_start_matches("./").to_string()
     } else {
@@ -39,80 +39,80 @@ pub fn glob(pattern: &str) -> Result<globset::GlobMatcher, String> {
 }
 
 /// A regular expression for `--exclude-re` (Rust `regex` syntax).
-pub fn regex(pattern: &str) -> Result<regex::Regex, String> {
+pub(crate) fn regex(pattern: &str) -> Result<regex::Regex, String> {
     regex::Regex::new(pattern).map_err(|e| format!("`{pattern}` is not a regex: {e}"))
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
-pub struct Config {
+pub(crate) struct Config {
     /// Extra identifier patterns that denote a capacity (`my_slots`).
     #[serde(alias = "capacity_names")]
-    pub capacity_names: Vec<String>,
+    pub(crate) capacity_names: Vec<String>,
     /// Extra words that make a name not a capacity.
     #[serde(alias = "exclude_words")]
-    pub exclude_words: Vec<String>,
+    pub(crate) exclude_words: Vec<String>,
     /// Extra capacity APIs: `{ call = "Limiter::new", arg = 0 }` or `{ method = "limit", arg = 0 }`.
-    pub apis: Vec<Api>,
+    pub(crate) apis: Vec<Api>,
     /// Extra words that make an expression a count of units.
     #[serde(alias = "count_words")]
-    pub count_words: Vec<String>,
+    pub(crate) count_words: Vec<String>,
     /// Extra assertion macros or helpers.
     #[serde(alias = "assert_macros")]
-    pub assert_macros: Vec<String>,
+    pub(crate) assert_macros: Vec<String>,
     /// Rule levels: `per-unit-cap = "error"`, `unmeasured-capacity = "allow"`.
-    pub levels: BTreeMap<String, Level>,
+    pub(crate) levels: BTreeMap<String, Level>,
     /// Path of the capacity manifest, relative to the workspace root (default `capacity.toml`).
-    pub manifest: Option<String>,
+    pub(crate) manifest: Option<String>,
     /// Guard mutants for `mutants`: designs that were deleted and must stay deleted.
-    pub guards: Vec<Guard>,
+    pub(crate) guards: Vec<Guard>,
     /// `[workspace.metadata.capcheck.mutants]`: what `mutants` never runs.
-    pub mutants: MutantsConfig,
+    pub(crate) mutants: MutantsConfig,
 }
 
 /// `[workspace.metadata.capcheck.mutants]`: skips and exclusions of every `mutants` run, next to
 /// the command line's `--skip-mutant`, `--exclude-file` and `--exclude-re`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
-pub struct MutantsConfig {
+pub(crate) struct MutantsConfig {
     /// Files whose mutants never run (globs over workspace-relative paths).
-    pub exclude_files: Vec<String>,
+    pub(crate) exclude_files: Vec<String>,
     /// Mutants whose id or name (as `--list` prints it) matches one of these never run.
-    pub exclude_re: Vec<String>,
+    pub(crate) exclude_re: Vec<String>,
     /// Mutants skipped by id, each with its reason.
-    pub skip_mutants: Vec<SkipMutant>,
+    pub(crate) skip_mutants: Vec<SkipMutant>,
 }
 
 /// One mutant skipped by id: `{ id = "swap-min-max:src/lib.rs:f:1a2b3c4d", reason = "..." }`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SkipMutant {
-    pub id: String,
-    pub reason: String,
+pub(crate) struct SkipMutant {
+    pub(crate) id: String,
+    pub(crate) reason: String,
 }
 
 /// "When you delete a design, write the mutant that puts it back": `mutants` replaces the body of
 /// `function` with `replacement` and fails the run unless a test kills it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Guard {
+pub(crate) struct Guard {
     /// The function's site, `crate::Type::method` (or a unique suffix of it).
-    pub function: String,
+    pub(crate) function: String,
     /// The expression that becomes the function's body.
-    pub replacement: String,
-    pub expect: Expect,
+    pub(crate) replacement: String,
+    pub(crate) expect: Expect,
 }
 
 /// What a guard mutant must do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Expect {
+pub(crate) enum Expect {
     Killed,
 }
 
 impl Config {
     /// Read the config from the JSON cargo produced; errors name the table and the key.
-    pub fn from_metadata(value: &serde_json::Value) -> anyhow::Result<Config> {
+    pub(crate) fn from_metadata(value: &serde_json::Value) -> anyhow::Result<Config> {
         if value.is_null() {
             return Ok(Config::default());
         }
@@ -127,7 +127,7 @@ impl Config {
         Ok(config)
     }
 
-    pub fn tables(&self) -> TableConfig {
+    pub(crate) fn tables(&self) -> TableConfig {
         TableConfig {
             capacity_names: self.capacity_names.clone(),
             exclude_words: self.exclude_words.clone(),

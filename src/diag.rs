@@ -5,14 +5,14 @@ use std::fmt;
 
 /// One problem in an input file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    pub line: usize,
-    pub column: usize,
-    pub message: String,
+pub(crate) struct Problem {
+    pub(crate) line: usize,
+    pub(crate) column: usize,
+    pub(crate) message: String,
 }
 
 impl Problem {
-    pub fn new(line: usize, column: usize, message: impl Into<String>) -> Problem {
+    pub(crate) fn new(line: usize, column: usize, message: impl Into<String>) -> Problem {
         Problem {
             line,
             column,
@@ -23,9 +23,9 @@ impl Problem {
 
 /// Every problem found in one input file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InputError {
-    pub file: String,
-    pub problems: Vec<Problem>,
+pub(crate) struct InputError {
+    pub(crate) file: String,
+    pub(crate) problems: Vec<Problem>,
 }
 
 impl fmt::Display for InputError {
@@ -54,19 +54,15 @@ impl std::error::Error for InputError {}
 /// at all (an unreadable file, a flag that names files ambiguously), then each file's located
 /// problems. Exits 2 like [`InputError`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct InputErrors {
+pub(crate) struct InputErrors {
     /// Problems that belong to no line of a file, one message each.
-    pub unlocated: Vec<String>,
-    pub files: Vec<InputError>,
+    pub(crate) unlocated: Vec<String>,
+    pub(crate) files: Vec<InputError>,
 }
 
 impl InputErrors {
-    pub fn is_empty(&self) -> bool {
-        self.unlocated.is_empty() && self.files.is_empty()
-    }
-
     /// `Ok` when there is nothing to report; a lone file's [`InputError`] stays itself.
-    pub fn into_result(mut self) -> anyhow::Result<()> {
+    pub(crate) fn into_result(mut self) -> anyhow::Result<()> {
         match (self.unlocated.len(), self.files.len()) {
             (0, 0) => Ok(()),
             (0, 1) => Err(self.files.remove(0).into()),
@@ -95,12 +91,12 @@ impl fmt::Display for InputErrors {
 impl std::error::Error for InputErrors {}
 
 /// 1-based line and column (in chars) of a byte offset (`syntax::lines::Lines`, for one lookup).
-pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     crate::source::lines::Lines::new(text).position(offset)
 }
 
 /// The plural `s` of a count's noun: `1 file`, `2 files`.
-pub fn plural(n: usize) -> &'static str {
+pub(crate) fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 

@@ -8,18 +8,18 @@ use crate::source::Loc;
 
 /// A related location: where a constant flows, or the manifest line that measured it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Related {
-    pub file: String,
-    pub line: usize,
-    pub column: usize,
-    pub note: String,
+pub(crate) struct Related {
+    pub(crate) file: String,
+    pub(crate) line: usize,
+    pub(crate) column: usize,
+    pub(crate) note: String,
     /// Where the related span ends (for labels in human output).
     #[serde(skip)]
-    pub end: (usize, usize),
+    pub(crate) end: (usize, usize),
 }
 
 impl Related {
-    pub fn new(loc: &Loc, note: impl Into<String>) -> Related {
+    pub(crate) fn new(loc: &Loc, note: impl Into<String>) -> Related {
         Related {
             file: loc.file.clone(),
             line: loc.line,
@@ -32,21 +32,21 @@ impl Related {
 
 /// One finding of `check`.
 #[derive(Debug, Clone, Serialize)]
-pub struct Finding {
-    pub rule: String,
-    pub severity: Level,
+pub(crate) struct Finding {
+    pub(crate) rule: String,
+    pub(crate) severity: Level,
     #[serde(flatten)]
-    pub loc: Loc,
-    pub item: Option<String>,
-    pub value: Option<u64>,
-    pub message: String,
+    pub(crate) loc: Loc,
+    pub(crate) item: Option<String>,
+    pub(crate) value: Option<u64>,
+    pub(crate) message: String,
     /// A short label for the primary span in human output.
     #[serde(skip)]
-    pub label: String,
-    pub related: Vec<Related>,
+    pub(crate) label: String,
+    pub(crate) related: Vec<Related>,
 }
 
 /// Sort findings by file, line, column, then rule: two runs give the same order.
-pub fn sort(findings: &mut [Finding]) {
+pub(crate) fn sort(findings: &mut [Finding]) {
     findings.sort_by(|a, b| (&a.loc, &a.rule, &a.message).cmp(&(&b.loc, &b.rule, &b.message)));
 }

@@ -11,15 +11,15 @@ use crate::project::{Needs, Project, ProjectOptions};
 
 /// What `init` did.
 #[derive(Debug)]
-pub struct Inited {
-    pub path: PathBuf,
+pub(crate) struct Inited {
+    pub(crate) path: PathBuf,
     /// Entries added (the manifest is not written when none is).
-    pub added: usize,
+    pub(crate) added: usize,
 }
 
 /// Run `init`. A manifest that does not read is refused by the load: the user's file is never
 /// half-written.
-pub fn run(opts: &ProjectOptions) -> anyhow::Result<Inited> {
+pub(crate) fn run(opts: &ProjectOptions) -> anyhow::Result<Inited> {
     let front = front(opts)?;
     let path = front.manifest_path;
     let existing = if front.manifest.is_some() {

@@ -30,50 +30,50 @@ use crate::workspace::{self, FileEntry, Selection, Workspace};
 
 /// How to load a project: which packages, which manifest, how to parse.
 #[derive(Debug, Clone, Default)]
-pub struct ProjectOptions {
-    pub selection: Selection,
+pub(crate) struct ProjectOptions {
+    pub(crate) selection: Selection,
     /// `--capacity PATH`: the manifest (else the config's `manifest`, else `capacity.toml`).
-    pub capacity: Option<PathBuf>,
+    pub(crate) capacity: Option<PathBuf>,
     /// `--full-parse`: parse every item even where the job allows the sparse parse.
-    pub full_parse: bool,
+    pub(crate) full_parse: bool,
 }
 
 /// What a job needs beyond the index.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Needs {
+pub(crate) struct Needs {
     /// Read the capacity manifest (a malformed one stops the job before anything is written).
-    pub manifest: bool,
+    pub(crate) manifest: bool,
     /// The fixture analysis and the code model (`fixtures`, survivor explanations).
-    pub fixtures: bool,
+    pub(crate) fixtures: bool,
     /// The mutation operators' sites, and every file's text (`mutants`).
-    pub operators: bool,
+    pub(crate) operators: bool,
 }
 
 /// One loaded project.
-pub struct Project {
-    pub workspace: Workspace,
-    pub config: Config,
+pub(crate) struct Project {
+    pub(crate) workspace: Workspace,
+    pub(crate) config: Config,
     /// Where the manifest is or would be.
-    pub manifest_path: PathBuf,
-    pub manifest: Option<Manifest>,
-    pub index: Index,
+    pub(crate) manifest_path: PathBuf,
+    pub(crate) manifest: Option<Manifest>,
+    pub(crate) index: Index,
     /// With `Needs::fixtures`.
-    pub fixtures: Option<FixtureAnalysis>,
+    pub(crate) fixtures: Option<FixtureAnalysis>,
     /// With `Needs::operators`: each source file's sites, by its index in `workspace.files`.
-    pub sites: Vec<(usize, FileSites)>,
+    pub(crate) sites: Vec<(usize, FileSites)>,
     /// File texts: those the walk kept (with `Needs::operators`), the rest read on demand.
-    pub texts: Texts,
+    pub(crate) texts: Texts,
     /// The files whose text holds a suppression's marker when the prescan read it: the others
     /// need not be read again for suppressions.
-    pub marked: std::collections::HashSet<String>,
+    pub(crate) marked: std::collections::HashSet<String>,
 }
 
 /// How many files have been parsed in this process (the walk's input): `mutants` parses each
 /// selected file once, and `CAPCHECK_TRACE=parse` prints every parse on stderr.
-pub static PARSES: AtomicUsize = AtomicUsize::new(0);
+pub(crate) static PARSES: AtomicUsize = AtomicUsize::new(0);
 
 impl Project {
-    pub fn load(opts: &ProjectOptions, needs: Needs) -> anyhow::Result<Project> {
+    pub(crate) fn load(opts: &ProjectOptions, needs: Needs) -> anyhow::Result<Project> {
         let mut ws = workspace::discover(&opts.selection)?;
         let config = Config::from_metadata(&ws.config)?;
         let manifest_path = manifest::locate(

@@ -4,25 +4,25 @@
 //! name a user wrote (a manifest entry's `site`, a guard's `function`) names a site.
 
 /// A site a user can write down.
-pub struct Site;
+pub(crate) struct Site;
 
 impl Site {
     /// Whether `pattern` names `site`: the whole site, or a `::`-aligned suffix of at least two
     /// segments (`Config::max_limit`, `controller::PER_BACKEND`, `Controller::fleet_ceiling`).
     /// One segment alone (`PER_BACKEND`) never names a site: too many items share a name; see
     /// [`Site::check_pattern`].
-    pub fn matches(site: &str, pattern: &str) -> bool {
+    pub(crate) fn matches(site: &str, pattern: &str) -> bool {
         site == pattern || (pattern.contains("::") && site.ends_with(&format!("::{pattern}")))
     }
 
     /// The site of `name` inside `parent` (a binding in a function, an API called there):
     /// `crate::m::f` + `permits` -> `crate::m::f::permits`.
-    pub fn child(parent: &str, name: &str) -> String {
+    pub(crate) fn child(parent: &str, name: &str) -> String {
         format!("{parent}::{name}")
     }
 
     /// Why `pattern` can never name a site, if it cannot.
-    pub fn check_pattern(pattern: &str) -> Result<(), String> {
+    pub(crate) fn check_pattern(pattern: &str) -> Result<(), String> {
         let segments: Vec<&str> = pattern.split("::").collect();
         if pattern.trim().is_empty() {
             Err("a site is empty; write `Type::item`, `module::ITEM` or the full site".into())

@@ -7,7 +7,6 @@ mod config;
 mod docs;
 mod faults;
 mod fixtures;
-mod fuzz;
 mod html;
 mod manifest;
 mod measure;

@@ -8,7 +8,7 @@ use serde::Deserialize;
 /// How serious a finding is; `error` findings make `check` exit 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Level {
+pub(crate) enum Level {
     Allow,
     Note,
     Warning,
@@ -16,7 +16,7 @@ pub enum Level {
 }
 
 impl Level {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Level::Allow => "allow",
             Level::Note => "note",
@@ -28,56 +28,56 @@ impl Level {
 
 /// One entry of the capacity-API table.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
-pub struct Api {
+pub(crate) struct Api {
     /// Trailing path segments of a function call, e.g. `Semaphore::new`.
     #[serde(default)]
-    pub call: Option<String>,
+    pub(crate) call: Option<String>,
     /// Method name, e.g. `buffer_unordered`.
     #[serde(default)]
-    pub method: Option<String>,
+    pub(crate) method: Option<String>,
     /// 0-based index of the argument that carries the capacity.
-    pub arg: usize,
+    pub(crate) arg: usize,
     /// A bound of 1 is a lock or a hand-off here (`Semaphore::new(1)`, `channel(1)`), not a
     /// capacity; elsewhere a 1 is a setting like any other (`.max_size(1)` serialises a pool).
     #[serde(default)]
-    pub handoff: bool,
+    pub(crate) handoff: bool,
 }
 
 /// A rule or mutation operator as written in `rules/<id>.toml`.
 #[derive(Debug, Clone, Deserialize)]
-pub struct Meta {
-    pub id: String,
+pub(crate) struct Meta {
+    pub(crate) id: String,
     /// `rule` (a `check` lint), `operator` (a mutation operator) or `report` (a `fixtures` report).
-    pub kind: String,
-    pub level: Level,
-    pub summary: String,
-    pub what_it_does: String,
-    pub why_is_this_bad: String,
-    pub example: String,
-    pub use_instead: String,
+    pub(crate) kind: String,
+    pub(crate) level: Level,
+    pub(crate) summary: String,
+    pub(crate) what_it_does: String,
+    pub(crate) why_is_this_bad: String,
+    pub(crate) example: String,
+    pub(crate) use_instead: String,
     #[serde(default)]
-    pub names: Vec<String>,
+    pub(crate) names: Vec<String>,
     #[serde(default)]
-    pub exclude_words: Vec<String>,
+    pub(crate) exclude_words: Vec<String>,
     /// Words that name a duration unless the value's type says it counts (see
     /// `NameTable::with_soft`).
     #[serde(default)]
-    pub duration_words: Vec<String>,
+    pub(crate) duration_words: Vec<String>,
     #[serde(default)]
-    pub apis: Vec<Api>,
+    pub(crate) apis: Vec<Api>,
     #[serde(default)]
-    pub count_words: Vec<String>,
+    pub(crate) count_words: Vec<String>,
     #[serde(default)]
-    pub unit_values: Vec<u64>,
+    pub(crate) unit_values: Vec<u64>,
     #[serde(default)]
-    pub subject_words: Vec<String>,
+    pub(crate) subject_words: Vec<String>,
     #[serde(default)]
-    pub max_multiplier: Option<u64>,
+    pub(crate) max_multiplier: Option<u64>,
 }
 
 impl Meta {
     /// The documentation `explain` prints, under the four fixed headings.
-    pub fn docs(&self) -> String {
+    pub(crate) fn docs(&self) -> String {
         format!(
             "# {id} ({kind}, default level: {level})\n\n{summary}\n\n## What it does\n{what}\n## Why is this bad?\n{why}\n## Example\n{ex}\n## Use instead\n{inst}",
             id = self.id,
@@ -93,7 +93,7 @@ impl Meta {
 }
 
 /// All rules and operators, parsed once.
-pub fn all() -> &'static [Meta] {
+pub(crate) fn all() -> &'static [Meta] {
     static RULES: OnceLock<Vec<Meta>> = OnceLock::new();
     RULES.get_or_init(|| {
         super::sources()
@@ -108,12 +108,12 @@ pub fn all() -> &'static [Meta] {
 }
 
 /// The rule or operator with this id.
-pub fn get(id: &str) -> Option<&'static Meta> {
+pub(crate) fn get(id: &str) -> Option<&'static Meta> {
     all().iter().find(|r| r.id == id)
 }
 
 /// The rule with this id; panics on an id that is not registered (a programming error).
-pub fn rule(id: &str) -> &'static Meta {
+pub(crate) fn rule(id: &str) -> &'static Meta {
     get(id).unwrap_or_else(|| panic!("rule {id} is not registered"))
 }
 

@@ -4,45 +4,63 @@
 //! docs/rules.md all derive from these lists, and tests fail when an entry lacks docs or a
 //! fixture case. Adding a rule or operator is a variant here, its module and its TOML.
 
-pub mod meta;
+pub(crate) mod meta;
 
-pub use meta::{Api, Level, Meta};
+pub(crate) use meta::{Api, Level, Meta};
+
+/// What every catalog entry offers, rules, report kinds and operators alike.
+pub(crate) trait Entry: Copy + std::fmt::Debug + 'static {
+    /// Every entry of the kind, in the order jobs run and list them.
+    const ALL: &'static [Self];
+    /// What `rules/<id>.toml` declares as `kind` (checked by the tests below).
+    #[cfg(test)]
+    const KIND: &'static str;
+    /// The id users write and reports show.
+    fn id(self) -> &'static str;
+    /// The entry's metadata and documentation, from its `rules/<id>.toml`.
+    fn meta(self) -> &'static Meta {
+        meta::rule(self.id())
+    }
+}
 
 macro_rules! catalog {
     ($(#[$meta:meta])* $name:ident, $kind:literal { $($variant:ident => $id:literal,)* }) => {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum $name {
+        pub(crate) enum $name {
             $($variant,)*
         }
 
         impl $name {
             /// Every entry, in the order jobs run and list them.
-            pub const ALL: &'static [$name] = &[$($name::$variant,)*];
-            /// What `rules/<id>.toml` declares as `kind`.
-            pub const KIND: &'static str = $kind;
+            pub(crate) const ALL: &'static [$name] = &[$($name::$variant,)*];
 
             /// The id users write (`--operator`, `allow(..)`, levels) and reports show.
-            pub fn id(self) -> &'static str {
+            pub(crate) fn id(self) -> &'static str {
                 match self {
                     $($name::$variant => $id,)*
                 }
             }
 
             /// The entry's `rules/<id>.toml`.
-            pub fn toml(self) -> &'static str {
+            pub(crate) fn toml(self) -> &'static str {
                 match self {
                     $($name::$variant => include_str!(concat!("../../rules/", $id, ".toml")),)*
                 }
             }
 
-            pub fn from_id(id: &str) -> Option<$name> {
+            pub(crate) fn from_id(id: &str) -> Option<$name> {
                 Self::ALL.iter().copied().find(|x| x.id() == id)
             }
 
-            /// The entry's metadata and documentation.
-            pub fn meta(self) -> &'static $crate::catalog::Meta {
-                meta::rule(self.id())
+        }
+
+        impl Entry for $name {
+            const ALL: &'static [$name] = $name::ALL;
+            #[cfg(test)]
+            const KIND: &'static str = $kind;
+            fn id(self) -> &'static str {
+                $name::id(self)
             }
         }
 
@@ -103,7 +121,7 @@ catalog! {
 }
 
 /// Every entry's id and TOML: rules, then reports, then operators.
-pub fn sources() -> impl Iterator<Item = (&'static str, &'static str)> {
+pub(crate) fn sources() -> impl Iterator<Item = (&'static str, &'static str)> {
     let rules = Rule::ALL.iter().map(|r| (r.id(), r.toml()));
     let reports = Report::ALL.iter().map(|r| (r.id(), r.toml()));
     let operators = Operator::ALL.iter().map(|r| (r.id(), r.toml()));

@@ -25,16 +25,16 @@ use crate::workspace::Selection;
     about,
     args_conflicts_with_subcommands = true
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
-    pub command: Option<Command>,
+    pub(crate) command: Option<Command>,
     /// Options of `check`, the default subcommand.
     #[command(flatten)]
-    pub check: CheckArgs,
+    pub(crate) check: CheckArgs,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Find hard-coded capacity constants and the test assertions that pin them (the default).
     Check(CheckArgs),
     /// Write a capacity.toml entry (method = "unmeasured") for every capacity not yet listed.
@@ -63,23 +63,23 @@ pub enum Command {
 
 /// Which packages of the workspace to look at, in cargo's own words.
 #[derive(Debug, Args, Clone, Default)]
-pub struct WorkspaceArgs {
+pub(crate) struct WorkspaceArgs {
     /// Path to Cargo.toml.
     #[arg(long, value_name = "PATH")]
-    pub manifest_path: Option<PathBuf>,
+    pub(crate) manifest_path: Option<PathBuf>,
     /// Package(s) to look at.
     #[arg(short = 'p', long = "package", value_name = "SPEC")]
-    pub packages: Vec<String>,
+    pub(crate) packages: Vec<String>,
     /// Every package of the workspace (the default for a virtual workspace).
     #[arg(long)]
-    pub workspace: bool,
+    pub(crate) workspace: bool,
     /// Exclude package(s) (with --workspace).
     #[arg(long, value_name = "SPEC")]
-    pub exclude: Vec<String>,
+    pub(crate) exclude: Vec<String>,
 }
 
 impl WorkspaceArgs {
-    pub fn selection(&self) -> Selection {
+    pub(crate) fn selection(&self) -> Selection {
         Selection {
             manifest_path: self.manifest_path.clone(),
             packages: self.packages.clone(),
@@ -90,30 +90,30 @@ impl WorkspaceArgs {
 }
 
 #[derive(Debug, Args, Clone, Default)]
-pub struct FormatArgs {
+pub(crate) struct FormatArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
+    pub(crate) format: Format,
     /// Colour in human output; `auto` follows `CARGO_TERM_COLOR`, then `NO_COLOR` (set and not
     /// empty: no colour), then whether stdout is a terminal.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
-    pub color: Color,
+    pub(crate) color: Color,
 }
 
 /// `-q` / `-v` of the jobs that print progress or a summary.
 #[derive(Debug, Args, Clone, Default)]
-pub struct VerbosityArgs {
+pub(crate) struct VerbosityArgs {
     /// Print less: human output without the summary line, `mutants` without progress lines.
     #[arg(short = 'q', long, conflicts_with = "verbose")]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
     /// Print more: the counts per rule and the time under human output, each mutant's log in
     /// `mutants` progress lines.
     #[arg(short = 'v', long)]
-    pub verbose: bool,
+    pub(crate) verbose: bool,
 }
 
 impl VerbosityArgs {
-    pub fn level(&self) -> Verbosity {
+    pub(crate) fn level(&self) -> Verbosity {
         match (self.quiet, self.verbose) {
             (true, _) => Verbosity::Quiet,
             (_, true) => Verbosity::Verbose,
@@ -123,35 +123,35 @@ impl VerbosityArgs {
 }
 
 #[derive(Debug, Args, Clone, Default)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     #[command(flatten)]
-    pub workspace: WorkspaceArgs,
+    pub(crate) workspace: WorkspaceArgs,
     /// The capacity manifest (default: `capacity.toml` at the workspace root, if present).
     #[arg(long = "capacity", value_name = "PATH")]
-    pub capacity: Option<PathBuf>,
+    pub(crate) capacity: Option<PathBuf>,
     /// Parse every item of every file. By default items that cannot hold a capacity (no
     /// capacity name, API, count or assertion literal) are skipped unparsed, which is about
     /// three times faster; this also reports syntax errors inside such items.
     #[arg(long)]
-    pub full_parse: bool,
+    pub(crate) full_parse: bool,
     #[command(flatten)]
-    pub format: FormatArgs,
+    pub(crate) format: FormatArgs,
     #[command(flatten)]
-    pub verbosity: VerbosityArgs,
+    pub(crate) verbosity: VerbosityArgs,
     /// Allow a rule (report none of its findings), over the configured levels; `warnings`
     /// names every warning.
     #[arg(short = 'A', long = "allow", value_name = "RULE")]
-    pub allow: Vec<Target>,
+    pub(crate) allow: Vec<Target>,
     /// Report a rule's findings as warnings.
     #[arg(short = 'W', long = "warn", value_name = "RULE")]
-    pub warn: Vec<Target>,
+    pub(crate) warn: Vec<Target>,
     /// Report a rule's findings as errors (exit 1); `-D warnings` denies every warning.
     #[arg(short = 'D', long = "deny", value_name = "RULE")]
-    pub deny: Vec<Target>,
+    pub(crate) deny: Vec<Target>,
 }
 
 impl CheckArgs {
-    pub fn project(&self) -> ProjectOptions {
+    pub(crate) fn project(&self) -> ProjectOptions {
         ProjectOptions {
             selection: self.workspace.selection(),
             capacity: self.capacity.clone(),
@@ -160,7 +160,7 @@ impl CheckArgs {
     }
 
     /// `-A`, then `-W`, then `-D`: of two flags on one rule the stricter wins.
-    pub fn level_flags(&self) -> Vec<(Target, Level)> {
+    pub(crate) fn level_flags(&self) -> Vec<(Target, Level)> {
         let with = |targets: &[Target], level: Level| {
             targets.iter().map(move |t| (*t, level)).collect::<Vec<_>>()
         };
@@ -172,137 +172,137 @@ impl CheckArgs {
 }
 
 #[derive(Debug, Args, Clone, Default)]
-pub struct InitArgs {
+pub(crate) struct InitArgs {
     #[command(flatten)]
-    pub workspace: WorkspaceArgs,
+    pub(crate) workspace: WorkspaceArgs,
     /// The manifest to create or extend (default: `capacity.toml` at the workspace root).
     #[arg(long = "capacity", value_name = "PATH")]
-    pub capacity: Option<PathBuf>,
+    pub(crate) capacity: Option<PathBuf>,
 }
 
 #[derive(Debug, Args, Clone, Default)]
-pub struct FixturesArgs {
+pub(crate) struct FixturesArgs {
     #[command(flatten)]
-    pub workspace: WorkspaceArgs,
+    pub(crate) workspace: WorkspaceArgs,
     #[command(flatten)]
-    pub format: FormatArgs,
+    pub(crate) format: FormatArgs,
 }
 
 #[derive(Debug, Args, Clone, Default)]
-pub struct RulesArgs {
+pub(crate) struct RulesArgs {
     /// Output format (`github` prints the human table).
     #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
+    pub(crate) format: Format,
 }
 
 /// Options of `mutants`.
 #[derive(Debug, Args, Clone)]
-pub struct MutantsArgs {
+pub(crate) struct MutantsArgs {
     #[command(subcommand)]
-    pub command: Option<MutantsCommand>,
+    pub(crate) command: Option<MutantsCommand>,
     #[command(flatten)]
-    pub workspace: WorkspaceArgs,
+    pub(crate) workspace: WorkspaceArgs,
     #[command(flatten)]
-    pub format: FormatArgs,
+    pub(crate) format: FormatArgs,
     #[command(flatten)]
-    pub verbosity: VerbosityArgs,
+    pub(crate) verbosity: VerbosityArgs,
     /// Print the mutants (ids, locations, replacements) without building anything.
     #[arg(long)]
-    pub list: bool,
+    pub(crate) list: bool,
     /// Only mutants of this operator (repeatable); `cargo capcheck rules` lists them.
     #[arg(long = "operator", value_name = "ID")]
-    pub operators: Vec<Operator>,
+    pub(crate) operators: Vec<Operator>,
     /// Processors for the mutants' test runs. With `switch`, a mutant whose tests mostly wait
     /// (timers, sockets) counts for less, up to 4 per job; with `rebuild`, mutants tested at
     /// once, each in its own scratch copy and build folder.
     #[arg(short = 'j', long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
-    pub jobs: u64,
+    pub(crate) jobs: u64,
     /// How mutants are built: `switch` builds once with every runtime mutant behind a switch
     /// and runs only the tests that reach each one; `rebuild` builds and runs the whole suite
     /// per mutant.
     #[arg(long, value_enum, default_value_t = EngineKind::Switch)]
-    pub engine: EngineKind,
+    pub(crate) engine: EngineKind,
     /// What runs the tests of rebuilt mutants (the switch engine runs test binaries itself).
     #[arg(long, value_enum, default_value_t = TestTool::Cargo)]
-    pub test_tool: TestTool,
+    pub(crate) test_tool: TestTool,
     /// Space or comma separated features to build and test with (as `cargo test --features`).
     #[arg(short = 'F', long, value_name = "FEATURES")]
-    pub features: Vec<String>,
+    pub(crate) features: Vec<String>,
     /// Leave doctests out (of the baseline and of every mutant's tests): for doctests that need
     /// features the run does not enable, or that are too slow to pay per mutant.
     #[arg(long)]
-    pub no_doctests: bool,
+    pub(crate) no_doctests: bool,
     /// Build and test with every feature.
     #[arg(long)]
-    pub all_features: bool,
+    pub(crate) all_features: bool,
     /// Build and test without the default features.
     #[arg(long)]
-    pub no_default_features: bool,
+    pub(crate) no_default_features: bool,
     /// Only mutants on lines this unified diff adds or changes (`-`: read it from stdin).
     #[arg(long, value_name = "PATCH")]
-    pub in_diff: Option<PathBuf>,
+    pub(crate) in_diff: Option<PathBuf>,
     /// Run shard K of N (0-based); `mutants merge` joins the shards' output folders.
     #[arg(long, value_name = "K/N")]
-    pub shard: Option<crate::mutate::select::Shard>,
+    pub(crate) shard: Option<crate::mutate::select::Shard>,
     /// Also put back code deleted from ceiling functions in the git history.
     #[arg(long)]
-    pub from_history: bool,
+    pub(crate) from_history: bool,
     /// Keep the verdicts an interrupted run in the same output folder wrote (its
     /// `verdicts.jsonl`) for the mutants that are unchanged, and run only the rest.
     #[arg(long)]
-    pub resume: bool,
+    pub(crate) resume: bool,
     /// Output folder [default: <target>/capcheck/mutants].
     #[arg(long, value_name = "DIR")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
     /// Build folders of the scratch copies, kept warm between runs
     /// [default: <target>/capcheck/scratch-target].
     #[arg(long, value_name = "DIR")]
-    pub build_dir: Option<PathBuf>,
+    pub(crate) build_dir: Option<PathBuf>,
     /// Where scratch copies of the workspace are made [default: the system temp folder].
     #[arg(long, value_name = "DIR")]
-    pub scratch_dir: Option<PathBuf>,
+    pub(crate) scratch_dir: Option<PathBuf>,
     /// A mutant's build or tests time out after this many times the baseline's...
     #[arg(long, value_name = "K", default_value_t = 5.0, value_parser = positive_seconds)]
-    pub timeout_multiplier: f64,
+    pub(crate) timeout_multiplier: f64,
     /// ...but never sooner than this many seconds.
     #[arg(long, value_name = "SECS", default_value_t = 20.0, value_parser = positive_seconds)]
-    pub timeout_floor: f64,
+    pub(crate) timeout_floor: f64,
     /// Exit 1 when the score (detected / viable mutants, in percent) is below this.
     #[arg(long, value_name = "PERCENT", value_parser = percent)]
-    pub min_score: Option<f64>,
+    pub(crate) min_score: Option<f64>,
     /// The workload's natural bound on concurrency (e.g. the roster size); default: capacity.toml's
     /// `[workload] natural_bound`.
     #[arg(long, value_name = "N")]
-    pub natural_bound: Option<u64>,
+    pub(crate) natural_bound: Option<u64>,
     /// The measured per-box capacity K for `reinstate-cap`; default: capacity.toml's
     /// `[derived] per_box_capacity`, or its first `per = "backend"` entry.
     #[arg(long, value_name = "K")]
-    pub per_box: Option<u64>,
+    pub(crate) per_box: Option<u64>,
     /// The capacity manifest (default: `capacity.toml` at the workspace root, if present).
     #[arg(long = "capacity", value_name = "PATH")]
-    pub capacity: Option<PathBuf>,
+    pub(crate) capacity: Option<PathBuf>,
     #[command(flatten)]
-    pub select: MutantSelectArgs,
+    pub(crate) select: MutantSelectArgs,
 }
 
 /// Which mutants run, by id, file and name; the config's `[workspace.metadata.capcheck.mutants]`
 /// and `capcheck: skip-mutants(..)` comments add to the skips.
 #[derive(Debug, Args, Clone, Default)]
-pub struct MutantSelectArgs {
+pub(crate) struct MutantSelectArgs {
     /// Only this mutant (repeatable), by the id `--list` prints; an unknown id is an error.
     #[arg(long = "mutant", value_name = "ID")]
-    pub mutants: Vec<String>,
+    pub(crate) mutants: Vec<String>,
     /// Skip this mutant (repeatable), by id; it is listed as skipped.
     #[arg(long = "skip-mutant", value_name = "ID")]
-    pub skip_mutants: Vec<String>,
+    pub(crate) skip_mutants: Vec<String>,
     /// Skip the mutants of files matching this glob (repeatable; `*` stays in a folder, `**`
     /// crosses them, a glob without `/` matches the file name anywhere).
     #[arg(long = "exclude-file", value_name = "GLOB", value_parser = valid_glob)]
-    pub exclude_files: Vec<String>,
+    pub(crate) exclude_files: Vec<String>,
     /// Skip the mutants whose id or name (`FILE:LINE:COL: DESCRIPTION: `ORIGINAL` ->
     /// `REPLACEMENT``, as `--list` prints it) matches this regex (repeatable).
     #[arg(long = "exclude-re", value_name = "REGEX", value_parser = valid_regex)]
-    pub exclude_re: Vec<String>,
+    pub(crate) exclude_re: Vec<String>,
 }
 
 impl MutantSelectArgs {
@@ -325,7 +325,7 @@ fn valid_regex(s: &str) -> Result<String, String> {
 }
 
 impl MutantsArgs {
-    pub fn options(&self) -> MutantsOptions {
+    pub(crate) fn options(&self) -> MutantsOptions {
         MutantsOptions {
             project: ProjectOptions {
                 selection: self.workspace.selection(),
@@ -364,7 +364,7 @@ impl MutantsArgs {
 }
 
 #[derive(Debug, Subcommand, Clone)]
-pub enum MutantsCommand {
+pub(crate) enum MutantsCommand {
     /// Join the output folders of `--shard` runs into one report, as one unsharded run would
     /// have written it.
     Merge {

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 /// Every exit status the tool uses, with its meaning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Exit {
+pub(crate) enum Exit {
     /// No error-level finding; no surviving mutant.
     Clean = 0,
     /// Error-level findings, surviving or uncovered mutants, a score under `--min-score`, or a
@@ -29,7 +29,7 @@ pub enum Exit {
 impl Exit {
     /// The exit status after a run stopped for `signal` (the shell's 128 + n); Ctrl-C's when the
     /// signal is unknown.
-    pub fn interrupted_by(signal: Option<i32>) -> Exit {
+    pub(crate) fn interrupted_by(signal: Option<i32>) -> Exit {
         match signal {
             Some(libc::SIGHUP) => Exit::HungUp,
             Some(libc::SIGTERM) => Exit::Terminated,

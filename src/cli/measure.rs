@@ -12,40 +12,40 @@ use crate::measure::Options;
 use crate::measure::model::{Settings, WhatIf};
 
 #[derive(Debug, Args, Clone, Default)]
-pub struct MeasureArgs {
+pub(crate) struct MeasureArgs {
     /// The workspace's Cargo.toml, for `--write` to find the manifest (default: the current
     /// folder's workspace).
     #[arg(long, value_name = "PATH")]
-    pub manifest_path: Option<PathBuf>,
+    pub(crate) manifest_path: Option<PathBuf>,
     /// A box's vLLM, SGLang or TGI startup log, once per box; NAME defaults to the file stem.
     #[arg(long = "log", value_name = "[NAME=]PATH")]
-    pub logs: Vec<String>,
+    pub(crate) logs: Vec<String>,
     /// A /metrics scrape taken at the start of the window (Prometheus text format).
     #[arg(long, value_name = "PATH", requires = "scrape_after")]
-    pub scrape_before: Option<PathBuf>,
+    pub(crate) scrape_before: Option<PathBuf>,
     /// A /metrics scrape taken at the end of the window; alone, the window is the server's life.
     #[arg(long, value_name = "PATH", conflicts_with = "scrape_url")]
-    pub scrape_after: Option<PathBuf>,
+    pub(crate) scrape_after: Option<PathBuf>,
     /// Scrape this /metrics endpoint twice, --window apart.
     #[arg(long, value_name = "URL", requires = "window")]
-    pub scrape_url: Option<String>,
+    pub(crate) scrape_url: Option<String>,
     /// The window between two scrapes, e.g. 15m, 900s, 200ms (with files: their distance).
     #[arg(long, value_name = "DURATION", value_parser = parse_window)]
-    pub window: Option<Duration>,
+    pub(crate) window: Option<Duration>,
     /// How many requests the workload can have in flight at once (its natural bound).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    pub roster: Option<u64>,
+    pub(crate) roster: Option<u64>,
     /// The most end-to-end latency can gain if a phase shrinks, e.g. prefill=-50%.
     #[arg(long = "what-if", value_name = "PHASE=-N%", value_parser = parse_what_if)]
-    pub what_if: Vec<WhatIf>,
+    pub(crate) what_if: Vec<WhatIf>,
     /// Use this p90 prompt length (tokens, > 0) instead of the scrapes' histogram.
     #[arg(long, value_name = "N", value_parser = parse_p90)]
-    pub p90_prompt_tokens: Option<f64>,
+    pub(crate) p90_prompt_tokens: Option<f64>,
     /// Create or update the capacity manifest (default: capacity.toml at the workspace root).
     #[arg(long, value_name = "PATH", num_args = 0..=1)]
-    pub write: Option<Option<PathBuf>>,
+    pub(crate) write: Option<Option<PathBuf>>,
     #[command(flatten)]
-    pub format: FormatArgs,
+    pub(crate) format: FormatArgs,
 }
 
 /// `15m`, `900s`, `200ms`, `1h`, or a bare number of seconds; never zero.
@@ -75,7 +75,7 @@ fn parse_what_if(s: &str) -> Result<WhatIf, String> {
 
 impl MeasureArgs {
     /// The engine's plain options; colour is decided here, from `--color` and the terminal.
-    pub fn into_options(self) -> Options {
+    pub(crate) fn into_options(self) -> Options {
         Options {
             logs: self.logs,
             scrape_before: self.scrape_before,

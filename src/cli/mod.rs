@@ -21,7 +21,7 @@ macro_rules! println {
 /// (`| head`, `| true`) ends the run quietly with exit 0, as for any Unix filter; any other write
 /// error (`> /dev/full`: no space left) ends it with one message and exit 1. Either way nothing is
 /// left to do: the report was the last step.
-pub fn out(text: &str) {
+pub(crate) fn out(text: &str) {
     use std::io::Write;
     let mut stdout = std::io::stdout().lock();
     if let Err(e) = stdout
@@ -37,12 +37,12 @@ pub fn out(text: &str) {
 }
 
 mod args;
-pub mod exit;
-pub mod measure;
+pub(crate) mod exit;
+pub(crate) mod measure;
 mod mutants;
-pub use crate::report::{Color, Format, style, use_color};
-pub use args::*;
-pub use measure::MeasureArgs;
+pub(crate) use crate::report::{Color, Format, style, use_color};
+pub(crate) use args::*;
+pub(crate) use measure::MeasureArgs;
 
 /// Parse the command line (dropping cargo's `capcheck` argument) and run.
 pub fn main() -> ExitCode {

@@ -19,7 +19,7 @@ fn lit_loc(rel: &str, e: &Expr) -> Loc {
 }
 
 /// Collects one file's [`FileFacts`].
-pub struct Extractor<'a> {
+pub(crate) struct Extractor<'a> {
     tables: &'a Tables,
     facts: FileFacts,
     /// `let` bindings to an integer literal in the current function, in order, with the index of
@@ -48,7 +48,7 @@ struct LocalLit {
 }
 
 impl<'a> Extractor<'a> {
-    pub fn new(tables: &'a Tables, rel: &str, role: FileRole) -> Self {
+    pub(crate) fn new(tables: &'a Tables, rel: &str, role: FileRole) -> Self {
         Extractor {
             tables,
             facts: FileFacts {
@@ -62,7 +62,7 @@ impl<'a> Extractor<'a> {
         }
     }
 
-    pub fn finish(self) -> FileFacts {
+    pub(crate) fn finish(self) -> FileFacts {
         self.facts
     }
 }
@@ -676,7 +676,7 @@ impl Extractor<'_> {
 /// The count parameter of a ceiling function (`fleet_ceiling(&self, healthy: usize)`): a
 /// function with a ceiling name and an integer parameter named like a count. The index records
 /// such functions; `reinstate-cap` and `history-revert` mutate them.
-pub fn count_param(sig: &syn::Signature, tables: &Tables) -> Option<String> {
+pub(crate) fn count_param(sig: &syn::Signature, tables: &Tables) -> Option<String> {
     if !tables.ceiling_names.matches(&sig.ident.to_string()) {
         return None;
     }
@@ -684,7 +684,7 @@ pub fn count_param(sig: &syn::Signature, tables: &Tables) -> Option<String> {
 }
 
 /// The integer parameters named like a count (`healthy: usize`, `hosts: u32`), in order.
-pub fn count_params(sig: &syn::Signature, tables: &Tables) -> Vec<String> {
+pub(crate) fn count_params(sig: &syn::Signature, tables: &Tables) -> Vec<String> {
     sig.inputs
         .iter()
         .filter_map(|arg| {

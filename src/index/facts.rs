@@ -9,7 +9,7 @@ use crate::syntax::{FileRole, ParseFailure};
 
 /// Who can name an item: what a test can pin depends on it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub enum Visibility {
+pub(crate) enum Visibility {
     /// `pub`: other crates (integration tests) too.
     Public,
     /// `pub(crate)`, `pub(super)`, `pub(in ..)`: the defining crate.
@@ -20,205 +20,205 @@ pub enum Visibility {
 
 /// A `const` or `static` item with an integer-like initialiser.
 #[derive(Debug, Clone, Serialize)]
-pub struct ConstDef {
-    pub ident: String,
+pub(crate) struct ConstDef {
+    pub(crate) ident: String,
     /// `crate::module::ITEM` (or `crate::module::Type::ITEM` for associated constants).
-    pub site: String,
-    pub val: Val,
+    pub(crate) site: String,
+    pub(crate) val: Val,
     /// The initialiser expression.
-    pub loc: Loc,
-    pub visibility: Visibility,
-    pub is_static: bool,
-    pub in_test: bool,
+    pub(crate) loc: Loc,
+    pub(crate) visibility: Visibility,
+    pub(crate) is_static: bool,
+    pub(crate) in_test: bool,
     /// Its declared type is an integer: the value counts something (see `NameTable::matches_count`).
-    pub counts: bool,
+    pub(crate) counts: bool,
     /// Its declared type's name holds an excluded word (`EVT_PUBLISHER_METADATA_PROPERTY_ID`,
     /// `ConnId`): an id or a code, not a capacity, whatever the constant is called.
-    pub excluded_type: bool,
+    pub(crate) excluded_type: bool,
 }
 
 /// A field initialiser in a struct literal: `Config { per_backend: 8, .. }`.
 #[derive(Debug, Clone, Serialize)]
-pub struct FieldInit {
-    pub type_name: String,
-    pub field: String,
-    pub site: String,
-    pub val: Val,
-    pub loc: Loc,
-    pub in_test: bool,
+pub(crate) struct FieldInit {
+    pub(crate) type_name: String,
+    pub(crate) field: String,
+    pub(crate) site: String,
+    pub(crate) val: Val,
+    pub(crate) loc: Loc,
+    pub(crate) in_test: bool,
     /// The function the literal is built in (`Config::default`), for reports.
-    pub function: String,
+    pub(crate) function: String,
 }
 
 /// A literal that sets a named value: a `let` binding, a function's result, a `match` arm or
 /// `if` branch or bound of a `const`, `static` or field, a clap argument's default.
 #[derive(Debug, Clone, Serialize)]
-pub struct NamedLit {
-    pub ident: String,
-    pub site: String,
-    pub value: u64,
-    pub loc: Loc,
-    pub in_test: bool,
+pub(crate) struct NamedLit {
+    pub(crate) ident: String,
+    pub(crate) site: String,
+    pub(crate) value: u64,
+    pub(crate) loc: Loc,
+    pub(crate) in_test: bool,
     /// How the literal is written: a `let`, a function's result, or a `const`, `static` or field
     /// set by a branch, a fallback or a bound, or a field's clap default.
-    pub kind: crate::index::CapacityKind,
-    pub visibility: Visibility,
+    pub(crate) kind: crate::index::CapacityKind,
+    pub(crate) visibility: Visibility,
     /// The capacity APIs a `let` binding flows into in its function (`Semaphore::new(permits)`),
     /// with the argument's location: such a binding is a capacity whatever its name.
-    pub flows: Vec<(String, Loc)>,
+    pub(crate) flows: Vec<(String, Loc)>,
 }
 
 /// An argument of a capacity API call (`Semaphore::new(8)`).
 #[derive(Debug, Clone, Serialize)]
-pub struct ApiArg {
-    pub api: String,
-    pub site: String,
-    pub arg: Operand,
-    pub in_test: bool,
+pub(crate) struct ApiArg {
+    pub(crate) api: String,
+    pub(crate) site: String,
+    pub(crate) arg: Operand,
+    pub(crate) in_test: bool,
     /// A 1 here is a lock, a hand-off or a floor (`Semaphore::new(1)`, `channel(1)`, the CPU
     /// count's `unwrap_or(1)`), not a capacity.
-    pub quiet_at_one: bool,
+    pub(crate) quiet_at_one: bool,
 }
 
 /// A call of a function some signature of the workspace gives a capacity parameter
 /// (`index::params`), with its literal and constant arguments; matched to the signatures of its
 /// own package when the index is resolved.
 #[derive(Debug, Clone, Serialize)]
-pub struct CallArgs {
+pub(crate) struct CallArgs {
     /// The function or method called (`create_runtime`).
-    pub callee: String,
+    pub(crate) callee: String,
     /// The segment before it in a path call (`Server` in `Server::create_runtime`; `Self` is the
     /// impl's type), if any.
-    pub qualifier: Option<String>,
+    pub(crate) qualifier: Option<String>,
     /// A method call (`.f(..)`).
-    pub method: bool,
-    pub n_args: usize,
+    pub(crate) method: bool,
+    pub(crate) n_args: usize,
     /// Arguments that are a literal or a constant, by position.
-    pub args: Vec<(usize, Operand)>,
+    pub(crate) args: Vec<(usize, Operand)>,
     /// The call as written up to its arguments (`Server::create_runtime`, `.acquire`).
-    pub text: String,
-    pub site: String,
-    pub in_test: bool,
+    pub(crate) text: String,
+    pub(crate) site: String,
+    pub(crate) in_test: bool,
 }
 
 /// A product `a * b` outside literals-only arithmetic.
 #[derive(Debug, Clone, Serialize)]
-pub struct Product {
-    pub site: String,
-    pub function: String,
-    pub loc: Loc,
-    pub text: String,
-    pub left: Operand,
-    pub right: Operand,
-    pub in_test: bool,
+pub(crate) struct Product {
+    pub(crate) site: String,
+    pub(crate) function: String,
+    pub(crate) loc: Loc,
+    pub(crate) text: String,
+    pub(crate) left: Operand,
+    pub(crate) right: Operand,
+    pub(crate) in_test: bool,
 }
 
 /// A comparison inside an assertion (or passed as a bool to a helper) in test code.
 #[derive(Debug, Clone, Serialize)]
-pub struct Comparison {
+pub(crate) struct Comparison {
     /// The assertion macro or helper (`assert`, `assert_eq`, `check`).
-    pub via: String,
-    pub op: String,
-    pub loc: Loc,
-    pub text: String,
-    pub left: Operand,
-    pub right: Operand,
-    pub function: String,
+    pub(crate) via: String,
+    pub(crate) op: String,
+    pub(crate) loc: Loc,
+    pub(crate) text: String,
+    pub(crate) left: Operand,
+    pub(crate) right: Operand,
+    pub(crate) function: String,
 }
 
 /// A reference to a constant by name (`PER_BACKEND`), for "where it flows".
 #[derive(Debug, Clone, Serialize)]
-pub struct ConstRef {
-    pub ident: String,
-    pub loc: Loc,
-    pub in_test: bool,
+pub(crate) struct ConstRef {
+    pub(crate) ident: String,
+    pub(crate) loc: Loc,
+    pub(crate) in_test: bool,
     /// The capacity API it is an argument of, if any.
-    pub api: Option<String>,
+    pub(crate) api: Option<String>,
     /// `api` is a binding named for a capacity (`let workers = DEFAULT;`, `` `workers` ``), not
     /// an API: weaker evidence, so it counts within the constant's own package only, and not
     /// for a constant whose own name a word excludes (`max_size: DEFAULT_MAX_FRAME_SIZE`).
-    pub binding: bool,
+    pub(crate) binding: bool,
 }
 
 /// A function that computes a ceiling from a count: `fn fleet_ceiling(&self, healthy: usize)`.
 #[derive(Debug, Clone, Serialize)]
-pub struct CeilingFn {
-    pub name: String,
-    pub site: String,
-    pub loc: Loc,
+pub(crate) struct CeilingFn {
+    pub(crate) name: String,
+    pub(crate) site: String,
+    pub(crate) loc: Loc,
     /// The count parameter (`healthy`).
-    pub count_param: String,
-    pub in_test: bool,
+    pub(crate) count_param: String,
+    pub(crate) in_test: bool,
 }
 
 /// Everything one file contributes to the index.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct FileFacts {
-    pub rel: String,
+pub(crate) struct FileFacts {
+    pub(crate) rel: String,
     /// The package the file belongs to: pins are explained by capacities of the same package.
-    pub package: String,
-    pub lines: usize,
-    pub role: FileRole,
+    pub(crate) package: String,
+    pub(crate) lines: usize,
+    pub(crate) role: FileRole,
     #[serde(skip)]
-    pub parse_error: Option<ParseFailure>,
-    pub consts: Vec<ConstDef>,
-    pub fields: Vec<FieldInit>,
-    pub named_lits: Vec<NamedLit>,
-    pub api_args: Vec<ApiArg>,
-    pub products: Vec<Product>,
-    pub comparisons: Vec<Comparison>,
-    pub const_refs: Vec<ConstRef>,
-    pub ceilings: Vec<CeilingFn>,
-    pub calls: Vec<CallArgs>,
+    pub(crate) parse_error: Option<ParseFailure>,
+    pub(crate) consts: Vec<ConstDef>,
+    pub(crate) fields: Vec<FieldInit>,
+    pub(crate) named_lits: Vec<NamedLit>,
+    pub(crate) api_args: Vec<ApiArg>,
+    pub(crate) products: Vec<Product>,
+    pub(crate) comparisons: Vec<Comparison>,
+    pub(crate) const_refs: Vec<ConstRef>,
+    pub(crate) ceilings: Vec<CeilingFn>,
+    pub(crate) calls: Vec<CallArgs>,
     /// The file's function signatures with a capacity parameter, and every other signature of
     /// the same name (`index::params`, read before the walk).
     #[serde(skip)]
-    pub sigs: Vec<crate::index::params::Sig>,
+    pub(crate) sigs: Vec<crate::index::params::Sig>,
     /// Out-of-line modules declared in test code (`#[cfg(test)] mod tests;`), as
     /// `crate::module::name`: their files are test code.
-    pub test_modules: Vec<String>,
+    pub(crate) test_modules: Vec<String>,
     /// Constant-like names that only items the sparse parse skipped mention.
     #[serde(skip)]
-    pub hidden: Vec<String>,
+    pub(crate) hidden: Vec<String>,
     /// The call graph's nodes: every function with a body and the names it mentions. Read by
     /// the lexer (`index::graph`), only where a pin must be traced (`project::trace_pass`).
     #[serde(skip)]
-    pub fns: Vec<FnNode>,
+    pub(crate) fns: Vec<FnNode>,
 }
 
 /// A function as the pin rule traces it: what its body mentions, by name (identifiers, macro
 /// bodies included) and the integer literals it holds.
 #[derive(Debug, Clone, Default)]
-pub struct FnNode {
-    pub site: String,
-    pub name: String,
+pub(crate) struct FnNode {
+    pub(crate) site: String,
+    pub(crate) name: String,
     /// The impl's type or the trait, if any.
-    pub self_ty: Option<String>,
-    pub idents: std::collections::BTreeSet<String>,
-    pub ints: std::collections::BTreeSet<u64>,
+    pub(crate) self_ty: Option<String>,
+    pub(crate) idents: std::collections::BTreeSet<String>,
+    pub(crate) ints: std::collections::BTreeSet<u64>,
     /// Every integer literal of the body, repeats kept, in order.
-    pub lits: Vec<u64>,
+    pub(crate) lits: Vec<u64>,
     /// The integer literals the body yields as a value (`{ 16 }`, `=> 8`, `return 4`,
     /// `x = 2`), not as an operand (`n <= 2`, `a * 4`, `f(3)`).
-    pub values: std::collections::BTreeSet<u64>,
+    pub(crate) values: std::collections::BTreeSet<u64>,
     /// What the body calls by path: `name` (unqualified), `Q::name` (the segment before the
     /// name), `::name` (a qualifier the lexer cannot name, `Vec::<u8>::new`).
-    pub calls: std::collections::BTreeSet<String>,
+    pub(crate) calls: std::collections::BTreeSet<String>,
     /// What the body calls as a method (`.name(`).
-    pub methods: std::collections::BTreeSet<String>,
+    pub(crate) methods: std::collections::BTreeSet<String>,
     /// It takes `self`.
-    pub has_self: bool,
+    pub(crate) has_self: bool,
     /// The trait of the trait impl that holds it (`Default` for `impl Default for Config`).
-    pub trait_name: Option<String>,
+    pub(crate) trait_name: Option<String>,
     /// The integer literals inside its assertion macros, repeats kept.
-    pub asserted: Vec<u64>,
+    pub(crate) asserted: Vec<u64>,
     /// A test function (`#[test]`, `#[tokio::test]`, ..): no code calls it.
-    pub is_test: bool,
+    pub(crate) is_test: bool,
 }
 
 impl FnNode {
     /// The identifiers and integer literals of `text` (a function's body), by rustc's lexer.
-    pub fn mentions(
+    pub(crate) fn mentions(
         text: &str,
     ) -> (
         std::collections::BTreeSet<String>,
@@ -234,7 +234,7 @@ impl FnNode {
     }
 
     /// Every integer literal of `text`, repeats kept, by rustc's lexer.
-    pub fn literals(text: &str) -> Vec<u64> {
+    pub(crate) fn literals(text: &str) -> Vec<u64> {
         use ra_ap_rustc_lexer::{FrontmatterAllowed, tokenize};
         let mut at = 0;
         let mut out = Vec::new();
@@ -247,7 +247,7 @@ impl FnNode {
     }
 
     /// The value of an integer literal token (`1_000u32` -> 1000).
-    pub fn int(kind: ra_ap_rustc_lexer::TokenKind, tok: &str) -> Option<u64> {
+    pub(crate) fn int(kind: ra_ap_rustc_lexer::TokenKind, tok: &str) -> Option<u64> {
         use ra_ap_rustc_lexer::{LiteralKind, TokenKind};
         let TokenKind::Literal {
             kind: LiteralKind::Int { .. },
@@ -260,7 +260,7 @@ impl FnNode {
     }
 
     /// The identifiers and integer literals among tokens already lexed (kind and text).
-    pub fn mentions_of<'t>(
+    pub(crate) fn mentions_of<'t>(
         tokens: impl Iterator<Item = (ra_ap_rustc_lexer::TokenKind, &'t str)>,
     ) -> (
         std::collections::BTreeSet<String>,

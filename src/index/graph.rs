@@ -57,7 +57,7 @@ enum Scope {
 }
 
 /// The functions of one file whose module path (crate first) is `path`.
-pub fn nodes(text: &str, path: &[String]) -> Vec<FnNode> {
+pub(crate) fn nodes(text: &str, path: &[String]) -> Vec<FnNode> {
     let toks = significant(text);
     let mut out = Vec::new();
     let mut scopes: Vec<Scope> = Vec::new();
@@ -533,7 +533,7 @@ mod tests {
 
     #[test]
     fn functions_are_named_as_sites_with_what_their_bodies_mention() {
-        let src = "mod inner { pub fn helper() -> usize { PER_BACKEND * 2 } }\n\
+        let src = "mod inner { pub(crate) fn helper() -> usize { PER_BACKEND * 2 } }\n\
                    impl<T> Fleet for Controller<T> where T: Clone { fn ceiling(&self) -> u64 { self.cap(3) } }\n\
                    trait Pool { fn size(&self) -> usize; fn widest(&self) -> u64 { 8 } }\n";
         let n = nodes(src, &["c".to_string()]);

@@ -2,31 +2,30 @@
 //! read by every job. `check`
 //! reports from it, the manifest binds its sites to measurements, `mutants` picks sites from it.
 
-pub mod extract;
-pub mod facts;
-pub mod graph;
-pub mod names;
-pub mod params;
-pub mod per_unit;
-pub mod pins;
-pub mod tables;
-pub mod triggers;
-pub mod value;
+pub(crate) mod extract;
+pub(crate) mod facts;
+pub(crate) mod graph;
+pub(crate) mod names;
+pub(crate) mod params;
+pub(crate) mod per_unit;
+pub(crate) mod pins;
+pub(crate) mod tables;
+pub(crate) mod triggers;
+pub(crate) mod value;
 
 use std::collections::HashMap;
 
 use serde::Serialize;
 
 use crate::source::Loc;
-use crate::syntax::FileRole;
-pub use facts::FileFacts;
-pub use tables::Tables;
-pub use triggers::Triggers;
+pub(crate) use facts::FileFacts;
+pub(crate) use tables::Tables;
+pub(crate) use triggers::Triggers;
 
 /// How a capacity is written in the code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 #[serde(rename_all = "kebab-case")]
-pub enum CapacityKind {
+pub(crate) enum CapacityKind {
     #[default]
     Const,
     Static,
@@ -38,29 +37,29 @@ pub enum CapacityKind {
 
 /// Where a capacity flows: a related location with a note.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Use {
-    pub loc: Loc,
-    pub note: String,
+pub(crate) struct Use {
+    pub(crate) loc: Loc,
+    pub(crate) note: String,
 }
 
 /// A hard-coded capacity: one literal, named by its site.
 #[derive(Debug, Clone, Serialize)]
-pub struct Capacity {
+pub(crate) struct Capacity {
     /// `crate::module::ITEM`, `crate::module::Type::field` or `crate::module::function::binding`.
-    pub site: String,
+    pub(crate) site: String,
     /// The constant, field or binding name; the API for a bare API argument.
-    pub item: String,
-    pub value: u64,
-    pub kind: CapacityKind,
+    pub(crate) item: String,
+    pub(crate) value: u64,
+    pub(crate) kind: CapacityKind,
     /// The literal.
-    pub loc: Loc,
+    pub(crate) loc: Loc,
     /// The capacity API it reaches, when known.
-    pub api: Option<String>,
-    pub uses: Vec<Use>,
+    pub(crate) api: Option<String>,
+    pub(crate) uses: Vec<Use>,
     /// The package it is defined in.
-    pub package: String,
+    pub(crate) package: String,
     /// Who can name it (fields, functions and API arguments count as public).
-    pub visibility: facts::Visibility,
+    pub(crate) visibility: facts::Visibility,
 }
 
 impl Capacity {
@@ -107,28 +106,19 @@ impl Capacity {
 
 /// The index of one run.
 #[derive(Debug)]
-pub struct Index {
-    pub files: Vec<FileFacts>,
-    pub capacities: Vec<Capacity>,
+pub(crate) struct Index {
+    pub(crate) files: Vec<FileFacts>,
+    pub(crate) capacities: Vec<Capacity>,
     /// Values of every integer constant, by identifier (capacity or not), for arithmetic.
-    pub consts: HashMap<String, u64>,
+    pub(crate) consts: HashMap<String, u64>,
     /// Literal defaults of struct fields in production code, by field name.
-    pub field_defaults: HashMap<String, (u64, Loc)>,
-    pub tables: Tables,
+    pub(crate) field_defaults: HashMap<String, (u64, Loc)>,
+    pub(crate) tables: Tables,
 }
 
 impl Index {
-    /// The files that are test code (by their place, or declared as test modules elsewhere).
-    pub fn test_files(&self) -> std::collections::HashSet<&str> {
-        self.files
-            .iter()
-            .filter(|f| f.role == FileRole::Test)
-            .map(|f| f.rel.as_str())
-            .collect()
-    }
-
     /// Resolve per-file facts into capacities.
-    pub fn from_facts(files: Vec<FileFacts>, tables: Tables) -> Index {
+    pub(crate) fn from_facts(files: Vec<FileFacts>, tables: Tables) -> Index {
         let consts = resolve_consts(&files);
         let mut field_defaults = HashMap::new();
         for f in files.iter().flat_map(|f| &f.fields).filter(|f| !f.in_test) {
@@ -148,13 +138,13 @@ impl Index {
         }
     }
 
-    pub fn tables(&self) -> &Tables {
+    pub(crate) fn tables(&self) -> &Tables {
         &self.tables
     }
 
     /// A constant or struct-field literal of production code named by `site` (or a `::`-suffix of
     /// it), capacity-named or not: a manifest entry makes any such literal a capacity.
-    pub fn literal_site(&self, site: &str) -> Option<Capacity> {
+    pub(crate) fn literal_site(&self, site: &str) -> Option<Capacity> {
         let matches = |full: &str| crate::site::Site::matches(full, site);
         self.files.iter().find_map(|f| {
             let consts = f.consts.iter().filter(|d| !d.in_test && matches(&d.site));
@@ -167,7 +157,7 @@ impl Index {
     }
 
     /// Total lines scanned.
-    pub fn lines(&self) -> usize {
+    pub(crate) fn lines(&self) -> usize {
         self.files.iter().map(|f| f.lines).sum()
     }
 }

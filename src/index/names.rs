@@ -3,7 +3,7 @@
 //! not match `permitsPerSecondTimeoutMs`'s `timeout` twin by accident.
 
 /// Split an identifier into lowercase words at `_` and at lower-to-upper case changes.
-pub fn words(ident: &str) -> Vec<String> {
+pub(crate) fn words(ident: &str) -> Vec<String> {
     let mut out = Vec::new();
     for part in ident.split(['_', ':', '.', ' ']) {
         let mut cur = String::new();
@@ -25,7 +25,7 @@ pub fn words(ident: &str) -> Vec<String> {
 /// A compiled table of word patterns. A pattern written `=max_size` matches only the whole name
 /// (`max_size`, `MAX_SIZE`), not a longer one (`CERTIFICATE_MAX_SIZE_LIMIT`).
 #[derive(Debug, Clone, Default)]
-pub struct NameTable {
+pub(crate) struct NameTable {
     patterns: Vec<Vec<String>>,
     exact: Vec<Vec<String>>,
     exclude: Vec<String>,
@@ -35,7 +35,7 @@ pub struct NameTable {
 }
 
 impl NameTable {
-    pub fn new(patterns: &[String], exclude: &[String]) -> Self {
+    pub(crate) fn new(patterns: &[String], exclude: &[String]) -> Self {
         let (exact, loose): (Vec<&String>, Vec<&String>) =
             patterns.iter().partition(|p| p.starts_with('='));
         NameTable {
@@ -55,20 +55,20 @@ impl NameTable {
     }
 
     /// The same table with words that exclude a name only when nothing says it counts.
-    pub fn with_soft(mut self, soft: &[String]) -> Self {
+    pub(crate) fn with_soft(mut self, soft: &[String]) -> Self {
         self.soft = soft.iter().map(|w| w.to_lowercase()).collect();
         self
     }
 
     /// [`NameTable::matches`] for a value whose type says it counts (an integer type): the
     /// soft words (`interval`) do not exclude it.
-    pub fn matches_count(&self, ident: &str) -> bool {
+    pub(crate) fn matches_count(&self, ident: &str) -> bool {
         self.matches_in(&words(ident), false)
     }
 
     /// [`NameTable::matches_count`] by the patterns that may be part of a longer name only
     /// (`max_size`, a whole-name pattern, is left out).
-    pub fn matches_count_loose(&self, ident: &str) -> bool {
+    pub(crate) fn matches_count_loose(&self, ident: &str) -> bool {
         let w = words(ident);
         !w.iter().any(|x| self.exclude.contains(x))
             && self
@@ -79,24 +79,24 @@ impl NameTable {
 
     /// Whether the identifier holds an excluded word (`EVT_PUBLISHER_METADATA_PROPERTY_ID`'s
     /// `id`): a constant of such a type is an id, an error code or a unit, whatever its own name.
-    pub fn excludes(&self, ident: &str) -> bool {
+    pub(crate) fn excludes(&self, ident: &str) -> bool {
         words(ident).iter().any(|x| self.exclude.contains(x))
     }
 
     /// Whether a name may match, counting or not (the sparse parse keeps a superset).
-    pub fn may_match_words(&self, w: &[String]) -> bool {
+    pub(crate) fn may_match_words(&self, w: &[String]) -> bool {
         self.matches_in(w, false)
     }
 
     /// Whether the identifier contains one pattern's words contiguously and no excluded word.
-    pub fn matches(&self, ident: &str) -> bool {
+    pub(crate) fn matches(&self, ident: &str) -> bool {
         let w = words(ident);
         self.matches_words(&w)
     }
 
     /// The last word of every pattern: any expression a pattern matches has one of them as a
     /// word of one of its identifiers (words never span identifiers).
-    pub fn last_words(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn last_words(&self) -> impl Iterator<Item = &str> {
         self.patterns
             .iter()
             .chain(&self.exact)
@@ -106,14 +106,14 @@ impl NameTable {
     /// Whether the identifier is exactly one pattern (`workers`, `max_seqs`), with no word
     /// before or after it: a setter named for a capacity (`.workers(4)`), not a verb on one
     /// (`.add_permits(1)`).
-    pub fn is_exactly(&self, ident: &str) -> bool {
+    pub(crate) fn is_exactly(&self, ident: &str) -> bool {
         let w = words(ident);
         !w.iter()
             .any(|x| self.exclude.contains(x) || self.soft.contains(x))
             && self.patterns.iter().chain(&self.exact).any(|p| *p == w)
     }
 
-    pub fn matches_words(&self, w: &[String]) -> bool {
+    pub(crate) fn matches_words(&self, w: &[String]) -> bool {
         self.matches_in(w, true)
     }
 

@@ -16,21 +16,21 @@ use std::collections::VecDeque;
 
 use ra_ap_rustc_lexer::TokenKind;
 
-use crate::index::graph::{Tok, impl_type, matching, significant, tokens, trivia};
+use crate::index::graph::{Tok, impl_type, matching, tokens, trivia};
 use crate::index::names::NameTable;
 
 /// One function's signature, as far as calls to it are matched.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sig {
-    pub name: String,
+pub(crate) struct Sig {
+    pub(crate) name: String,
     /// The impl's type or the trait, if any.
-    pub self_ty: Option<String>,
+    pub(crate) self_ty: Option<String>,
     /// It takes `self` (a method).
-    pub has_self: bool,
+    pub(crate) has_self: bool,
     /// Its parameters besides `self`.
-    pub arity: usize,
+    pub(crate) arity: usize,
     /// The capacity parameters: position (besides `self`) and name.
-    pub caps: Vec<(usize, String)>,
+    pub(crate) caps: Vec<(usize, String)>,
 }
 
 enum Scope {
@@ -40,18 +40,18 @@ enum Scope {
 
 /// What one lexing of a file before the walk tells: its signatures and how deep it nests.
 #[derive(Debug, Default)]
-pub struct Prescan {
-    pub sigs: Vec<Sig>,
+pub(crate) struct Prescan {
+    pub(crate) sigs: Vec<Sig>,
     /// The byte offset of the first token past `syntax::depth::LIMIT`, if any.
-    pub too_deep: Option<usize>,
+    pub(crate) too_deep: Option<usize>,
     /// The text scanned, as its length and hash: the walk trusts `too_deep` only for the same
     /// text (a file rewritten in between is measured again).
-    pub len: usize,
-    pub hash: u64,
+    pub(crate) len: usize,
+    pub(crate) hash: u64,
 }
 
 /// One lexing of `text` for both the depth bound and, when `names` is given, the signatures.
-pub fn prescan(text: &str, names: Option<&NameTable>) -> Prescan {
+pub(crate) fn prescan(text: &str, names: Option<&NameTable>) -> Prescan {
     let mut depth = crate::syntax::depth::Depth::new(crate::syntax::depth::LIMIT);
     let toks = tokens(text).filter_map(|(start, t)| {
         depth.feed(t.kind, t.text, start);
@@ -72,9 +72,11 @@ pub fn prescan(text: &str, names: Option<&NameTable>) -> Prescan {
     }
 }
 
-/// Every function signature of one file (bodies skipped but for nested items).
-pub fn sigs(text: &str, names: &NameTable) -> Vec<Sig> {
-    scan(significant(text).into_iter(), names)
+/// Every function signature of one file (bodies skipped but for nested items), collected: the
+/// tests hold `prescan`'s streamed scan to it.
+#[cfg(test)]
+pub(crate) fn sigs(text: &str, names: &NameTable) -> Vec<Sig> {
+    scan(crate::index::graph::significant(text).into_iter(), names)
 }
 
 /// The tokens still to read, with as many read ahead as a header needs: an `impl` or `fn`
@@ -313,9 +315,9 @@ mod tests {
         let t = crate::index::Tables::new(&Default::default());
         let src = "impl<T: Fn() -> u8> Server<T> {\n\
                    fn create_runtime(name: &str, threads: usize, steal: bool) -> Runtime { todo!() }\n\
-                   pub fn acquire(&mut self, mut permits: Option<u32>) {}\n\
+                   pub(crate) fn acquire(&mut self, mut permits: Option<u32>) {}\n\
                    fn spawn(workers: Vec<Worker>, port: u16) {}\n}\n\
-                   pub fn pool<F>(f: F, max_size: core::primitive::u32, workers: u8) where F: Fn(u8) -> u8 {}\n";
+                   pub(crate) fn pool<F>(f: F, max_size: core::primitive::u32, workers: u8) where F: Fn(u8) -> u8 {}\n";
         let s = sigs(src, &t.capacity_names);
         let got: Vec<_> = s
             .iter()

@@ -9,21 +9,21 @@ use crate::source::Loc;
 
 /// One `count * unit` product outside test code.
 #[derive(Debug, Clone)]
-pub struct PerUnit<'a> {
-    pub product: &'a Product,
+pub(crate) struct PerUnit<'a> {
+    pub(crate) product: &'a Product,
     /// The count's text (`healthy`).
-    pub count: &'a str,
+    pub(crate) count: &'a str,
     /// The constant or field the unit comes from, when it is not a literal.
-    pub origin: Option<String>,
+    pub(crate) origin: Option<String>,
     /// The unit's value, when known.
-    pub value: Option<u64>,
+    pub(crate) value: Option<u64>,
     /// Where the unit's constant or field default is defined, and what to say there.
-    pub defined: Option<(Loc, String)>,
+    pub(crate) defined: Option<(Loc, String)>,
 }
 
 impl PerUnit<'_> {
     /// The unit as a finding names it: `PER_BOX = 8`, `PER_BOX`, or `8`.
-    pub fn per(&self) -> String {
+    pub(crate) fn per(&self) -> String {
         match (&self.origin, self.value) {
             (Some(name), Some(v)) => format!("{name} = {v}"),
             (Some(name), None) => name.clone(),
@@ -34,7 +34,7 @@ impl PerUnit<'_> {
 }
 
 /// Every per-unit cap of the index, in file order.
-pub fn find(index: &Index) -> Vec<PerUnit<'_>> {
+pub(crate) fn find(index: &Index) -> Vec<PerUnit<'_>> {
     let mut out = Vec::new();
     for f in &index.files {
         for p in f.products.iter().filter(|p| !p.in_test) {

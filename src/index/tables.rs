@@ -2,22 +2,23 @@
 //! what the user added in `[workspace.metadata.capcheck]` (see `config`).
 
 use crate::catalog::Api;
+use crate::catalog::Entry;
 use crate::index::names::NameTable;
 
 /// Compiled tables.
 #[derive(Debug, Clone)]
-pub struct Tables {
-    pub capacity_names: NameTable,
-    pub count_words: NameTable,
-    pub subject_words: NameTable,
-    pub ceiling_names: NameTable,
-    pub apis: Vec<Api>,
-    pub unit_values: Vec<u64>,
-    pub max_multiplier: u64,
-    pub assert_macros: Vec<String>,
+pub(crate) struct Tables {
+    pub(crate) capacity_names: NameTable,
+    pub(crate) count_words: NameTable,
+    pub(crate) subject_words: NameTable,
+    pub(crate) ceiling_names: NameTable,
+    pub(crate) apis: Vec<Api>,
+    pub(crate) unit_values: Vec<u64>,
+    pub(crate) max_multiplier: u64,
+    pub(crate) assert_macros: Vec<String>,
     /// Functions some signature of the workspace gives a capacity parameter (`index::params`):
     /// the walk records their calls' literal arguments.
-    pub capacity_fns: std::collections::HashSet<String>,
+    pub(crate) capacity_fns: std::collections::HashSet<String>,
 }
 
 const ASSERT_MACROS: &[&str] = &[
@@ -47,7 +48,7 @@ const CEILING_NAMES: &[&str] = &[
 ];
 
 impl Tables {
-    pub fn new(cfg: &crate::config::TableConfig) -> Tables {
+    pub(crate) fn new(cfg: &crate::config::TableConfig) -> Tables {
         let unmeasured = crate::catalog::Rule::UnmeasuredCapacity.meta();
         let per_unit = crate::catalog::Rule::PerUnitCap.meta();
         let pinned = crate::catalog::Rule::PinnedCapacityAssertion.meta();

@@ -27,7 +27,7 @@ thread_local! {
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 #[derive(Debug, Clone)]
-pub struct Triggers {
+pub(crate) struct Triggers {
     id: u64,
     capacity_names: NameTable,
     apis: HashSet<String>,
@@ -42,7 +42,7 @@ pub struct Triggers {
 impl Triggers {
     /// Triggers for `tables`, plus identifiers named elsewhere (`focus`: manifest items,
     /// constants that reach an API).
-    pub fn new(tables: &Tables, focus: impl IntoIterator<Item = String>) -> Triggers {
+    pub(crate) fn new(tables: &Tables, focus: impl IntoIterator<Item = String>) -> Triggers {
         Triggers {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             capacity_names: tables.capacity_names.clone(),
@@ -63,7 +63,7 @@ impl Triggers {
     }
 
     /// Add identifiers to keep.
-    pub fn with(mut self, more: impl IntoIterator<Item = String>) -> Triggers {
+    pub(crate) fn with(mut self, more: impl IntoIterator<Item = String>) -> Triggers {
         self.focus.extend(more);
         self.id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         self
@@ -72,7 +72,7 @@ impl Triggers {
     /// Production code keeps what any rule reads; test code only what a test can use or pin
     /// (the rules ignore capacities, APIs and products in test code): a capacity constant, a
     /// named item, a subject word (kept with a literal).
-    pub fn classify(&self, ident: &str) -> Class {
+    pub(crate) fn classify(&self, ident: &str) -> Class {
         let value = crate::index::value::is_const_name(ident);
         if self.focus.contains(ident) {
             return Class {
@@ -94,13 +94,13 @@ impl Triggers {
     }
 
     /// Whether an identifier alone keeps an item of production code.
-    pub fn keeps(&self, ident: &str) -> bool {
+    pub(crate) fn keeps(&self, ident: &str) -> bool {
         self.classify(ident).prod
     }
 
     /// A memoised classifier for `syntax::sparse`: one memo per thread, kept across files (the
     /// same identifiers recur in every file) and cleared when another `Triggers` asks.
-    pub fn classifier(&self) -> impl FnMut(&str) -> Class + '_ {
+    pub(crate) fn classifier(&self) -> impl FnMut(&str) -> Class + '_ {
         move |ident| {
             MEMO.with_borrow_mut(|(id, memo)| {
                 if *id != self.id {

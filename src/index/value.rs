@@ -10,7 +10,7 @@ use crate::index::names::words;
 use crate::source::Loc;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub enum Op {
+pub(crate) enum Op {
     Add,
     Sub,
     Mul,
@@ -19,7 +19,7 @@ pub enum Op {
 
 /// An integer-valued expression, reduced to what capacity analysis needs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub enum Val {
+pub(crate) enum Val {
     Lit(u64),
     /// A path whose last segment names a constant (`PER_BACKEND`, `cfg::PER_BACKEND`).
     Const(String),
@@ -34,7 +34,7 @@ pub enum Val {
 
 impl Val {
     /// Reduce a syn expression; wrappers are see-through (see [`carried`]).
-    pub fn of(expr: &syn::Expr) -> Val {
+    pub(crate) fn of(expr: &syn::Expr) -> Val {
         use syn::Expr;
         match carried(expr) {
             Expr::Lit(l) => match &l.lit {
@@ -93,7 +93,7 @@ impl Val {
     }
 
     /// The value, given the known constants and field defaults; `None` when anything is unknown.
-    pub fn eval(
+    pub(crate) fn eval(
         &self,
         consts: &HashMap<String, u64>,
         fields: &HashMap<String, u64>,
@@ -118,12 +118,12 @@ impl Val {
     }
 
     /// The value when it is made of literals alone (`2 * 8`).
-    pub fn literal(&self) -> Option<u64> {
+    pub(crate) fn literal(&self) -> Option<u64> {
         self.eval(&HashMap::new(), &HashMap::new())
     }
 
     /// Whether the expression is a bare literal (possibly cast or wrapped).
-    pub fn is_lit(&self) -> bool {
+    pub(crate) fn is_lit(&self) -> bool {
         matches!(self, Val::Lit(_))
     }
 }
@@ -134,7 +134,7 @@ impl Val {
 /// `Result` (`opt.unwrap_or(16)`, `.unwrap_or_else(|| 16)`, `.map_or(16, ..)`): the value a
 /// setting takes when nobody set it. `NonZeroUsize::new(100).unwrap()` is how a capacity that
 /// must not be zero is often written.
-pub fn carried(expr: &syn::Expr) -> &syn::Expr {
+pub(crate) fn carried(expr: &syn::Expr) -> &syn::Expr {
     use syn::Expr;
     let mut e = expr;
     loop {
@@ -180,7 +180,7 @@ pub fn carried(expr: &syn::Expr) -> &syn::Expr {
 /// (`match kind { A => 10_000, _ => 4096 }`), and the bounds put on it (`n.min(8)`,
 /// `n.clamp(1, 4)`, `cmp::max(2, n)`). Arithmetic is not looked into: a product is a per-unit
 /// cap, not a setting.
-pub fn leaves(expr: &syn::Expr) -> Vec<&syn::Expr> {
+pub(crate) fn leaves(expr: &syn::Expr) -> Vec<&syn::Expr> {
     let mut out = Vec::new();
     leaves_into(expr, &mut out, 0);
     out
@@ -236,7 +236,7 @@ fn leaves_into<'a>(expr: &'a syn::Expr, out: &mut Vec<&'a syn::Expr>, depth: usi
 /// capacity split across units, the inverse of a per-unit cap). A constant lower bound is a
 /// floor and is left out, except that `cmp::max(BUDGET / n, 1)` bounds its first argument (the
 /// literal is the floor).
-pub fn const_leaves(expr: &syn::Expr) -> Vec<&syn::ExprPath> {
+pub(crate) fn const_leaves(expr: &syn::Expr) -> Vec<&syn::ExprPath> {
     let mut out = Vec::new();
     const_leaves_into(expr, &mut out, 0);
     out
@@ -331,21 +331,21 @@ fn wraps(func: &syn::Expr) -> bool {
 }
 
 /// `SCREAMING_CASE` names are constants by Rust convention.
-pub fn is_const_name(s: &str) -> bool {
+pub(crate) fn is_const_name(s: &str) -> bool {
     s.chars().any(|c| c.is_ascii_uppercase()) && !s.chars().any(|c| c.is_ascii_lowercase())
 }
 
 /// One side of a product or comparison: its value, the words of its names, its text.
 #[derive(Debug, Clone, Serialize)]
-pub struct Operand {
-    pub val: Val,
-    pub words: Vec<String>,
-    pub text: String,
-    pub loc: Loc,
+pub(crate) struct Operand {
+    pub(crate) val: Val,
+    pub(crate) words: Vec<String>,
+    pub(crate) text: String,
+    pub(crate) loc: Loc,
 }
 
 impl Operand {
-    pub fn new(expr: &syn::Expr, file: &str, src: &str) -> Operand {
+    pub(crate) fn new(expr: &syn::Expr, file: &str, src: &str) -> Operand {
         Operand {
             val: Val::of(expr),
             words: expr_words(expr),
@@ -356,7 +356,7 @@ impl Operand {
 }
 
 /// The words of every identifier in an expression (`backends.len()` -> `backends len`).
-pub fn expr_words(expr: &syn::Expr) -> Vec<String> {
+pub(crate) fn expr_words(expr: &syn::Expr) -> Vec<String> {
     struct Idents(Vec<String>);
     impl<'ast> syn::visit::Visit<'ast> for Idents {
         fn visit_ident(&mut self, i: &'ast proc_macro2::Ident) {

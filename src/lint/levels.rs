@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use crate::catalog::{Level, meta};
 
 #[derive(Debug, Clone, Default)]
-pub struct Levels {
+pub(crate) struct Levels {
     overrides: BTreeMap<String, Level>,
     /// `-D warnings` / `-W warnings` / `-A warnings`: what every warning becomes.
     warnings: Option<Level>,
@@ -14,7 +14,7 @@ pub struct Levels {
 
 /// What a command-line level flag names: one rule, or `warnings` (every warning-level finding).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Target {
+pub(crate) enum Target {
     Rule(crate::catalog::Rule),
     Warnings,
 }
@@ -31,7 +31,7 @@ impl std::str::FromStr for Target {
 
 impl Levels {
     /// Levels from the config table; an unknown rule id is an error naming the known ones.
-    pub fn new(overrides: BTreeMap<String, Level>) -> anyhow::Result<Levels> {
+    pub(crate) fn new(overrides: BTreeMap<String, Level>) -> anyhow::Result<Levels> {
         for id in overrides.keys() {
             if meta::get(id).is_none_or(|r| r.kind != "rule") {
                 let known: Vec<_> = meta::all()
@@ -55,7 +55,7 @@ impl Levels {
     /// `cli` passes every `-A`, then every `-W`, then every `-D`, so of two flags on one rule
     /// the stricter wins. `warnings` acts on the level a finding has after the rule overrides
     /// (`-D warnings -A per-unit-cap` allows per-unit-cap and denies every other warning).
-    pub fn with_flags(mut self, flags: &[(Target, Level)]) -> Levels {
+    pub(crate) fn with_flags(mut self, flags: &[(Target, Level)]) -> Levels {
         for (target, level) in flags {
             match target {
                 Target::Rule(r) => {
@@ -67,7 +67,7 @@ impl Levels {
         self
     }
 
-    pub fn level(&self, rule: &str, default: Level) -> Level {
+    pub(crate) fn level(&self, rule: &str, default: Level) -> Level {
         let level = self.overrides.get(rule).copied().unwrap_or(default);
         match self.warnings {
             Some(to) if level == Level::Warning => to,

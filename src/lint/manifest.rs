@@ -10,7 +10,7 @@ use crate::index::{Capacity, Index};
 use crate::manifest::model::Date;
 use crate::manifest::{Bindings, Entry, Manifest, Method, Role, names_of};
 
-pub fn check(index: &Index, manifest: Option<&Manifest>, today: Date) -> Vec<Finding> {
+pub(crate) fn check(index: &Index, manifest: Option<&Manifest>, today: Date) -> Vec<Finding> {
     let Some(m) = manifest else {
         return index
             .capacities

@@ -1,14 +1,15 @@
 //! `check`'s rules: each module turns part of the index into findings. Rules never print and never
 //! touch the filesystem; their metadata and tables live in `rules/*.toml` (see `registry`).
 
-pub mod levels;
-pub mod manifest;
-pub mod parse_error;
-pub mod per_unit_cap;
-pub mod pinned;
-pub mod suppress;
-pub mod unmeasured;
+pub(crate) mod levels;
+pub(crate) mod manifest;
+pub(crate) mod parse_error;
+pub(crate) mod per_unit_cap;
+pub(crate) mod pinned;
+pub(crate) mod suppress;
+pub(crate) mod unmeasured;
 
+use crate::catalog::Entry;
 use crate::catalog::Rule;
 use crate::finding::{self, Finding};
 use crate::index::Index;
@@ -45,7 +46,7 @@ fn pass(rule: Rule) -> Pass {
 
 /// Run every rule over the index; findings come back sorted, with configured levels applied and
 /// `allow`ed ones dropped.
-pub fn run(
+pub(crate) fn run(
     index: &Index,
     manifest: Option<&Manifest>,
     levels: &Levels,
@@ -76,7 +77,12 @@ pub fn run(
 }
 
 /// A finding of `rule` at its default level.
-pub fn finding(rule: Rule, loc: crate::source::Loc, message: String, label: String) -> Finding {
+pub(crate) fn finding(
+    rule: Rule,
+    loc: crate::source::Loc,
+    message: String,
+    label: String,
+) -> Finding {
     Finding {
         rule: rule.id().to_string(),
         severity: rule.meta().level,

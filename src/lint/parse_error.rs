@@ -5,7 +5,7 @@ use crate::catalog::Rule;
 use crate::finding::Finding;
 use crate::index::Index;
 
-pub fn check(index: &Index) -> Vec<Finding> {
+pub(crate) fn check(index: &Index) -> Vec<Finding> {
     index
         .files
         .iter()

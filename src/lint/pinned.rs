@@ -6,7 +6,7 @@ use crate::catalog::Rule;
 use crate::finding::{Finding, Related};
 use crate::index::Index;
 
-pub fn check(index: &Index) -> Vec<Finding> {
+pub(crate) fn check(index: &Index) -> Vec<Finding> {
     crate::index::pins::find(index)
         .into_iter()
         .map(|p| {

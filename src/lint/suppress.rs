@@ -79,17 +79,17 @@ impl Suppression {
 
 /// What `apply` did.
 #[derive(Debug, Default)]
-pub struct Applied {
+pub(crate) struct Applied {
     /// Findings a suppression silenced.
-    pub suppressed: usize,
+    pub(crate) suppressed: usize,
     /// `invalid-suppression` and `unused-suppression` findings, at their default levels.
-    pub findings: Vec<Finding>,
+    pub(crate) findings: Vec<Finding>,
 }
 
 /// Drop the findings a suppression silences, and report the suppressions that are invalid or
 /// silence nothing. `files` are the files to read suppressions from (every file of the check
 /// and the manifest); `text_of` gives a file's text.
-pub fn apply(
+pub(crate) fn apply(
     findings: &mut Vec<Finding>,
     files: &[String],
     text_of: &mut dyn FnMut(&str) -> Option<String>,

@@ -7,7 +7,7 @@ use crate::finding::{Finding, Related};
 use crate::index::{Capacity, CapacityKind};
 
 /// The finding for one capacity (the manifest rules reuse it for sites the manifest lacks).
-pub fn finding(c: &Capacity) -> Finding {
+pub(crate) fn finding(c: &Capacity) -> Finding {
     let what = match c.kind {
         CapacityKind::Const | CapacityKind::Static => format!("`{} = {}`", c.item, c.value),
         CapacityKind::Field => format!("field `{}: {}`", c.item, c.value),

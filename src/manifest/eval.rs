@@ -10,25 +10,25 @@ use std::collections::BTreeMap;
 
 /// A parse or evaluation error at a byte offset inside the expression.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ExprError {
-    pub offset: usize,
-    pub message: String,
+pub(crate) struct ExprError {
+    pub(crate) offset: usize,
+    pub(crate) message: String,
 }
 
 /// A number: an exact fraction (denominator > 0, reduced) or, past what that holds, an f64.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Num {
+pub(crate) enum Num {
     Exact(i128, i128),
     Float(f64),
 }
 
 impl Num {
-    pub fn int(n: i64) -> Num {
+    pub(crate) fn int(n: i64) -> Num {
         Num::Exact(i128::from(n), 1)
     }
 
     /// A manifest float: exact when it is a whole number that f64 holds exactly.
-    pub fn float(f: f64) -> Num {
+    pub(crate) fn float(f: f64) -> Num {
         if f.fract() == 0.0 && f.abs() < 2f64.powi(53) {
             Num::Exact(f as i128, 1)
         } else {
@@ -49,7 +49,7 @@ impl Num {
         })
     }
 
-    pub fn as_f64(self) -> f64 {
+    pub(crate) fn as_f64(self) -> f64 {
         match self {
             Num::Exact(n, d) => n as f64 / d as f64,
             Num::Float(f) => f,
@@ -57,7 +57,7 @@ impl Num {
     }
 
     /// Floored to an integer, when it is a finite number from 0 to `u64::MAX`.
-    pub fn floor_u64(self) -> Option<u64> {
+    pub(crate) fn floor_u64(self) -> Option<u64> {
         match self {
             Num::Exact(n, d) => u64::try_from(n.div_euclid(d)).ok(),
             Num::Float(f) if f.is_finite() && f >= 0.0 && f < 2f64.powi(64) => Some(f as u64),
@@ -179,7 +179,7 @@ fn gcd(a: i128, b: i128) -> i128 {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Expr {
+pub(crate) enum Expr {
     Num(Num),
     Var(String, usize),
     Bin(char, Box<Expr>, Box<Expr>, usize),
@@ -187,7 +187,7 @@ pub enum Expr {
 }
 
 /// Parse an expression; the error names the offset and what was expected.
-pub fn parse(src: &str) -> Result<Expr, ExprError> {
+pub(crate) fn parse(src: &str) -> Result<Expr, ExprError> {
     let mut p = Parser {
         src,
         pos: 0,
@@ -202,7 +202,7 @@ pub fn parse(src: &str) -> Result<Expr, ExprError> {
 }
 
 /// The variables an expression reads.
-pub fn variables(e: &Expr, out: &mut Vec<(String, usize)>) {
+pub(crate) fn variables(e: &Expr, out: &mut Vec<(String, usize)>) {
     match e {
         Expr::Num(_) => {}
         Expr::Var(v, at) => out.push((v.clone(), *at)),
@@ -215,7 +215,7 @@ pub fn variables(e: &Expr, out: &mut Vec<(String, usize)>) {
 }
 
 /// Evaluate with the given variables; the result is floored.
-pub fn eval(e: &Expr, vars: &BTreeMap<String, Num>) -> Result<u64, ExprError> {
+pub(crate) fn eval(e: &Expr, vars: &BTreeMap<String, Num>) -> Result<u64, ExprError> {
     let v = eval_n(e, vars)?;
     v.floor_u64().ok_or_else(|| ExprError {
         offset: 0,
@@ -277,7 +277,7 @@ fn eval_n(e: &Expr, vars: &BTreeMap<String, Num>) -> Result<Num, ExprError> {
 /// dropping a tree recurse as deep as it is, and its depth is at most its node count: the bound
 /// keeps a hostile `expr` (10,000 nested parentheses, a 100,000-term sum) a located error rather
 /// than a stack overflow. A real formula has a handful.
-pub const MAX_NODES: usize = 200;
+pub(crate) const MAX_NODES: usize = 200;
 
 struct Parser<'a> {
     src: &'a str,

@@ -28,7 +28,7 @@ fn role(cap: &Capacity) -> &'static str {
 
 /// The manifest text with an entry added for every capacity not yet covered; also returns how
 /// many were added. `existing` is the current text (empty for a new file).
-pub fn add_unmeasured(existing: &str, caps: &[Capacity]) -> anyhow::Result<(String, usize)> {
+pub(crate) fn add_unmeasured(existing: &str, caps: &[Capacity]) -> anyhow::Result<(String, usize)> {
     let mut doc: DocumentMut = crate::manifest::toml_guarded(|| existing.parse::<DocumentMut>())
         .map_err(|m| anyhow::anyhow!("{m}"))?
         .map_err(|e| anyhow::anyhow!("{e}"))?;

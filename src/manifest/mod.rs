@@ -1,18 +1,19 @@
 //! The measured-capacity manifest, `capacity.toml`: its model, reading with located errors,
 //! expressions over measured quantities, binding entries to code sites, and `init`.
 
-pub mod eval;
-pub mod init;
-pub mod model;
-pub mod parse;
+pub(crate) mod eval;
+pub(crate) mod init;
+pub(crate) mod model;
+pub(crate) mod parse;
 
 /// What every reader of TOML says when toml_edit itself fails (0.23 panics on `==\n.value = `,
 /// found by `fuzz::the_manifest_reader_takes_any_text` at 10 million inputs).
-pub const TOML_PANIC: &str = "not valid TOML (the TOML parser, toml_edit, gave up on this text)";
+pub(crate) const TOML_PANIC: &str =
+    "not valid TOML (the TOML parser, toml_edit, gave up on this text)";
 
 /// Run a toml_edit parse, turning a panic inside it into `Err` (and keeping the panic's message
 /// off stderr: it is reported as the caller's located error instead).
-pub fn toml_guarded<T>(parse: impl FnOnce() -> T) -> Result<T, &'static str> {
+pub(crate) fn toml_guarded<T>(parse: impl FnOnce() -> T) -> Result<T, &'static str> {
     use std::cell::Cell;
     thread_local!(static QUIET: Cell<bool> = const { Cell::new(false) });
     static HOOK: std::sync::Once = std::sync::Once::new();
@@ -32,13 +33,11 @@ pub fn toml_guarded<T>(parse: impl FnOnce() -> T) -> Result<T, &'static str> {
 
 use std::path::{Path, PathBuf};
 
-pub use model::{Entry, Manifest, Method, Role};
-
-use crate::index::Capacity;
+pub(crate) use model::{Entry, Manifest, Method, Role};
 
 /// Where the manifest lives: `--capacity PATH`, else `manifest = ..` from the config, else
 /// `capacity.toml` at the workspace root.
-pub fn locate(root: &Path, flag: Option<&Path>, config: Option<&str>) -> PathBuf {
+pub(crate) fn locate(root: &Path, flag: Option<&Path>, config: Option<&str>) -> PathBuf {
     match (flag, config) {
         (Some(p), _) => p.to_path_buf(),
         (None, Some(c)) => root.join(c),
@@ -49,12 +48,12 @@ pub fn locate(root: &Path, flag: Option<&Path>, config: Option<&str>) -> PathBuf
 /// A manifest that was named but does not exist (`init` creates it).
 #[derive(Debug, thiserror::Error)]
 #[error("capacity manifest `{}` does not exist", .0.display())]
-pub struct Missing(pub PathBuf);
+pub(crate) struct Missing(pub(crate) PathBuf);
 
 /// Read the manifest at `path` if it exists. A manifest that was named (`required`: by
 /// `--capacity` or the config's `manifest`) and is missing is an error; a missing default manifest
 /// is simply absent. Anything but a regular file (a FIFO would block the read) is refused.
-pub fn load(root: &Path, path: &Path, required: bool) -> anyhow::Result<Option<Manifest>> {
+pub(crate) fn load(root: &Path, path: &Path, required: bool) -> anyhow::Result<Option<Manifest>> {
     match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if required {
@@ -74,15 +73,10 @@ pub fn load(root: &Path, path: &Path, required: bool) -> anyhow::Result<Option<M
     Ok(Some(parse::parse(&rel, &text)?))
 }
 
-/// Whether an entry's site names this capacity, by the one site rule (`site::Site::matches`).
-pub fn binds(entry_site: &str, cap: &Capacity) -> bool {
-    crate::site::Site::matches(&cap.site, entry_site)
-}
-
 /// Every name that names `site` by the site rule: the site itself and each `::`-aligned suffix
 /// with a `::` in it (`a::b::C` -> `a::b::C`, `b::C`). A pattern binds the site exactly when it
 /// is one of these, so binding by lookup gives what `binds` gives, in time linear in the sites.
-pub fn names_of(site: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn names_of(site: &str) -> impl Iterator<Item = &str> {
     let suffixes = (0..site.len())
         .filter(|&i| site[i..].starts_with("::"))
         .map(move |i| &site[i + 2..])
@@ -91,13 +85,13 @@ pub fn names_of(site: &str) -> impl Iterator<Item = &str> {
 }
 
 /// Entry sites indexed by name: the first entry that binds a site, without trying every entry.
-pub struct Bindings<'a> {
+pub(crate) struct Bindings<'a> {
     first: std::collections::HashMap<&'a str, usize>,
 }
 
 impl<'a> Bindings<'a> {
     /// Index the sites in order (an entry's position is its index).
-    pub fn new(sites: impl IntoIterator<Item = &'a str>) -> Self {
+    pub(crate) fn new(sites: impl IntoIterator<Item = &'a str>) -> Self {
         let mut first = std::collections::HashMap::new();
         for (i, s) in sites.into_iter().enumerate() {
             first.entry(s).or_insert(i);
@@ -106,7 +100,7 @@ impl<'a> Bindings<'a> {
     }
 
     /// The position of the first site that binds `site` (as `binds` would find it).
-    pub fn first(&self, site: &str) -> Option<usize> {
+    pub(crate) fn first(&self, site: &str) -> Option<usize> {
         names_of(site)
             .filter_map(|n| self.first.get(n).copied())
             .min()

@@ -7,7 +7,7 @@ use crate::source::Loc;
 
 /// What a capacity is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
+pub(crate) enum Role {
     /// Throttles work: compared with the natural bound.
     Cap,
     /// A runaway fuse, meant never to be reached.
@@ -20,7 +20,7 @@ pub enum Role {
 
 /// How the number was obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Method {
+pub(crate) enum Method {
     Measured,
     Derived,
     VendorLimit,
@@ -29,7 +29,7 @@ pub enum Method {
 }
 
 impl Method {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Method::Measured => "measured",
             Method::Derived => "derived",
@@ -41,15 +41,15 @@ impl Method {
 
 /// A calendar date, `YYYY-MM-DD`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Date {
-    pub year: i32,
-    pub month: u32,
-    pub day: u32,
+pub(crate) struct Date {
+    pub(crate) year: i32,
+    pub(crate) month: u32,
+    pub(crate) day: u32,
 }
 
 impl Date {
     /// A real calendar date (`2026-02-31` is none), years 1 to 9999.
-    pub fn new(year: i32, month: u32, day: u32) -> Option<Date> {
+    pub(crate) fn new(year: i32, month: u32, day: u32) -> Option<Date> {
         let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
         let days = match month {
             2 if leap => 29,
@@ -67,7 +67,7 @@ impl Date {
 
     /// `YYYY-MM-DD`, optionally followed by a TOML/RFC 3339 time (`T09:40:00Z`, what
     /// `measure --write` writes).
-    pub fn parse(s: &str) -> Option<Date> {
+    pub(crate) fn parse(s: &str) -> Option<Date> {
         let head = s.get(..10)?;
         if s.len() > 10 && s.parse::<toml_edit::Datetime>().is_err() {
             return None;
@@ -85,7 +85,7 @@ impl Date {
     }
 
     /// Today (UTC) from the system clock.
-    pub fn today() -> Date {
+    pub(crate) fn today() -> Date {
         let secs = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
@@ -93,7 +93,7 @@ impl Date {
     }
 
     /// Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    pub fn from_days(z: i64) -> Date {
+    pub(crate) fn from_days(z: i64) -> Date {
         let z = z + 719_468;
         let era = z.div_euclid(146_097);
         let doe = z.rem_euclid(146_097);
@@ -115,58 +115,58 @@ impl std::fmt::Display for Date {
 
 /// One `[[backend]]`: a box.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Backend {
-    pub name: String,
+pub(crate) struct Backend {
+    pub(crate) name: String,
     /// Numeric quantities (`engines`, `kv_cache_tokens`, `max_num_seqs`, ...).
-    pub quantities: BTreeMap<String, Num>,
+    pub(crate) quantities: BTreeMap<String, Num>,
     /// Quantities `measure` assumed rather than read (`max_num_seqs_measured = false`).
-    pub assumed: Vec<String>,
-    pub loc: Loc,
+    pub(crate) assumed: Vec<String>,
+    pub(crate) loc: Loc,
 }
 
 /// One `[[capacity]]` entry: a code site bound to a measurement.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// The quantities `expr` reads.
-    pub reads: Vec<String>,
-    pub site: String,
-    pub value: Option<u64>,
-    pub expr: Option<String>,
+    pub(crate) reads: Vec<String>,
+    pub(crate) site: String,
+    pub(crate) value: Option<u64>,
+    pub(crate) expr: Option<String>,
     /// The value, or the expression's value: what the code must say.
-    pub expected: Option<u64>,
-    pub role: Role,
-    pub method: Method,
+    pub(crate) expected: Option<u64>,
+    pub(crate) role: Role,
+    pub(crate) method: Method,
     /// The value applies per backend: the fleet-wide cap is value x number of backends.
-    pub per_backend: bool,
-    pub reason: Option<String>,
-    pub measured_at: Option<Date>,
-    pub re_measure_after: Option<Date>,
+    pub(crate) per_backend: bool,
+    pub(crate) reason: Option<String>,
+    pub(crate) measured_at: Option<Date>,
+    pub(crate) re_measure_after: Option<Date>,
     /// The `site = ..` line.
-    pub loc: Loc,
+    pub(crate) loc: Loc,
     /// The `value = ..` or `expr = ..` line (the one a mismatch points at).
-    pub value_loc: Loc,
-    pub re_measure_loc: Option<Loc>,
+    pub(crate) value_loc: Loc,
+    pub(crate) re_measure_loc: Option<Loc>,
 }
 
 /// The whole manifest.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Manifest {
+pub(crate) struct Manifest {
     /// Relative to the workspace root, '/'-separated.
-    pub file: String,
-    pub natural_bound: Option<u64>,
-    pub natural_bound_loc: Option<Loc>,
-    pub backends: Vec<Backend>,
+    pub(crate) file: String,
+    pub(crate) natural_bound: Option<u64>,
+    pub(crate) natural_bound_loc: Option<Loc>,
+    pub(crate) backends: Vec<Backend>,
     /// Every named quantity an expression may read: `[workload]`, `[prompt]` (as
     /// `p90_prompt_tokens`), `[derived]`, the narrowest backend's fields, `backends`.
-    pub quantities: BTreeMap<String, Num>,
-    pub entries: Vec<Entry>,
+    pub(crate) quantities: BTreeMap<String, Num>,
+    pub(crate) entries: Vec<Entry>,
 }
 
 impl Manifest {
     /// The per-box value the manifest measured, for mutants: `[derived] per_box_capacity`, else
     /// the first per-backend entry that is not `unmeasured` and whose formula reads nothing a
     /// backend only assumed (an assumed `max_num_seqs` is a server default, not a measurement).
-    pub fn per_box(&self) -> Option<u64> {
+    pub(crate) fn per_box(&self) -> Option<u64> {
         let assumed: Vec<&String> = self.backends.iter().flat_map(|b| &b.assumed).collect();
         self.quantities
             .get("per_box_capacity")

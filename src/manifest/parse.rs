@@ -130,7 +130,7 @@ impl Reader<'_> {
 }
 
 /// Parse and validate a manifest's text. `file` is how reports name it.
-pub fn parse(file: &str, text: &str) -> Result<Manifest, InputError> {
+pub(crate) fn parse(file: &str, text: &str) -> Result<Manifest, InputError> {
     let mut r = Reader {
         file,
         text,

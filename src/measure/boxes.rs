@@ -11,15 +11,15 @@ use super::model::BoxReport;
 /// vLLM's `max_num_seqs` when the user did not set it. Recent versions use 1024 for the API
 /// server on H100/H200 and 256 elsewhere; the log does not say which GPU ran, so the smaller,
 /// safer value is assumed and the report says it was not measured.
-pub const VLLM_DEFAULT_MAX_NUM_SEQS: u64 = 256;
+pub(crate) const VLLM_DEFAULT_MAX_NUM_SEQS: u64 = 256;
 /// TGI's default `--max-concurrent-requests`.
-pub const TGI_DEFAULT_MAX_CONCURRENT: u64 = 128;
+pub(crate) const TGI_DEFAULT_MAX_CONCURRENT: u64 = 128;
 
 /// One box: a name and the startup log that describes it.
-pub struct BoxInput {
-    pub name: String,
-    pub path: String,
-    pub facts: LogFacts,
+pub(crate) struct BoxInput {
+    pub(crate) name: String,
+    pub(crate) path: String,
+    pub(crate) facts: LogFacts,
 }
 
 /// The values of `get` the boxes have, and the names of the boxes without one.

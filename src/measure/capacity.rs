@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-pub use super::boxes::BoxInput;
+pub(crate) use super::boxes::BoxInput;
 use super::boxes::{box_report, have, names};
 use super::model::{
     BoxReport, Breakdown, Measurement, Phase, Roster, Settings, WhatIf, WhatIfReport,
@@ -13,7 +13,7 @@ use super::signals::{Located, Signals};
 use super::window::Histogram;
 
 /// `path:line`, or `path:first-last` for a value read from several lines.
-pub fn locate(path: &str, lines: &[usize]) -> String {
+pub(crate) fn locate(path: &str, lines: &[usize]) -> String {
     match (lines.iter().min(), lines.iter().max()) {
         (Some(a), Some(b)) if a != b => format!("{path}:{a}-{b}"),
         (Some(a), _) => format!("{path}:{a}"),
@@ -26,7 +26,7 @@ fn mean(h: &Option<Located<Histogram>>) -> Option<f64> {
 }
 
 /// Compute the measurement. `scrape` is the window's signals and the path they are cited by.
-pub fn compute(
+pub(crate) fn compute(
     boxes: &[BoxInput],
     scrape: Option<(&Signals, &str)>,
     opts: &Settings,

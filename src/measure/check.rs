@@ -32,7 +32,7 @@ fn shown(s: &Sample, skip: &str) -> String {
 }
 
 /// Every problem of one scrape.
-pub fn exposition(e: &Exposition) -> Vec<Problem> {
+pub(crate) fn exposition(e: &Exposition) -> Vec<Problem> {
     if e.samples.is_empty() {
         return vec![Problem::new(
             1,
@@ -127,7 +127,7 @@ fn buckets(e: &Exposition) -> Vec<Problem> {
 }
 
 /// Two scrapes of one window: problems (located in `after`) and warnings.
-pub fn window(before: &Exposition, after: &Exposition) -> (Vec<Problem>, Vec<String>) {
+pub(crate) fn window(before: &Exposition, after: &Exposition) -> (Vec<Problem>, Vec<String>) {
     let start = |e: &Exposition| {
         e.samples
             .iter()

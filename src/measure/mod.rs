@@ -3,17 +3,17 @@
 //! prints it, and only [`write`] touches the filesystem, at the one path the user asked for.
 //! The engine takes plain [`Options`]; the command line lives in [`args`] alone.
 
-pub mod boxes;
-pub mod capacity;
-pub mod check;
-pub mod logs;
-pub mod model;
-pub mod prom;
-pub mod report;
-pub mod scrape;
-pub mod signals;
-pub mod window;
-pub mod write;
+pub(crate) mod boxes;
+pub(crate) mod capacity;
+pub(crate) mod check;
+pub(crate) mod logs;
+pub(crate) mod model;
+pub(crate) mod prom;
+pub(crate) mod report;
+pub(crate) mod scrape;
+pub(crate) mod signals;
+pub(crate) mod window;
+pub(crate) mod write;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -24,18 +24,18 @@ use model::Settings;
 
 /// Everything `measure` is asked to do, as plain data.
 #[derive(Debug, Clone, Default)]
-pub struct Options {
+pub(crate) struct Options {
     /// `[NAME=]PATH` of each box's startup log.
-    pub logs: Vec<String>,
-    pub scrape_before: Option<PathBuf>,
-    pub scrape_after: Option<PathBuf>,
-    pub scrape_url: Option<String>,
-    pub window: Option<Duration>,
-    pub settings: Settings,
+    pub(crate) logs: Vec<String>,
+    pub(crate) scrape_before: Option<PathBuf>,
+    pub(crate) scrape_after: Option<PathBuf>,
+    pub(crate) scrape_url: Option<String>,
+    pub(crate) window: Option<Duration>,
+    pub(crate) settings: Settings,
     /// `--write [PATH]`: `Some(None)` writes at the workspace's manifest path.
-    pub write: Option<Option<PathBuf>>,
-    pub json: bool,
-    pub colour: bool,
+    pub(crate) write: Option<Option<PathBuf>>,
+    pub(crate) json: bool,
+    pub(crate) colour: bool,
 }
 
 fn read(path: &Path) -> Result<String, String> {
@@ -148,15 +148,15 @@ fn scrape_texts(opts: &Options, problems: &mut InputErrors) -> anyhow::Result<Op
 /// What a `measure` run gives back to the command line, which prints it and decides the exit
 /// code.
 #[derive(Debug)]
-pub struct Measured {
+pub(crate) struct Measured {
     /// The rendered report (text or JSON, as asked).
-    pub report: String,
+    pub(crate) report: String,
 }
 
 /// Run `measure`: read, compute, render, and write the manifest when asked. `manifest_path`
 /// is `--manifest-path`, for `--write` without a path. It never prints: the report comes back
 /// rendered, and an error as an error (`report::error_json` renders it for `--format json`).
-pub fn run(mut opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Measured> {
+pub(crate) fn run(mut opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Measured> {
     // The manifest `--write` would change is checked before any evidence is read: a FIFO or a
     // device there is refused now, not after a scrape window.
     let target = match &opts.write {

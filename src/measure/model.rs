@@ -10,7 +10,7 @@ use super::logs::{LimitSource, ServerKind};
 /// A latency phase a what-if can shorten.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Phase {
+pub(crate) enum Phase {
     Queue,
     Prefill,
     Decode,
@@ -19,9 +19,9 @@ pub enum Phase {
 /// `--what-if PHASE=-N%`: remove N% of a phase. The minus sign is required: `+50%` or `50%`
 /// would read as growth or be ambiguous, never as a cut.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct WhatIf {
-    pub phase: Phase,
-    pub fraction: f64,
+pub(crate) struct WhatIf {
+    pub(crate) phase: Phase,
+    pub(crate) fraction: f64,
 }
 
 impl std::str::FromStr for WhatIf {
@@ -57,101 +57,101 @@ impl std::str::FromStr for WhatIf {
 
 /// What the user told `measure` about the arithmetic, besides the evidence.
 #[derive(Debug, Clone, Default)]
-pub struct Settings {
-    pub roster: Option<u64>,
-    pub what_if: Vec<WhatIf>,
-    pub p90_prompt_tokens: Option<f64>,
-    pub window_s: Option<f64>,
+pub(crate) struct Settings {
+    pub(crate) roster: Option<u64>,
+    pub(crate) what_if: Vec<WhatIf>,
+    pub(crate) p90_prompt_tokens: Option<f64>,
+    pub(crate) window_s: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct BoxReport {
-    pub name: String,
-    pub server: ServerKind,
-    pub engines: usize,
+pub(crate) struct BoxReport {
+    pub(crate) name: String,
+    pub(crate) server: ServerKind,
+    pub(crate) engines: usize,
     /// False when the log shows a failed or partial start: no capacity comes from this box.
-    pub started: bool,
+    pub(crate) started: bool,
     /// Why the start failed, with its line.
-    pub failure: Option<String>,
+    pub(crate) failure: Option<String>,
     /// None when the log printed no KV cache size (a start that failed before it).
-    pub kv_cache_tokens: Option<u64>,
-    pub max_num_seqs: Option<u64>,
-    pub max_num_seqs_measured: bool,
+    pub(crate) kv_cache_tokens: Option<u64>,
+    pub(crate) max_num_seqs: Option<u64>,
+    pub(crate) max_num_seqs_measured: bool,
     /// Which source decided `max_num_seqs`, in the server's precedence.
-    pub max_num_seqs_source: Option<LimitSource>,
+    pub(crate) max_num_seqs_source: Option<LimitSource>,
     /// vLLM's own `Maximum concurrency for N tokens per request`, summed over engines.
-    pub server_max_concurrency: Option<f64>,
-    pub max_model_len: Option<u64>,
-    pub max_num_batched_tokens: Option<u64>,
-    pub capacity: Option<u64>,
+    pub(crate) server_max_concurrency: Option<f64>,
+    pub(crate) max_model_len: Option<u64>,
+    pub(crate) max_num_batched_tokens: Option<u64>,
+    pub(crate) capacity: Option<u64>,
     /// The capacity rests on an assumed `max_num_seqs`: for some engine the KV cache allowed
     /// more, so the min() picked the server's default, which the log did not state.
-    pub capacity_assumed: bool,
-    pub pessimistic_floor: Option<u64>,
-    pub source: String,
+    pub(crate) capacity_assumed: bool,
+    pub(crate) pessimistic_floor: Option<u64>,
+    pub(crate) source: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Breakdown {
-    pub queue_s: f64,
-    pub prefill_s: f64,
-    pub decode_s: f64,
-    pub sum_s: f64,
-    pub e2e_s: Option<f64>,
-    pub unattributed_s: Option<f64>,
-    pub queue_share: f64,
-    pub prefill_share: f64,
-    pub decode_share: f64,
+pub(crate) struct Breakdown {
+    pub(crate) queue_s: f64,
+    pub(crate) prefill_s: f64,
+    pub(crate) decode_s: f64,
+    pub(crate) sum_s: f64,
+    pub(crate) e2e_s: Option<f64>,
+    pub(crate) unattributed_s: Option<f64>,
+    pub(crate) queue_share: f64,
+    pub(crate) prefill_share: f64,
+    pub(crate) decode_share: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Roster {
-    pub size: u64,
-    pub waves: Option<u64>,
-    pub cap_never_reached: bool,
+pub(crate) struct Roster {
+    pub(crate) size: u64,
+    pub(crate) waves: Option<u64>,
+    pub(crate) cap_never_reached: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct WhatIfReport {
-    pub phase: Phase,
-    pub fraction_removed: f64,
-    pub share_of_e2e: f64,
-    pub max_e2e_gain: f64,
-    pub max_e2e_gain_s: f64,
+pub(crate) struct WhatIfReport {
+    pub(crate) phase: Phase,
+    pub(crate) fraction_removed: f64,
+    pub(crate) share_of_e2e: f64,
+    pub(crate) max_e2e_gain: f64,
+    pub(crate) max_e2e_gain_s: f64,
 }
 
 /// Everything `measure` found: numbers, warnings, and where each number came from.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct Measurement {
-    pub boxes: Vec<BoxReport>,
-    pub p90_prompt_tokens: Option<f64>,
-    pub p90_prompt_is_lower_bound: bool,
-    pub per_box_capacity: Option<u64>,
+pub(crate) struct Measurement {
+    pub(crate) boxes: Vec<BoxReport>,
+    pub(crate) p90_prompt_tokens: Option<f64>,
+    pub(crate) p90_prompt_is_lower_bound: bool,
+    pub(crate) per_box_capacity: Option<u64>,
     /// Bound by an assumed `max_num_seqs` (see [`BoxReport::capacity_assumed`]): not written.
-    pub per_box_capacity_assumed: bool,
-    pub fleet_capacity: Option<u64>,
-    pub fleet_capacity_assumed: bool,
-    pub pessimistic_floor: Option<u64>,
-    pub fleet_pessimistic_floor: Option<u64>,
+    pub(crate) per_box_capacity_assumed: bool,
+    pub(crate) fleet_capacity: Option<u64>,
+    pub(crate) fleet_capacity_assumed: bool,
+    pub(crate) pessimistic_floor: Option<u64>,
+    pub(crate) fleet_pessimistic_floor: Option<u64>,
     /// Boxes the fleet capacity leaves out because they have none (no p90, a failed start).
-    pub boxes_without_capacity: Vec<String>,
+    pub(crate) boxes_without_capacity: Vec<String>,
     /// Boxes the fleet floor leaves out (no model length in the log, a failed start).
-    pub boxes_without_floor: Vec<String>,
-    pub breakdown: Option<Breakdown>,
-    pub queue_p50_s: Option<f64>,
-    pub queue_p90_s: Option<f64>,
-    pub roster: Option<Roster>,
-    pub kv_usage_peak: Option<f64>,
+    pub(crate) boxes_without_floor: Vec<String>,
+    pub(crate) breakdown: Option<Breakdown>,
+    pub(crate) queue_p50_s: Option<f64>,
+    pub(crate) queue_p90_s: Option<f64>,
+    pub(crate) roster: Option<Roster>,
+    pub(crate) kv_usage_peak: Option<f64>,
     /// KV cache tokens the later scrape reports itself (vLLM `cache_config_info`, SGLang's
     /// `max_total_num_tokens` gauge), summed over engines.
-    pub scrape_kv_cache_tokens: Option<u64>,
-    pub preemptions: Option<f64>,
-    pub prefix_cache_hit_rate: Option<f64>,
-    pub what_if: Vec<WhatIfReport>,
-    pub window_s: Option<f64>,
-    pub requests: Option<f64>,
-    pub warnings: Vec<String>,
-    pub sources: BTreeMap<String, String>,
+    pub(crate) scrape_kv_cache_tokens: Option<u64>,
+    pub(crate) preemptions: Option<f64>,
+    pub(crate) prefix_cache_hit_rate: Option<f64>,
+    pub(crate) what_if: Vec<WhatIfReport>,
+    pub(crate) window_s: Option<f64>,
+    pub(crate) requests: Option<f64>,
+    pub(crate) warnings: Vec<String>,
+    pub(crate) sources: BTreeMap<String, String>,
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use super::model::{Breakdown, Measurement};
 use crate::diag::{InputError, InputErrors};
 
 /// The report as JSON or as human text (coloured when `colour`), ending in a newline.
-pub fn render(m: &Measurement, written: Option<&Path>, json: bool, colour: bool) -> String {
+pub(crate) fn render(m: &Measurement, written: Option<&Path>, json: bool, colour: bool) -> String {
     if json {
         let mut v = serde_json::to_value(m).unwrap_or_default();
         if let (Some(obj), Some(p)) = (v.as_object_mut(), written) {
@@ -23,7 +23,7 @@ pub fn render(m: &Measurement, written: Option<&Path>, json: bool, colour: bool)
 
 /// An error as the JSON object `--format json` prints on stdout: the message, and every
 /// located problem with its file, line, column and what was expected.
-pub fn error_json(e: &anyhow::Error) -> String {
+pub(crate) fn error_json(e: &anyhow::Error) -> String {
     let located = |f: &InputError| -> Vec<Value> {
         f.problems
             .iter()
@@ -142,7 +142,7 @@ fn bar(b: &Breakdown) -> String {
     format!("[{}{}{}]", "q".repeat(q), "p".repeat(p), "d".repeat(d))
 }
 
-pub fn human(m: &Measurement, written: Option<&Path>, colour: bool) -> String {
+pub(crate) fn human(m: &Measurement, written: Option<&Path>, colour: bool) -> String {
     let st = Style(colour);
     let mut out = String::new();
     if !m.boxes.is_empty() {

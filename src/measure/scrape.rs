@@ -12,7 +12,7 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// `15m`, `900s`, `200ms`, `1h`, or a bare number of seconds.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
+pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
     let split = s
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -33,15 +33,15 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 }
 
 /// Two scrapes and the time between them.
-pub struct Live {
-    pub before: String,
-    pub after: String,
-    pub elapsed: Duration,
+pub(crate) struct Live {
+    pub(crate) before: String,
+    pub(crate) after: String,
+    pub(crate) elapsed: Duration,
 }
 
 /// Scrape `url`, hand the answer to `check` (an error there ends the run before any wait),
 /// wait `window`, scrape again.
-pub fn twice(
+pub(crate) fn twice(
     url: &str,
     window: Duration,
     check: impl FnOnce(&str) -> anyhow::Result<()>,

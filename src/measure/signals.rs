@@ -67,33 +67,32 @@ const TGI: Names = Names {
 
 /// A value and the scrape lines it came from.
 #[derive(Debug, Clone)]
-pub struct Located<T> {
-    pub value: T,
-    pub name: &'static str,
-    pub lines: Vec<usize>,
+pub(crate) struct Located<T> {
+    pub(crate) value: T,
+    pub(crate) name: &'static str,
+    pub(crate) lines: Vec<usize>,
 }
 
 /// What a window of scrapes says.
 #[derive(Debug, Clone)]
-pub struct Signals {
-    pub kind: ServerKind,
+pub(crate) struct Signals {
     /// False when there was only the `after` scrape: totals since the server started.
-    pub windowed: bool,
-    pub queue: Option<Located<Histogram>>,
-    pub prefill: Option<Located<Histogram>>,
-    pub decode: Option<Located<Histogram>>,
-    pub e2e: Option<Located<Histogram>>,
-    pub prompt: Option<Located<Histogram>>,
-    pub preemptions: Option<Located<f64>>,
+    pub(crate) windowed: bool,
+    pub(crate) queue: Option<Located<Histogram>>,
+    pub(crate) prefill: Option<Located<Histogram>>,
+    pub(crate) decode: Option<Located<Histogram>>,
+    pub(crate) e2e: Option<Located<Histogram>>,
+    pub(crate) prompt: Option<Located<Histogram>>,
+    pub(crate) preemptions: Option<Located<f64>>,
     /// The larger KV usage gauge reading of the two scrapes (0..1).
-    pub kv_usage_peak: Option<Located<f64>>,
-    pub prefix_hit_rate: Option<Located<f64>>,
+    pub(crate) kv_usage_peak: Option<Located<f64>>,
+    pub(crate) prefix_hit_rate: Option<Located<f64>>,
     /// KV cache tokens the server exports, summed over engines.
-    pub kv_cache_tokens: Option<Located<u64>>,
+    pub(crate) kv_cache_tokens: Option<Located<u64>>,
 }
 
 /// The server kind from the metric names' prefix; vLLM when nothing says otherwise.
-pub fn detect(e: &Exposition) -> ServerKind {
+pub(crate) fn detect(e: &Exposition) -> ServerKind {
     let has = |p: &str| e.samples.iter().any(|s| s.name.starts_with(p));
     if has("sglang:") {
         ServerKind::Sglang
@@ -113,7 +112,7 @@ fn first<T>(
         .find_map(|&name| get(name).map(|(value, lines)| Located { value, name, lines }))
 }
 
-pub fn read(w: &Window) -> Signals {
+pub(crate) fn read(w: &Window) -> Signals {
     let kind = detect(w.after);
     let n = match kind {
         ServerKind::Vllm => &VLLM,
@@ -135,7 +134,6 @@ pub fn read(w: &Window) -> Signals {
         }),
     };
     Signals {
-        kind,
         windowed: w.before.is_some(),
         queue: hist(n.queue),
         prefill: hist(n.prefill),

@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use super::prom::{Exposition, Sample};
 
 /// Two scrapes of one endpoint. A missing `before` means "since the server started".
-pub struct Window<'a> {
-    pub before: Option<&'a Exposition>,
-    pub after: &'a Exposition,
+pub(crate) struct Window<'a> {
+    pub(crate) before: Option<&'a Exposition>,
+    pub(crate) after: &'a Exposition,
 }
 
 /// A series' identity: its name and its labels, sorted, without `le` when asked.
@@ -24,7 +24,7 @@ pub(super) fn series_key(s: &Sample, skip: &str) -> String {
 
 /// The increase of a counter between two readings: a value that went down was reset, so the
 /// whole `after` value counts as the increase (as PromQL's `increase` does).
-pub fn counter_delta(before: Option<f64>, after: f64) -> f64 {
+pub(crate) fn counter_delta(before: Option<f64>, after: f64) -> f64 {
     match before {
         Some(b) if after >= b => after - b,
         _ => after,
@@ -45,7 +45,7 @@ impl<'a> Window<'a> {
     }
 
     /// The increase of a counter over the window, summed over its series, with the lines read.
-    pub fn counter(&self, name: &str) -> Option<(f64, Vec<usize>)> {
+    pub(crate) fn counter(&self, name: &str) -> Option<(f64, Vec<usize>)> {
         let before = self.before_values(name);
         let mut total = None;
         let mut lines = Vec::new();
@@ -58,7 +58,7 @@ impl<'a> Window<'a> {
     }
 
     /// The largest value of a gauge across both scrapes and all its series.
-    pub fn gauge_max(&self, name: &str) -> Option<(f64, usize)> {
+    pub(crate) fn gauge_max(&self, name: &str) -> Option<(f64, usize)> {
         let scrapes = self.before.into_iter().chain(std::iter::once(self.after));
         scrapes
             .flat_map(|e| {
@@ -74,7 +74,7 @@ impl<'a> Window<'a> {
     }
 
     /// A histogram's window: bucket deltas summed by `le`, and the `_sum`/`_count` deltas.
-    pub fn histogram(&self, name: &str) -> Option<Histogram> {
+    pub(crate) fn histogram(&self, name: &str) -> Option<Histogram> {
         let bucket_name = format!("{name}_bucket");
         let before: BTreeMap<String, f64> = self
             .before
@@ -118,7 +118,7 @@ impl<'a> Window<'a> {
 }
 
 /// Seconds between the two scrapes, from the samples' own timestamps when both carry them.
-pub fn timestamp_span(before: &Exposition, after: &Exposition) -> Option<f64> {
+pub(crate) fn timestamp_span(before: &Exposition, after: &Exposition) -> Option<f64> {
     let latest = |e: &Exposition| e.samples.iter().filter_map(|s| s.timestamp_ms).max();
     let span = latest(after)?.checked_sub(latest(before)?)?;
     (span > 0).then(|| span as f64 / 1000.0)
@@ -126,25 +126,25 @@ pub fn timestamp_span(before: &Exposition, after: &Exposition) -> Option<f64> {
 
 /// A histogram over the window.
 #[derive(Debug, Clone)]
-pub struct Histogram {
+pub(crate) struct Histogram {
     /// (upper bound, cumulative count), unsorted.
-    pub buckets: Vec<(f64, f64)>,
-    pub sum: Option<f64>,
-    pub count: Option<f64>,
+    pub(crate) buckets: Vec<(f64, f64)>,
+    pub(crate) sum: Option<f64>,
+    pub(crate) count: Option<f64>,
     /// Lines of the `after` scrape that were read.
-    pub lines: Vec<usize>,
+    pub(crate) lines: Vec<usize>,
 }
 
 /// A quantile estimate; `lower_bound` when the rank fell in the `+Inf` bucket and Prometheus
 /// answered with the highest finite bound.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Quantile {
-    pub value: f64,
-    pub lower_bound: bool,
+pub(crate) struct Quantile {
+    pub(crate) value: f64,
+    pub(crate) lower_bound: bool,
 }
 
 impl Histogram {
-    pub fn mean(&self) -> Option<f64> {
+    pub(crate) fn mean(&self) -> Option<f64> {
         match (self.sum, self.count) {
             (Some(s), Some(c)) if c > 0.0 => Some(s / c),
             _ => None,
@@ -152,7 +152,7 @@ impl Histogram {
     }
 
     /// Observations in the window: `_count`, or the `+Inf` bucket.
-    pub fn observations(&self) -> Option<f64> {
+    pub(crate) fn observations(&self) -> Option<f64> {
         self.count.or_else(|| {
             self.buckets
                 .iter()
@@ -161,14 +161,14 @@ impl Histogram {
         })
     }
 
-    pub fn quantile(&self, q: f64) -> Option<Quantile> {
+    pub(crate) fn quantile(&self, q: f64) -> Option<Quantile> {
         let r = histogram_quantile(q, &self.buckets);
         (!r.value.is_nan()).then_some(r)
     }
 }
 
 /// Prometheus' `histogram_quantile` (promql/quantile.go `BucketQuantile`), step for step.
-pub fn histogram_quantile(q: f64, buckets: &[(f64, f64)]) -> Quantile {
+pub(crate) fn histogram_quantile(q: f64, buckets: &[(f64, f64)]) -> Quantile {
     let plain = |value| Quantile {
         value,
         lower_bound: false,

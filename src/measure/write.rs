@@ -14,7 +14,10 @@ use crate::diag::{InputError, Problem, line_col};
 /// The manifest path: as given, or the one `check` and `init` read (`manifest = ..` in the
 /// workspace's or the root package's capcheck config, else `capacity.toml` at the workspace root,
 /// as `cargo metadata` finds it from `manifest_path`, the `--manifest-path` given, if any).
-pub fn target(given: Option<&Path>, manifest_path: Option<&Path>) -> anyhow::Result<PathBuf> {
+pub(crate) fn target(
+    given: Option<&Path>,
+    manifest_path: Option<&Path>,
+) -> anyhow::Result<PathBuf> {
     if let Some(given) = given {
         return Ok(given.to_path_buf());
     }
@@ -36,7 +39,7 @@ pub fn target(given: Option<&Path>, manifest_path: Option<&Path>) -> anyhow::Res
 }
 
 /// RFC 3339 UTC, to the second, from the system clock.
-pub fn now_rfc3339() -> String {
+pub(crate) fn now_rfc3339() -> String {
     let secs = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
@@ -125,13 +128,13 @@ fn table<'a>(doc: &'a mut DocumentMut, key: &str) -> anyhow::Result<&'a mut Tabl
 
 /// What `update` did: the path written, and why it left values out.
 #[derive(Debug)]
-pub struct Written {
-    pub path: PathBuf,
-    pub warnings: Vec<String>,
+pub(crate) struct Written {
+    pub(crate) path: PathBuf,
+    pub(crate) warnings: Vec<String>,
 }
 
 /// Create or update the manifest at `path`.
-pub fn update(path: &Path, m: &Measurement, opts: &Settings) -> anyhow::Result<Written> {
+pub(crate) fn update(path: &Path, m: &Measurement, opts: &Settings) -> anyhow::Result<Written> {
     crate::sys::fs::check_writable(path)?;
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,

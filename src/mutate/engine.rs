@@ -1,5 +1,5 @@
 //! The engine: copy the workspace, build and test the unmutated copy (the baseline), then for
-//! each mutant apply it through a `Strategy`, build, test and record the outcome. Workers each
+//! each mutant splice it into the scratch copy (`strategy`), build, test and record the outcome. Workers each
 //! own a scratch copy and a build folder; every child runs under `process::run`.
 
 use std::path::{Path, PathBuf};
@@ -11,13 +11,13 @@ use std::time::{Duration, Instant};
 use crate::mutate::outcome::{Baseline, MAX_RAN, MutantResult, Outcome, test_names};
 use crate::mutate::output;
 use crate::mutate::scratch::{self, Scratch};
-use crate::mutate::strategy::Strategy;
+use crate::mutate::strategy::{splice, unsplice};
 use crate::operators::mutant::Mutant;
 use crate::sys::process::{self, Ended};
 
 /// How mutants become builds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum EngineKind {
+pub(crate) enum EngineKind {
     /// Compile once: runtime mutants switched in one instrumented build, tests selected by
     /// reach (`mutate::once`); the rest rebuilt.
     #[default]
@@ -28,43 +28,43 @@ pub enum EngineKind {
 
 /// Which tool runs the tests.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum TestTool {
+pub(crate) enum TestTool {
     #[default]
     Cargo,
     Nextest,
 }
 
 #[derive(Debug, Clone)]
-pub struct Options {
-    pub engine: EngineKind,
+pub(crate) struct Options {
+    pub(crate) engine: EngineKind,
     /// Target roots of the selected packages, relative to the workspace root (where the switch
     /// module goes).
-    pub roots: Vec<String>,
-    pub jobs: usize,
+    pub(crate) roots: Vec<String>,
+    pub(crate) jobs: usize,
     /// Whether doctests run (`--no-doctests` turns them off).
-    pub doctests: bool,
-    pub test_tool: TestTool,
+    pub(crate) doctests: bool,
+    pub(crate) test_tool: TestTool,
     /// Timeouts are max(multiplier x baseline, floor), for the build and the tests separately.
-    pub timeout_multiplier: f64,
-    pub timeout_floor: Duration,
+    pub(crate) timeout_multiplier: f64,
+    pub(crate) timeout_floor: Duration,
     /// Build folders of the scratch copies, one per job, kept between runs so builds stay warm.
-    pub build_dir: PathBuf,
+    pub(crate) build_dir: PathBuf,
     /// Where scratch copies are made (the system temp folder when `None`).
-    pub scratch_parent: Option<PathBuf>,
+    pub(crate) scratch_parent: Option<PathBuf>,
     /// The user's target folder, never copied.
-    pub target_dir: PathBuf,
+    pub(crate) target_dir: PathBuf,
     /// Package selection for cargo, valid in the scratch copy's root.
-    pub cargo_args: Vec<String>,
-    pub log_dir: PathBuf,
+    pub(crate) cargo_args: Vec<String>,
+    pub(crate) log_dir: PathBuf,
     /// One JSON line per finished mutant, appended as each finishes, so an interrupted run keeps
     /// its verdicts.
-    pub verdicts: PathBuf,
+    pub(crate) verdicts: PathBuf,
     /// The verdicts file already holds a resumed run's verdicts: append to it.
-    pub verdicts_kept: bool,
+    pub(crate) verdicts_kept: bool,
 }
 
 /// Progress, for the caller to print.
-pub enum Event<'a> {
+pub(crate) enum Event<'a> {
     Baseline(&'a Baseline),
     Done {
         done: usize,
@@ -75,7 +75,7 @@ pub enum Event<'a> {
 
 /// Why a run stopped early.
 #[derive(Debug)]
-pub enum Stop {
+pub(crate) enum Stop {
     BaselineFailed { log: PathBuf, step: &'static str },
     Interrupted,
     Error(anyhow::Error),
@@ -99,20 +99,19 @@ impl From<std::io::Error> for Stop {
     }
 }
 
-pub struct Ran {
-    pub baseline: Baseline,
-    pub results: Vec<MutantResult>,
+pub(crate) struct Ran {
+    pub(crate) baseline: Baseline,
+    pub(crate) results: Vec<MutantResult>,
 }
 
 /// The baseline may take as long as a cold build of a large workspace; Ctrl-C still works.
 const BASELINE_TIMEOUT: Duration = Duration::from_secs(3 * 3600);
 
 /// Run every mutant. `pins` says whether a list of failing tests are all capacity pins.
-pub fn run(
+pub(crate) fn run(
     root: &Path,
     mutants: &[Mutant],
     opts: &Options,
-    strategy: &dyn Strategy,
     pins: &(dyn Fn(&[String]) -> bool + Sync),
     progress: &(dyn Fn(Event) + Sync),
 ) -> Result<Ran, Stop> {
@@ -120,12 +119,12 @@ pub fn run(
         return crate::mutate::once::run(root, mutants, opts, pins, progress);
     }
     start(opts)?;
-    rebuild_all(root, mutants, opts, strategy, pins, progress)
+    rebuild_all(root, mutants, opts, pins, progress)
 }
 
 /// What every run does first: the log folder, stale scratch copies of killed runs, the verdicts
 /// file.
-pub fn start(opts: &Options) -> Result<(), Stop> {
+pub(crate) fn start(opts: &Options) -> Result<(), Stop> {
     std::fs::create_dir_all(&opts.log_dir)?;
     for stale in scratch::clean_stale(opts.scratch_parent.as_deref()) {
         // Printed here, as it happens: the run that left it is gone and no report will say so.
@@ -150,7 +149,6 @@ pub(crate) fn rebuild_all(
     root: &Path,
     mutants: &[Mutant],
     opts: &Options,
-    strategy: &dyn Strategy,
     pins: &(dyn Fn(&[String]) -> bool + Sync),
     progress: &(dyn Fn(Event) + Sync),
 ) -> Result<Ran, Stop> {
@@ -195,22 +193,14 @@ pub(crate) fn rebuild_all(
             let timeouts = &timeouts;
             s.spawn(move || {
                 let work = || -> Result<(), Stop> {
-                    strategy.prepare(scratch.root(), mutants)?;
                     let target = target_of(opts, j);
                     loop {
                         let i = next.fetch_add(1, Ordering::SeqCst);
                         if i >= mutants.len() || abort.load(Ordering::SeqCst) {
                             return Ok(());
                         }
-                        let r = run_one(
-                            &mutants[i],
-                            scratch.root(),
-                            &target,
-                            opts,
-                            timeouts,
-                            strategy,
-                            pins,
-                        )?;
+                        let r =
+                            run_one(&mutants[i], scratch.root(), &target, opts, timeouts, pins)?;
                         let n = done.fetch_add(1, Ordering::SeqCst) + 1;
                         progress(Event::Done {
                             done: n,
@@ -247,12 +237,12 @@ pub(crate) fn rebuild_all(
     })
 }
 
-pub struct Timeouts {
-    pub build: Duration,
-    pub test: Duration,
+pub(crate) struct Timeouts {
+    pub(crate) build: Duration,
+    pub(crate) test: Duration,
 }
 
-pub fn limit(opts: &Options, baseline_ms: u64) -> Duration {
+pub(crate) fn limit(opts: &Options, baseline_ms: u64) -> Duration {
     Duration::from_millis((baseline_ms as f64 * opts.timeout_multiplier) as u64)
         .max(opts.timeout_floor)
 }
@@ -261,7 +251,7 @@ fn target_of(opts: &Options, job: usize) -> PathBuf {
     opts.build_dir.join(job.to_string())
 }
 
-pub fn cargo(scratch: &Path, target: &Path, opts: &Options, args: &[&str]) -> Command {
+pub(crate) fn cargo(scratch: &Path, target: &Path, opts: &Options, args: &[&str]) -> Command {
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     cmd.args(args)
         .args(&opts.cargo_args)
@@ -323,7 +313,7 @@ fn check_baseline(ended: Ended, log: &Path, step: &'static str) -> Result<(), St
 }
 
 /// A log file's name for a mutant id.
-pub fn log_name(id: &str) -> String {
+pub(crate) fn log_name(id: &str) -> String {
     let safe: String = id
         .chars()
         .map(|c| {
@@ -338,7 +328,7 @@ pub fn log_name(id: &str) -> String {
 }
 
 /// The head of a mutant's log.
-pub fn mutant_header(m: &Mutant) -> String {
+pub(crate) fn mutant_header(m: &Mutant) -> String {
     format!(
         "{}{}\nat: {}:{}:{}\nin: {}\nchange: {}\nreplaced: {}\nwith: {}\n\n",
         output::MUTANT_HEADER,
@@ -353,35 +343,29 @@ pub fn mutant_header(m: &Mutant) -> String {
     )
 }
 
-pub fn run_one(
+pub(crate) fn run_one(
     m: &Mutant,
     scratch: &Path,
     target: &Path,
     opts: &Options,
     timeouts: &Timeouts,
-    strategy: &dyn Strategy,
     pins: &(dyn Fn(&[String]) -> bool + Sync),
 ) -> Result<MutantResult, Stop> {
     let name = log_name(&m.id);
     let log = opts.log_dir.join(&name);
     write_log(&log, &mutant_header(m))?;
     let start = Instant::now();
-    let step = strategy.apply(scratch, m)?;
+    splice(scratch, m)?;
     let tested = (|| -> Result<(Outcome, usize), Stop> {
-        if step.build {
-            let (ended, _) =
-                process::run(&mut build_cmd(scratch, target, opts), &log, timeouts.build)?;
-            match ended {
-                Ended::Interrupted => return Err(Stop::Interrupted),
-                Ended::TimedOut => return Ok((Outcome::Timeout, 0)),
-                e if !e.success() => return Ok((Outcome::Unviable, 0)),
-                _ => {}
-            }
+        let (ended, _) = process::run(&mut build_cmd(scratch, target, opts), &log, timeouts.build)?;
+        match ended {
+            Ended::Interrupted => return Err(Stop::Interrupted),
+            Ended::TimedOut => return Ok((Outcome::Timeout, 0)),
+            e if !e.success() => return Ok((Outcome::Unviable, 0)),
+            _ => {}
         }
         let before = std::fs::metadata(&log)?.len() as usize;
-        let mut cmd = test_cmd(scratch, target, opts);
-        cmd.envs(step.env.iter().map(|(k, v)| (k, v)));
-        let (ended, _) = process::run(&mut cmd, &log, timeouts.test)?;
+        let (ended, _) = process::run(&mut test_cmd(scratch, target, opts), &log, timeouts.test)?;
         Ok(match ended {
             Ended::Interrupted => return Err(Stop::Interrupted),
             Ended::TimedOut => (Outcome::Timeout, before),
@@ -389,7 +373,7 @@ pub fn run_one(
             _ => (Outcome::Killed, before),
         })
     })();
-    strategy.revert(scratch, m)?;
+    unsplice(scratch, m)?;
     let (outcome, test_output_at) = tested?;
     let mut r = result(m, outcome, start.elapsed().as_millis() as u64, name);
     if matches!(
@@ -413,12 +397,12 @@ pub fn run_one(
 }
 
 /// Start a new log with `text`, never through a symlink nor over a file the tool did not write.
-pub fn write_log(log: &Path, text: &str) -> std::io::Result<()> {
+pub(crate) fn write_log(log: &Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
     output::create_new(log)?.write_all(text.as_bytes())
 }
 
-pub fn result(m: &Mutant, outcome: Outcome, duration_ms: u64, log: String) -> MutantResult {
+pub(crate) fn result(m: &Mutant, outcome: Outcome, duration_ms: u64, log: String) -> MutantResult {
     MutantResult {
         mutant: m.clone(),
         outcome,
@@ -438,7 +422,7 @@ pub fn result(m: &Mutant, outcome: Outcome, duration_ms: u64, log: String) -> Mu
 
 /// Append one finished verdict to the verdicts file (callers hold the results lock, so lines
 /// never interleave).
-pub fn record(verdicts: &Path, r: &MutantResult) -> Result<(), Stop> {
+pub(crate) fn record(verdicts: &Path, r: &MutantResult) -> Result<(), Stop> {
     use std::io::Write;
     let mut line = serde_json::to_string(r).map_err(anyhow::Error::from)?;
     line.push('\n');

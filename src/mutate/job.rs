@@ -14,7 +14,6 @@ use crate::mutate::engine::{self, EngineKind, Event, Options, Stop, TestTool};
 use crate::mutate::outcome::Summary;
 use crate::mutate::outcome::{ListId, MutantsReport};
 use crate::mutate::select;
-use crate::mutate::strategy::Rebuild;
 use crate::operators::mutant::{Mutant, MutationContext};
 use crate::operators::{self, Shared};
 use crate::project::{Needs, Project, ProjectOptions};
@@ -22,60 +21,60 @@ use crate::workspace::{Selection, Workspace};
 
 /// What `mutants` is asked to do (the CLI's flags, as plain data).
 #[derive(Debug, Clone)]
-pub struct MutantsOptions {
-    pub project: ProjectOptions,
+pub(crate) struct MutantsOptions {
+    pub(crate) project: ProjectOptions,
     /// Only mutants of these operators (all when empty).
-    pub operators: Vec<Operator>,
-    pub jobs: usize,
-    pub engine: EngineKind,
+    pub(crate) operators: Vec<Operator>,
+    pub(crate) jobs: usize,
+    pub(crate) engine: EngineKind,
     /// Cargo feature flags for every build and test run (`--features`, `--all-features`,
     /// `--no-default-features`), as cargo spells them.
-    pub features: Vec<String>,
+    pub(crate) features: Vec<String>,
     /// Run doctests (in the baseline and for the mutants whose sites they reach).
-    pub doctests: bool,
-    pub test_tool: TestTool,
-    pub in_diff: Option<PathBuf>,
-    pub shard: Option<select::Shard>,
-    pub from_history: bool,
+    pub(crate) doctests: bool,
+    pub(crate) test_tool: TestTool,
+    pub(crate) in_diff: Option<PathBuf>,
+    pub(crate) shard: Option<select::Shard>,
+    pub(crate) from_history: bool,
     /// Keep the finished verdicts of an interrupted run in the output folder.
-    pub resume: bool,
-    pub output: Option<PathBuf>,
-    pub build_dir: Option<PathBuf>,
-    pub scratch_dir: Option<PathBuf>,
-    pub timeout_multiplier: f64,
-    pub timeout_floor: f64,
-    pub natural_bound: Option<u64>,
-    pub per_box: Option<u64>,
+    pub(crate) resume: bool,
+    pub(crate) output: Option<PathBuf>,
+    pub(crate) build_dir: Option<PathBuf>,
+    pub(crate) scratch_dir: Option<PathBuf>,
+    pub(crate) timeout_multiplier: f64,
+    pub(crate) timeout_floor: f64,
+    pub(crate) natural_bound: Option<u64>,
+    pub(crate) per_box: Option<u64>,
     /// `--mutant`, `--skip-mutant`, `--exclude-file`, `--exclude-re`.
-    pub select: select::Filters,
+    pub(crate) select: select::Filters,
 }
 
 /// The selected mutants of a workspace.
-pub struct Listed {
-    pub workspace: Workspace,
-    pub index: Index,
+pub(crate) struct Listed {
+    pub(crate) workspace: Workspace,
+    pub(crate) index: Index,
     /// What survivors are explained with (from the same walk that found the mutants).
-    pub fixtures: FixtureAnalysis,
-    pub mutants: Vec<Mutant>,
+    pub(crate) fixtures: FixtureAnalysis,
+    pub(crate) mutants: Vec<Mutant>,
     /// What the user's skips and exclusions kept from running.
-    pub skips: select::Skips,
+    pub(crate) skips: select::Skips,
     /// The selected list before `--shard`, which every shard's report names.
-    pub list: ListId,
+    pub(crate) list: ListId,
 }
 
 /// A finished run.
-pub struct MutantsRun {
-    pub root: PathBuf,
-    pub output: PathBuf,
-    pub report: MutantsReport,
+pub(crate) struct MutantsRun {
+    pub(crate) root: PathBuf,
+    pub(crate) output: PathBuf,
+    pub(crate) report: MutantsReport,
 }
 
 use crate::mutate::output::LOGS;
-pub use crate::mutate::output::{ELEMENTS_JSON, REPORT_JSON, SARIF};
+pub(crate) use crate::mutate::output::REPORT_JSON;
 
 /// Load the project (each file parsed and walked once, for the index, the operators and the
 /// fixture analysis), check guards, then select by operator, diff and shard. Builds nothing.
-pub fn list(opts: &MutantsOptions) -> anyhow::Result<Listed> {
+pub(crate) fn list(opts: &MutantsOptions) -> anyhow::Result<Listed> {
     let needs = Needs {
         manifest: true,
         fixtures: true,
@@ -193,7 +192,10 @@ fn explain_survivors(
 
 /// Run the selected mutants. Their logs and verdicts are in the output folder as they finish;
 /// the reports that render the run are written by `cli` (`cli::mutants::write_output`).
-pub fn run(args: &MutantsOptions, progress: &(dyn Fn(Event) + Sync)) -> Result<MutantsRun, Stop> {
+pub(crate) fn run(
+    args: &MutantsOptions,
+    progress: &(dyn Fn(Event) + Sync),
+) -> Result<MutantsRun, Stop> {
     let start = Instant::now();
     if args.test_tool == TestTool::Nextest {
         let ok = std::process::Command::new("cargo")
@@ -276,7 +278,7 @@ pub fn run(args: &MutantsOptions, progress: &(dyn Fn(Event) + Sync)) -> Result<M
             results: Vec::new(),
         }
     } else {
-        engine::run(&ws.root, &todo, &opts, &Rebuild, &pins, progress)?
+        engine::run(&ws.root, &todo, &opts, &pins, progress)?
     };
     ran.results.extend(resumed.into_iter().map(|(r, _)| r));
     ran.results.sort_by(|a, b| {
@@ -327,7 +329,7 @@ fn resumable(
 }
 
 /// `<target>/capcheck/mutants`.
-pub fn default_output(target_dir: &Path) -> PathBuf {
+pub(crate) fn default_output(target_dir: &Path) -> PathBuf {
     target_dir.join("capcheck").join("mutants")
 }
 
@@ -335,7 +337,7 @@ pub fn default_output(target_dir: &Path) -> PathBuf {
 /// summary recounted. The folders must be exactly the shards of one run (one list of mutants,
 /// each shard `k/n` once, none missing, each holding its share of the list), or one whole run;
 /// every way they are not is reported at once, naming the folder, and nothing is merged.
-pub fn merge(dirs: &[PathBuf]) -> anyhow::Result<MutantsReport> {
+pub(crate) fn merge(dirs: &[PathBuf]) -> anyhow::Result<MutantsReport> {
     let mut parts = Vec::new();
     let mut skipped: Vec<select::Skipped> = Vec::new();
     for dir in dirs {
@@ -570,7 +572,7 @@ fn shard_set_problems(parts: &[Part]) -> Vec<String> {
 }
 
 /// Gather the shards' per-mutant logs into the merged output folder.
-pub fn copy_logs(dirs: &[PathBuf], output: &Path) -> anyhow::Result<()> {
+pub(crate) fn copy_logs(dirs: &[PathBuf], output: &Path) -> anyhow::Result<()> {
     crate::mutate::output::claim(output)?;
     let logs = output.join(LOGS);
     std::fs::create_dir_all(&logs)?;

@@ -3,12 +3,12 @@
 //! back as data for `report` to render.
 //! Only this module runs cargo, and only in a scratch copy; the user's tree is never written.
 
-pub mod engine;
-pub mod job;
-pub mod once;
-pub mod outcome;
-pub mod output;
-pub mod scratch;
-pub mod select;
-pub mod strategy;
-pub mod switch;
+pub(crate) mod engine;
+pub(crate) mod job;
+pub(crate) mod once;
+pub(crate) mod outcome;
+pub(crate) mod output;
+pub(crate) mod scratch;
+pub(crate) mod select;
+pub(crate) mod strategy;
+pub(crate) mod switch;

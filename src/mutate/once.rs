@@ -91,7 +91,7 @@ struct Suite {
     selected_ms: std::sync::atomic::AtomicU64,
 }
 
-pub fn run(
+pub(crate) fn run(
     root: &Path,
     mutants: &[Mutant],
     opts: &Options,
@@ -186,14 +186,7 @@ pub fn run(
         for r in &given {
             engine::record(&opts.verdicts, r)?;
         }
-        let mut ran = engine::rebuild_all(
-            root,
-            &rest,
-            opts,
-            &crate::mutate::strategy::Rebuild,
-            pins,
-            progress,
-        )?;
+        let mut ran = engine::rebuild_all(root, &rest, opts, pins, progress)?;
         ran.results.extend(given);
         return Ok(ran);
     }
@@ -310,15 +303,7 @@ pub fn run(
             test: engine::limit(opts, test_ms),
         };
         for i in rest {
-            let r = engine::run_one(
-                &mutants[i],
-                scratch.root(),
-                &target,
-                opts,
-                &timeouts,
-                &crate::mutate::strategy::Rebuild,
-                pins,
-            )?;
+            let r = engine::run_one(&mutants[i], scratch.root(), &target, opts, &timeouts, pins)?;
             finished(&r);
             engine::record(&opts.verdicts, &r)?;
             results[i] = Some(r);

@@ -8,7 +8,7 @@ use crate::operators::mutant::Mutant;
 /// What running one mutant showed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Some test failed: the tests notice this change.
     Killed,
     /// Every test passed: the tests do not notice this change.
@@ -25,7 +25,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Outcome::Killed => "killed",
             Outcome::Survived => "survived",
@@ -39,36 +39,36 @@ impl Outcome {
 
 /// One mutant and what happened to it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct MutantResult {
+pub(crate) struct MutantResult {
     #[serde(flatten)]
-    pub mutant: Mutant,
-    pub outcome: Outcome,
-    pub duration_ms: u64,
+    pub(crate) mutant: Mutant,
+    pub(crate) outcome: Outcome,
+    pub(crate) duration_ms: u64,
     /// The tests that failed with the mutant in place.
-    pub killed_by: Vec<String>,
+    pub(crate) killed_by: Vec<String>,
     /// How many tests ran with the mutant in place.
     #[serde(default)]
-    pub tests_run: usize,
+    pub(crate) tests_run: usize,
     /// For survivors, the tests that ran it and passed (at most `MAX_RAN`).
     #[serde(default)]
-    pub ran: Vec<String>,
+    pub(crate) ran: Vec<String>,
     /// Every killing test is an assertion that pins a capacity: the kill proves the constant,
     /// not the behaviour.
     #[serde(default)]
-    pub killed_only_by_pins: bool,
+    pub(crate) killed_only_by_pins: bool,
     /// Why it survived, from the fixture analysis; null until that analysis runs.
-    pub explanation: Option<String>,
+    pub(crate) explanation: Option<String>,
     /// The per-mutant log, relative to the output folder.
     #[serde(default)]
-    pub log: String,
+    pub(crate) log: String,
 }
 
-pub const MAX_RAN: usize = 20;
+pub(crate) const MAX_RAN: usize = 20;
 
 impl MutantResult {
     /// A user-declared guard the tests did not kill (a timeout counts as killed): it fails the
     /// run and is reported like a survivor.
-    pub fn failed_guard(&self) -> bool {
+    pub(crate) fn failed_guard(&self) -> bool {
         self.mutant.guard
             && !matches!(
                 self.outcome,
@@ -79,49 +79,49 @@ impl MutantResult {
 
 /// The baseline run of the unmutated copy.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Baseline {
-    pub build_ms: u64,
-    pub test_ms: u64,
-    pub tests: usize,
+pub(crate) struct Baseline {
+    pub(crate) build_ms: u64,
+    pub(crate) test_ms: u64,
+    pub(crate) tests: usize,
     /// `switch` (compile once) or `rebuild`.
     #[serde(default)]
-    pub engine: String,
+    pub(crate) engine: String,
     /// Mutants the one instrumented build switches (the rest are rebuilt).
     #[serde(default)]
-    pub switched: usize,
+    pub(crate) switched: usize,
     /// Tests whose two baseline runs disagreed: they kill no mutant.
     #[serde(default)]
-    pub flaky: Vec<String>,
+    pub(crate) flaky: Vec<String>,
     /// (`switch`) The baseline times of the tests the switched mutants ran, summed: what they
     /// take one after another (a group run in libtest's threads takes less).
     #[serde(default)]
-    pub selected_test_ms: u64,
+    pub(crate) selected_test_ms: u64,
 }
 
 /// Counts and score of a run.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Summary {
-    pub mutants: usize,
-    pub killed: usize,
-    pub survived: usize,
-    pub timeout: usize,
+pub(crate) struct Summary {
+    pub(crate) mutants: usize,
+    pub(crate) killed: usize,
+    pub(crate) survived: usize,
+    pub(crate) timeout: usize,
     /// Stopped at the memory ceiling: detected, like a timeout.
     #[serde(default)]
-    pub oom: usize,
-    pub unviable: usize,
-    pub uncovered: usize,
+    pub(crate) oom: usize,
+    pub(crate) unviable: usize,
+    pub(crate) uncovered: usize,
     /// Detected (killed + timeout + oom) over every mutant that compiled, in percent.
-    pub score: f64,
+    pub(crate) score: f64,
     /// Ids of guard mutants that were not killed.
-    pub guards_failed: Vec<String>,
-    pub baseline: Baseline,
-    pub elapsed_ms: u64,
+    pub(crate) guards_failed: Vec<String>,
+    pub(crate) baseline: Baseline,
+    pub(crate) elapsed_ms: u64,
     /// `k/n` when this run is one shard of several.
-    pub shard: Option<String>,
+    pub(crate) shard: Option<String>,
 }
 
 impl Summary {
-    pub fn new(
+    pub(crate) fn new(
         results: &[MutantResult],
         baseline: Baseline,
         elapsed_ms: u64,
@@ -166,15 +166,15 @@ impl Summary {}
 
 /// Test names from a test run's output.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct TestNames {
-    pub passed: Vec<String>,
-    pub failed: Vec<String>,
+pub(crate) struct TestNames {
+    pub(crate) passed: Vec<String>,
+    pub(crate) failed: Vec<String>,
 }
 
 /// Read `test NAME ... ok|FAILED` (libtest) and `PASS [..] (i/n) NAME` / `FAIL [..] NAME`
 /// (nextest). When nextest lines are present the libtest lines are its captured output (the
 /// failing test's own run, printed again) and are ignored.
-pub fn test_names(output: &str) -> TestNames {
+pub(crate) fn test_names(output: &str) -> TestNames {
     let mut libtest = TestNames::default();
     let mut nextest = TestNames::default();
     for line in output.lines() {
@@ -215,20 +215,20 @@ pub fn test_names(output: &str) -> TestNames {
 
 /// The JSON document of a run: what `--format json` prints and `mutants.json` holds.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct MutantsReport {
+pub(crate) struct MutantsReport {
     /// The document's format version, as in `check --format json`. Reports written before it
     /// existed read back as version 1.
     #[serde(default = "version")]
-    pub version: u32,
-    pub mutants: Vec<MutantResult>,
-    pub summary: Summary,
+    pub(crate) version: u32,
+    pub(crate) mutants: Vec<MutantResult>,
+    pub(crate) summary: Summary,
     /// Mutants the user's skips and exclusions kept from running (not in `summary`'s counts).
     #[serde(default)]
-    pub skipped: Vec<crate::mutate::select::Skipped>,
+    pub(crate) skipped: Vec<crate::mutate::select::Skipped>,
     /// The list this run's mutants were taken from (before `--shard`), which `merge` holds
     /// every shard to. Absent from reports written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub list: Option<ListId>,
+    pub(crate) list: Option<ListId>,
 }
 
 fn version() -> u32 {
@@ -236,7 +236,7 @@ fn version() -> u32 {
 }
 
 impl MutantsReport {
-    pub fn new(mutants: Vec<MutantResult>, summary: Summary) -> MutantsReport {
+    pub(crate) fn new(mutants: Vec<MutantResult>, summary: Summary) -> MutantsReport {
         MutantsReport {
             version: version(),
             mutants,
@@ -250,14 +250,14 @@ impl MutantsReport {
 /// A list of mutants, by its length and the FNV-1a of its ids in canonical order: two shards
 /// come from one run when their lists are the same.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ListId {
-    pub mutants: usize,
-    pub fingerprint: String,
+pub(crate) struct ListId {
+    pub(crate) mutants: usize,
+    pub(crate) fingerprint: String,
 }
 
 impl ListId {
     /// The id of `ids`, given in canonical order.
-    pub fn of<'a>(ids: impl IntoIterator<Item = &'a str>) -> ListId {
+    pub(crate) fn of<'a>(ids: impl IntoIterator<Item = &'a str>) -> ListId {
         let mut joined = Vec::new();
         let mut mutants = 0;
         for id in ids {

@@ -10,19 +10,19 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 
-pub const REPORT_JSON: &str = "mutants.json";
-pub const ELEMENTS_JSON: &str = "mutation-report.json";
-pub const SARIF: &str = "survivors.sarif";
-pub const HTML: &str = "report.html";
+pub(crate) const REPORT_JSON: &str = "mutants.json";
+pub(crate) const ELEMENTS_JSON: &str = "mutation-report.json";
+pub(crate) const SARIF: &str = "survivors.sarif";
+pub(crate) const HTML: &str = "report.html";
 /// One JSON line per finished mutant, appended as each finishes (kept when a run is stopped).
-pub const VERDICTS: &str = "verdicts.jsonl";
+pub(crate) const VERDICTS: &str = "verdicts.jsonl";
 /// Marks a folder this tool writes; without it a non-empty folder is refused.
-pub const MARKER: &str = ".capcheck-mutants";
+pub(crate) const MARKER: &str = ".capcheck-mutants";
 /// Per-mutant logs and `baseline.log`, in the output folder.
-pub const LOGS: &str = "logs";
+pub(crate) const LOGS: &str = "logs";
 /// How every log the tool writes begins: how `clear` tells its logs from the user's files.
-pub const MUTANT_HEADER: &str = "mutant: ";
-pub const BASELINE_HEADER: &str = "baseline: the unmutated scratch copy\n";
+pub(crate) const MUTANT_HEADER: &str = "mutant: ";
+pub(crate) const BASELINE_HEADER: &str = "baseline: the unmutated scratch copy\n";
 
 const MARKER_TEXT: &str = "This folder is written by `cargo capcheck mutants`. A new run replaces \
                            mutants.json, mutation-report.json, survivors.sarif, verdicts.jsonl \
@@ -30,7 +30,7 @@ const MARKER_TEXT: &str = "This folder is written by `cargo capcheck mutants`. A
 
 /// Make `dir` the tool's own: create and mark it when it is missing, mark it when it is empty,
 /// accept it when it is marked; refuse a folder that holds anything else.
-pub fn claim(dir: &Path) -> anyhow::Result<()> {
+pub(crate) fn claim(dir: &Path) -> anyhow::Result<()> {
     if std::fs::symlink_metadata(dir.join(MARKER)).is_ok_and(|m| m.is_file()) {
         return Ok(());
     }
@@ -59,7 +59,7 @@ pub fn claim(dir: &Path) -> anyhow::Result<()> {
 
 /// Claim `dir`, then remove what an earlier run wrote there: the reports, the verdicts and the
 /// `logs/*.log` files the tool wrote. Anything else, in `logs/` or beside it, stays.
-pub fn clear(dir: &Path) -> anyhow::Result<()> {
+pub(crate) fn clear(dir: &Path) -> anyhow::Result<()> {
     claim(dir)?;
     for f in [REPORT_JSON, ELEMENTS_JSON, SARIF, HTML, VERDICTS] {
         remove_ours(&dir.join(f))?;
@@ -96,7 +96,7 @@ fn logs_folder(logs: &Path) -> anyhow::Result<bool> {
 /// Write a report into the claimed folder `dir`: an earlier run's is replaced, anything else by
 /// that name (a user's file, a link) is refused. Written atomically, as the manifest is: a kill
 /// mid-write must not leave a half report that the next run could not tell for its own.
-pub fn write_report(dir: &Path, name: &str, text: &str) -> anyhow::Result<()> {
+pub(crate) fn write_report(dir: &Path, name: &str, text: &str) -> anyhow::Result<()> {
     let path = dir.join(name);
     remove_ours(&path)?;
     crate::sys::fs::write_atomic(&path, text)
@@ -104,7 +104,7 @@ pub fn write_report(dir: &Path, name: &str, text: &str) -> anyhow::Result<()> {
 
 /// Copy a shard's log into `logs`, the claimed folder's log folder (`merge`), on the same terms
 /// as a report: never through a link, and over an earlier copy only when the tool wrote it.
-pub fn copy_log(from: &Path, logs: &Path) -> anyhow::Result<()> {
+pub(crate) fn copy_log(from: &Path, logs: &Path) -> anyhow::Result<()> {
     if !logs_folder(logs)? {
         bail!("{} is missing", logs.display());
     }
@@ -121,7 +121,7 @@ fn write_replacing(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 
 /// Create a file of the output folder that must not exist yet, never through a symlink; a file
 /// in the way is named in the error.
-pub fn create_new(path: &Path) -> std::io::Result<File> {
+pub(crate) fn create_new(path: &Path) -> std::io::Result<File> {
     crate::sys::fs::create_new(path).map_err(|e| in_the_way(path, e))
 }
 

@@ -15,19 +15,23 @@ use anyhow::{Context, bail};
 use crate::sys::process;
 
 /// Every scratch folder's name starts with this.
-pub const PREFIX: &str = "capcheck-mutants-";
+pub(crate) const PREFIX: &str = "capcheck-mutants-";
 /// In each scratch folder: `pid start-time` of the run that made it.
-pub const OWNER: &str = ".capcheck-owner";
+pub(crate) const OWNER: &str = ".capcheck-owner";
 
 /// A copy of the workspace. Dropping it deletes the folder.
-pub struct Scratch {
+pub(crate) struct Scratch {
     dir: tempfile::TempDir,
 }
 
 impl Scratch {
     /// Copy `root` (the workspace root) into a new folder under `parent` (the system temp folder
     /// when `None`). `target_dir` is the user's build folder, left out wherever it is.
-    pub fn copy(root: &Path, target_dir: &Path, parent: Option<&Path>) -> anyhow::Result<Scratch> {
+    pub(crate) fn copy(
+        root: &Path,
+        target_dir: &Path,
+        parent: Option<&Path>,
+    ) -> anyhow::Result<Scratch> {
         let mut builder = tempfile::Builder::new();
         builder.prefix(PREFIX);
         let dir = match parent {
@@ -49,24 +53,24 @@ impl Scratch {
         Ok(Scratch { dir })
     }
 
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         self.dir.path()
     }
 }
 
 /// A scratch copy whose run is gone (killed before it could clean up), now removed.
 #[derive(Debug)]
-pub struct Stale {
-    pub dir: PathBuf,
-    pub pid: u32,
+pub(crate) struct Stale {
+    pub(crate) dir: PathBuf,
+    pub(crate) pid: u32,
     /// Processes of that run still running in the copy, killed with their process groups.
-    pub killed: usize,
+    pub(crate) killed: usize,
 }
 
 /// Remove the scratch copies under `parent` (the system temp folder when `None`) whose owner no
 /// longer runs, after killing the processes still working in them. A copy without an owner
 /// file, or whose owner runs, is left alone.
-pub fn clean_stale(parent: Option<&Path>) -> Vec<Stale> {
+pub(crate) fn clean_stale(parent: Option<&Path>) -> Vec<Stale> {
     let parent = parent.map_or_else(std::env::temp_dir, Path::to_path_buf);
     let Ok(entries) = std::fs::read_dir(&parent) else {
         return Vec::new();
@@ -283,7 +287,7 @@ fn normalize(path: &Path) -> PathBuf {
 
 /// Copy a folder recursively (a warm build folder for another job). Symlinks are recreated;
 /// special files are skipped.
-pub fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
+pub(crate) fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
     for entry in walkdir::WalkDir::new(from).follow_links(false) {
         let entry = entry?;
         let rel = entry.path().strip_prefix(from)?;

@@ -13,9 +13,9 @@ use crate::operators::mutant::Mutant;
 
 /// `k/n`: this run takes shard k (0-based) of n.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
-    pub k: usize,
-    pub n: usize,
+pub(crate) struct Shard {
+    pub(crate) k: usize,
+    pub(crate) n: usize,
 }
 
 impl FromStr for Shard {
@@ -40,7 +40,7 @@ impl std::fmt::Display for Shard {
     }
 }
 
-pub fn shard(mutants: Vec<Mutant>, shard: Shard) -> Vec<Mutant> {
+pub(crate) fn shard(mutants: Vec<Mutant>, shard: Shard) -> Vec<Mutant> {
     mutants
         .into_iter()
         .enumerate()
@@ -52,7 +52,7 @@ pub fn shard(mutants: Vec<Mutant>, shard: Shard) -> Vec<Mutant> {
 /// Lines added or changed by a unified diff, by file path as the diff names it (`b/` dropped).
 /// An empty patch changes nothing; text with no `+++ ` file header, or a hunk header without a
 /// new-side start, is not a unified diff: a located problem.
-pub fn changed_lines(
+pub(crate) fn changed_lines(
     patch: &str,
 ) -> Result<BTreeMap<String, BTreeSet<usize>>, crate::diag::Problem> {
     let mut out: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
@@ -100,7 +100,10 @@ pub fn changed_lines(
 
 /// Mutants whose span touches a changed line. Paths match when one ends with the other, so a
 /// patch made at the repository root selects in a workspace below it.
-pub fn in_diff(mutants: Vec<Mutant>, changed: &BTreeMap<String, BTreeSet<usize>>) -> Vec<Mutant> {
+pub(crate) fn in_diff(
+    mutants: Vec<Mutant>,
+    changed: &BTreeMap<String, BTreeSet<usize>>,
+) -> Vec<Mutant> {
     mutants
         .into_iter()
         .filter(|m| {
@@ -119,38 +122,38 @@ fn same_file(a: &str, b: &str) -> bool {
 /// The command line's selection of mutants by id, file and name (`--mutant`, `--skip-mutant`,
 /// `--exclude-file`, `--exclude-re`); the config's exclusions are added to it in [`skip`].
 #[derive(Debug, Clone, Default)]
-pub struct Filters {
+pub(crate) struct Filters {
     /// Only these ids (all when empty).
-    pub only: Vec<String>,
-    pub skip: Vec<String>,
-    pub exclude_files: Vec<String>,
-    pub exclude_re: Vec<String>,
+    pub(crate) only: Vec<String>,
+    pub(crate) skip: Vec<String>,
+    pub(crate) exclude_files: Vec<String>,
+    pub(crate) exclude_re: Vec<String>,
 }
 
 /// A mutant the user's skips or exclusions kept from running: listed and counted, never built.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Skipped {
+pub(crate) struct Skipped {
     #[serde(flatten)]
-    pub mutant: Mutant,
+    pub(crate) mutant: Mutant,
     /// What skipped it: `--skip-mutant`, `--exclude-file GLOB`, `--exclude-re REGEX`, the
     /// config's `skip-mutants` / `exclude-files` / `exclude-re`, or `comment FILE:LINE`.
-    pub skipped_by: String,
+    pub(crate) skipped_by: String,
     /// Why, where the user said why (a comment's or a config entry's `reason`).
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
 }
 
 /// What [`skip`] kept and what it skipped.
 #[derive(Debug, Clone, Default)]
-pub struct Skips {
-    pub skipped: Vec<Skipped>,
+pub(crate) struct Skips {
+    pub(crate) skipped: Vec<Skipped>,
     /// Ids in the config's `skip-mutants` that name no mutant of the selected packages (a
     /// warning: another package's, or a mutant the code no longer has).
-    pub stale: Vec<String>,
+    pub(crate) stale: Vec<String>,
 }
 
 /// A mutant's name as `--list` prints it and `--exclude-re` matches it:
 /// `FILE:LINE:COLUMN: DESCRIPTION: `ORIGINAL` -> `REPLACEMENT`` (texts on one line).
-pub fn name(m: &Mutant) -> String {
+pub(crate) fn name(m: &Mutant) -> String {
     format!(
         "{}:{}:{}: {}: `{}` -> `{}`",
         m.file,
@@ -163,7 +166,7 @@ pub fn name(m: &Mutant) -> String {
 }
 
 /// Whitespace runs as one space, at most 80 characters.
-pub fn one_line(s: &str) -> String {
+pub(crate) fn one_line(s: &str) -> String {
     let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
     if flat.chars().count() > 80 {
         format!("{}...", flat.chars().take(77).collect::<String>())
@@ -179,7 +182,7 @@ type Matcher = Box<dyn Fn(&Mutant) -> bool>;
 /// packages (before any other filter), against which `--mutant` and `--skip-mutant` ids are
 /// checked: an unknown one is an error naming it. `text` gives a file's source, where
 /// `capcheck: skip-mutants(..)` comments are read (a malformed one is a located error).
-pub fn skip(
+pub(crate) fn skip(
     mutants: Vec<Mutant>,
     known: &BTreeSet<String>,
     cli: &Filters,

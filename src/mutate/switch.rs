@@ -19,25 +19,25 @@ use std::ops::Range;
 use crate::operators::mutant::{Context, Mutant};
 
 /// The environment variable that selects the active mutant (its number, 1-based; 0: none).
-pub const ENV: &str = "CAPCHECK_MUTANT";
+pub(crate) const ENV: &str = "CAPCHECK_MUTANT";
 /// The environment variable naming the file where reached sites are appended, one per line.
-pub const HITS_ENV: &str = "CAPCHECK_HITS";
+pub(crate) const HITS_ENV: &str = "CAPCHECK_HITS";
 /// The module appended to every target root.
-pub const MODULE: &str = "__capcheck_mutants";
+pub(crate) const MODULE: &str = "__capcheck_mutants";
 
 /// The switch of one mutant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Switch {
+pub(crate) struct Switch {
     /// The site whose reach decides which tests run the mutant.
-    pub site: u32,
+    pub(crate) site: u32,
     /// `CAPCHECK_MUTANT=number` turns it on.
-    pub number: u32,
+    pub(crate) number: u32,
 }
 
 /// One instrumented file.
 #[derive(Debug, Clone)]
-pub struct FilePlan {
-    pub text: String,
+pub(crate) struct FilePlan {
+    pub(crate) text: String,
     /// Each mutant's arm in the instrumented text.
     arms: Vec<(Range<usize>, usize)>,
     /// Each site's whole rendering in the instrumented text, with its mutants.
@@ -46,15 +46,15 @@ pub struct FilePlan {
 
 /// The instrumentation of a run: which mutants are switched, and the files that do it.
 #[derive(Debug, Clone, Default)]
-pub struct Plan {
-    pub files: BTreeMap<String, FilePlan>,
+pub(crate) struct Plan {
+    pub(crate) files: BTreeMap<String, FilePlan>,
     /// By mutant index: its switch, or `None` for the rebuild path.
-    pub switches: Vec<Option<Switch>>,
-    pub sites: usize,
+    pub(crate) switches: Vec<Option<Switch>>,
+    pub(crate) sites: usize,
 }
 
 impl Plan {
-    pub fn switched(&self) -> usize {
+    pub(crate) fn switched(&self) -> usize {
         self.switches.iter().flatten().count()
     }
 }
@@ -62,7 +62,7 @@ impl Plan {
 /// Plan the instrumentation of `mutants`. `text` gives each file's text (by relative path);
 /// `rebuild` holds mutants that must not be switched (rustc rejected their switch before);
 /// `roots` are the target roots that get the module.
-pub fn plan(
+pub(crate) fn plan(
     mutants: &[Mutant],
     text: &dyn Fn(&str) -> Option<String>,
     rebuild: &BTreeSet<usize>,
@@ -316,7 +316,7 @@ impl Form {
 }
 
 /// The module every target root gets: the active mutant, read once, and the reach record.
-pub fn module_source(sites: usize) -> String {
+pub(crate) fn module_source(sites: usize) -> String {
     format!(
         r#"
 
@@ -363,26 +363,26 @@ pub(crate) mod {MODULE} {{
 
 /// What an instrumented build's errors say about the plan.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Attribution {
+pub(crate) struct Attribution {
     /// Mutants rustc rejected in their own arm, at a site whose scaffolding it accepted:
     /// unviable.
-    pub unviable: BTreeSet<usize>,
+    pub(crate) unviable: BTreeSet<usize>,
     /// Mutants whose site's scaffolding rustc rejected: they go back to the rebuild path.
-    pub rebuild: BTreeSet<usize>,
+    pub(crate) rebuild: BTreeSet<usize>,
     /// Errors in no site (or in the module): the instrumentation as a whole failed.
-    pub elsewhere: bool,
+    pub(crate) elsewhere: bool,
 }
 
 /// One error span of rustc's JSON diagnostics: the file as rustc names it, and bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ErrorSpan {
-    pub file: String,
-    pub bytes: Range<usize>,
+pub(crate) struct ErrorSpan {
+    pub(crate) file: String,
+    pub(crate) bytes: Range<usize>,
 }
 
 /// Map error spans (files workspace-relative) to mutants. An error without a span (rustc's
 /// closing "aborting due to N previous errors") says nothing about where; it is skipped.
-pub fn attribute(plan: &Plan, errors: &[Vec<ErrorSpan>]) -> Attribution {
+pub(crate) fn attribute(plan: &Plan, errors: &[Vec<ErrorSpan>]) -> Attribution {
     let mut a = Attribution::default();
     for spans in errors.iter().filter(|s| !s.is_empty()) {
         let mut placed = false;

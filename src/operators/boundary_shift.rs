@@ -9,7 +9,7 @@ use crate::operators::mutant::Draft;
 
 const ID: Operator = Operator::BoundaryShift;
 
-pub fn drafts(cx: &FnCx) -> Vec<Pending> {
+pub(crate) fn drafts(cx: &FnCx) -> Vec<Pending> {
     let mut out = Vec::new();
     let f = cx.f;
     {

@@ -10,7 +10,7 @@ use crate::operators::mutant::Draft;
 
 const ID: Operator = Operator::DropAllDownGuard;
 
-pub fn drafts(cx: &FnCx) -> Vec<Pending> {
+pub(crate) fn drafts(cx: &FnCx) -> Vec<Pending> {
     let mut out = Vec::new();
     let f = cx.f;
     {

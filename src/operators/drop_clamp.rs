@@ -9,7 +9,7 @@ use crate::operators::mutant::Draft;
 
 const ID: Operator = Operator::DropClamp;
 
-pub fn drafts(cx: &FnCx) -> Vec<Pending> {
+pub(crate) fn drafts(cx: &FnCx) -> Vec<Pending> {
     let mut out = Vec::new();
     let f = cx.f;
     for e in exprs(f.block) {

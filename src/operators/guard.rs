@@ -8,7 +8,7 @@ use crate::operators::mutant::Draft;
 
 const ID: Operator = Operator::Guard;
 
-pub fn drafts(cx: &FnCx) -> Vec<Pending> {
+pub(crate) fn drafts(cx: &FnCx) -> Vec<Pending> {
     let f = cx.f;
     cx.guards
         .iter()

@@ -18,7 +18,12 @@ const ID: Operator = Operator::HistoryRevert;
 /// How far back to look, in commits touching the file.
 const MAX_COMMITS: &str = "200";
 
-pub fn drafts(rel: &str, text: &str, ceilings: &[CeilingSite], shared: &Shared) -> Vec<Draft> {
+pub(crate) fn drafts(
+    rel: &str,
+    text: &str,
+    ceilings: &[CeilingSite],
+    shared: &Shared,
+) -> Vec<Draft> {
     if !shared.from_history || ceilings.is_empty() {
         return Vec::new();
     }
@@ -89,7 +94,7 @@ const UNSHALLOW: &str =
 /// it can, `Ok(Some(warning))` when a shallow clone shows only its last commits, and `Err` when
 /// there is no history to search (git missing, not a repository, a broken one or one without a
 /// commit, a clone of depth 1): `--from-history` then asks for the impossible.
-pub fn searchable(dir: &Path) -> Result<Option<String>, String> {
+pub(crate) fn searchable(dir: &Path) -> Result<Option<String>, String> {
     let shown = dir.display();
     let shallow = git(dir, &["rev-parse", "--is-shallow-repository"]).map_err(|e| {
         format!("--from-history reads the history with `git log`, but git does not run: {e}")
@@ -141,7 +146,7 @@ static UNREAD: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
 
 /// Each file whose history could not be read since the last call, with git's complaint, so the
 /// job can say its history was not searched.
-pub fn unread() -> Vec<(String, String)> {
+pub(crate) fn unread() -> Vec<(String, String)> {
     std::mem::take(&mut *UNREAD.lock().unwrap_or_else(|e| e.into_inner()))
 }
 

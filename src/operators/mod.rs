@@ -2,15 +2,15 @@
 //! index and returns `Draft`s (plain data); `mutate::finish` gives them ids and locations. No
 //! operator builds, runs tests or writes anything; `history` alone reads `git log -p`.
 
-pub mod boundary_shift;
-pub mod drop_all_down_guard;
-pub mod drop_clamp;
-pub mod guard;
-pub mod history;
-pub mod mutant;
-pub mod perturb_capacity;
-pub mod reinstate_cap;
-pub mod swap_min_max;
+pub(crate) mod boundary_shift;
+pub(crate) mod drop_all_down_guard;
+pub(crate) mod drop_clamp;
+pub(crate) mod guard;
+pub(crate) mod history;
+pub(crate) mod mutant;
+pub(crate) mod perturb_capacity;
+pub(crate) mod reinstate_cap;
+pub(crate) mod swap_min_max;
 
 use std::collections::BTreeSet;
 use std::ops::Range;
@@ -24,23 +24,23 @@ use crate::catalog::Operator;
 use crate::config::Guard;
 use crate::index::names::words;
 use crate::index::{Index, Tables};
-use crate::syntax::walk::{Collector, FnItem, FnKind, View};
+use crate::syntax::walk::{Collector, FnItem, View};
 use mutant::{Draft, Mutant, MutationContext};
 
 /// What every operator may read once every file is walked: computed once per run.
-pub struct Shared<'a> {
-    pub index: &'a Index,
-    pub ctx: MutationContext,
-    pub from_history: bool,
-    pub ws_root: PathBuf,
+pub(crate) struct Shared<'a> {
+    pub(crate) index: &'a Index,
+    pub(crate) ctx: MutationContext,
+    pub(crate) from_history: bool,
+    pub(crate) ws_root: PathBuf,
     /// Per-unit values K for `reinstate-cap`.
-    pub ks: Vec<u64>,
+    pub(crate) ks: Vec<u64>,
     /// Names of the capacities `check` found.
-    pub capacity_items: BTreeSet<String>,
+    pub(crate) capacity_items: BTreeSet<String>,
 }
 
 impl<'a> Shared<'a> {
-    pub fn new(
+    pub(crate) fn new(
         index: &'a Index,
         ctx: MutationContext,
         from_history: bool,
@@ -57,13 +57,13 @@ impl<'a> Shared<'a> {
         }
     }
 
-    pub fn tables(&self) -> &Tables {
+    pub(crate) fn tables(&self) -> &Tables {
         self.index.tables()
     }
 
     /// Whether an identifier names a capacity or a limit: a capacity `check` found, or a name
     /// in the capacity or ceiling tables.
-    pub fn is_capacity_name(&self, ident: &str) -> bool {
+    pub(crate) fn is_capacity_name(&self, ident: &str) -> bool {
         let t = self.tables();
         self.capacity_items.contains(ident)
             || t.capacity_names.matches(ident)
@@ -72,33 +72,32 @@ impl<'a> Shared<'a> {
 }
 
 /// One production function as operators see it during the walk.
-pub struct FnCx<'a, 'f> {
-    pub rel: &'a str,
-    pub text: &'a str,
-    pub f: &'a FnItem<'f>,
-    pub tables: &'a Tables,
-    pub guards: &'a [Guard],
+pub(crate) struct FnCx<'a, 'f> {
+    pub(crate) text: &'a str,
+    pub(crate) f: &'a FnItem<'f>,
+    pub(crate) tables: &'a Tables,
+    pub(crate) guards: &'a [Guard],
     /// What the file's `use` items import (`min -> std::cmp::min`).
-    pub imports: &'a std::collections::HashMap<String, Vec<String>>,
+    pub(crate) imports: &'a std::collections::HashMap<String, Vec<String>>,
 }
 
 impl FnCx<'_, '_> {
-    pub fn text_of(&self, r: &Range<usize>) -> &str {
+    pub(crate) fn text_of(&self, r: &Range<usize>) -> &str {
         self.text.get(r.clone()).unwrap_or("")
     }
 }
 
 /// A draft made during the walk, kept once every file is indexed when its condition holds.
 #[derive(Debug, Clone)]
-pub struct Pending {
-    pub draft: Draft,
+pub(crate) struct Pending {
+    pub(crate) draft: Draft,
     /// Kept only when one of these identifiers names a capacity (`Shared::is_capacity_name`);
     /// `None`: always kept.
-    pub if_capacity: Option<Vec<String>>,
+    pub(crate) if_capacity: Option<Vec<String>>,
 }
 
 impl Pending {
-    pub fn always(draft: Draft) -> Pending {
+    pub(crate) fn always(draft: Draft) -> Pending {
         Pending {
             draft,
             if_capacity: None,
@@ -109,32 +108,32 @@ impl Pending {
 /// A production function that computes a ceiling from a count (`fleet_ceiling(&self, healthy:
 /// usize)`), as `reinstate-cap` and `history-revert` need it.
 #[derive(Debug, Clone)]
-pub struct CeilingSite {
-    pub site: String,
+pub(crate) struct CeilingSite {
+    pub(crate) site: String,
     /// The expression the function returns last, and its text.
-    pub result: Range<usize>,
-    pub original: String,
+    pub(crate) result: Range<usize>,
+    pub(crate) original: String,
     /// The count parameter (`healthy`), and the count as the result's type (`(healthy as u64)`).
-    pub count_param: String,
-    pub count_expr: String,
+    pub(crate) count_param: String,
+    pub(crate) count_expr: String,
 }
 
 /// What the walk of one file leaves for the operators.
 #[derive(Debug, Default)]
-pub struct FileSites {
-    pub pending: Vec<Pending>,
-    pub ceilings: Vec<CeilingSite>,
+pub(crate) struct FileSites {
+    pub(crate) pending: Vec<Pending>,
+    pub(crate) ceilings: Vec<CeilingSite>,
     /// Bodies of production functions that run at run time (not `const fn`).
-    pub runtime: Vec<Range<usize>>,
+    pub(crate) runtime: Vec<Range<usize>>,
     /// Parts of those bodies, or of the file, the compile-once engine cannot switch: const
     /// items and blocks, array lengths, patterns, types and generic arguments, attributes,
     /// and bodies of macros other than formatting ones.
-    pub fixed: Vec<Range<usize>>,
+    pub(crate) fixed: Vec<Range<usize>>,
 }
 
 impl FileSites {
     /// Where a mutant of `range` sits: inside a runtime body and inside no fixed part of it.
-    pub fn context(&self, range: &Range<usize>) -> mutant::Context {
+    pub(crate) fn context(&self, range: &Range<usize>) -> mutant::Context {
         // A fixed part inside the mutated text is fine: the switch keeps it verbatim.
         let within = |r: &Range<usize>| r.start <= range.start && range.end <= r.end;
         if self.runtime.iter().any(within) && !self.fixed.iter().any(within) {
@@ -148,7 +147,7 @@ impl FileSites {
 /// The operators' collector: every production function that is not nested in another (trait
 /// default methods and functions inside item macros included) goes through each operator that
 /// reads syntax, while the tree is there.
-pub struct SiteCollector<'a> {
+pub(crate) struct SiteCollector<'a> {
     tables: &'a Tables,
     guards: &'a [Guard],
     imports: std::collections::HashMap<String, Vec<String>>,
@@ -156,7 +155,7 @@ pub struct SiteCollector<'a> {
 }
 
 impl<'a> SiteCollector<'a> {
-    pub fn new(tables: &'a Tables, guards: &'a [Guard]) -> Self {
+    pub(crate) fn new(tables: &'a Tables, guards: &'a [Guard]) -> Self {
         SiteCollector {
             tables,
             guards,
@@ -165,7 +164,7 @@ impl<'a> SiteCollector<'a> {
         }
     }
 
-    pub fn finish(self) -> FileSites {
+    pub(crate) fn finish(self) -> FileSites {
         self.out
     }
 }
@@ -222,7 +221,6 @@ impl Collector for SiteCollector<'_> {
             return;
         }
         let cx = FnCx {
-            rel: v.rel,
             text: v.text,
             f,
             tables: self.tables,
@@ -252,7 +250,7 @@ impl Collector for SiteCollector<'_> {
 
 /// The mutants of one file: the walk's drafts whose condition holds, and the drafts of the
 /// operators that need the whole index, in canonical order by `mutate::sort` later.
-pub fn discover(
+pub(crate) fn discover(
     rel: &str,
     text: &str,
     crate_name: &str,
@@ -304,13 +302,8 @@ fn turbofish(path: &syn::Path) -> Vec<Range<usize>> {
         .collect()
 }
 
-/// Whether the walk entered a trait's default method.
-pub fn in_trait(f: &FnItem) -> bool {
-    f.kind == FnKind::TraitDefault
-}
-
 /// Every expression of a function body, outer before inner; nested items are not entered.
-pub fn exprs(block: &syn::Block) -> Vec<&syn::Expr> {
+pub(crate) fn exprs(block: &syn::Block) -> Vec<&syn::Expr> {
     struct Collect<'a>(Vec<&'a syn::Expr>);
     impl<'a> Visit<'a> for Collect<'a> {
         fn visit_expr(&mut self, e: &'a syn::Expr) {
@@ -325,12 +318,12 @@ pub fn exprs(block: &syn::Block) -> Vec<&syn::Expr> {
 }
 
 /// Byte range of a syntax node in its file.
-pub fn range<T: Spanned + 'static>(node: &T) -> Range<usize> {
+pub(crate) fn range<T: Spanned + 'static>(node: &T) -> Range<usize> {
     crate::syntax::span::of(node).byte_range()
 }
 
 /// The identifiers in a token stream, macro bodies included.
-pub fn idents(tokens: TokenStream) -> Vec<String> {
+pub(crate) fn idents(tokens: TokenStream) -> Vec<String> {
     let mut out = Vec::new();
     for t in tokens {
         match t {
@@ -343,7 +336,7 @@ pub fn idents(tokens: TokenStream) -> Vec<String> {
 }
 
 /// The expression a function returns last: its tail, or a final `return EXPR;`.
-pub fn result_expr(block: &syn::Block) -> Option<&syn::Expr> {
+pub(crate) fn result_expr(block: &syn::Block) -> Option<&syn::Expr> {
     match block.stmts.last()? {
         syn::Stmt::Expr(syn::Expr::Return(r), _) => r.expr.as_deref(),
         syn::Stmt::Expr(e, None) => Some(e),
@@ -352,6 +345,6 @@ pub fn result_expr(block: &syn::Block) -> Option<&syn::Expr> {
 }
 
 /// Whether an identifier has a word `w`.
-pub fn has_word(ident: &str, w: &str) -> bool {
+pub(crate) fn has_word(ident: &str, w: &str) -> bool {
     words(ident).iter().any(|x| x == w)
 }

@@ -8,46 +8,46 @@ use serde::{Deserialize, Serialize};
 /// What the manifest (capacity.toml) knows that shapes mutants. `job::list` fills it from the
 /// manifest; `--natural-bound` and `--per-box` override it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MutationContext {
+pub(crate) struct MutationContext {
     /// The workload's own upper bound on concurrency (the roster of 32).
-    pub natural_bound: Option<u64>,
+    pub(crate) natural_bound: Option<u64>,
     /// The measured per-box capacity (14 in the story).
-    pub per_box: Option<u64>,
+    pub(crate) per_box: Option<u64>,
 }
 
 /// One mutation: replace `byte_range` of `file` with `replacement`. Operators make them, the
 /// engine applies them to a scratch copy, reports render them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Mutant {
+pub(crate) struct Mutant {
     /// Stable across runs: operator, file, enclosing item, original text and an occurrence
     /// counter, never line numbers.
-    pub id: String,
-    pub operator: String,
+    pub(crate) id: String,
+    pub(crate) operator: String,
     /// Relative to the workspace root, '/'-separated.
-    pub file: String,
-    pub line: usize,
-    pub column: usize,
-    pub end_line: usize,
-    pub end_column: usize,
+    pub(crate) file: String,
+    pub(crate) line: usize,
+    pub(crate) column: usize,
+    pub(crate) end_line: usize,
+    pub(crate) end_column: usize,
     /// Byte offsets of the replaced text in the file.
-    pub byte_range: (usize, usize),
+    pub(crate) byte_range: (usize, usize),
     /// The enclosing item's site (`fleet_controller::Controller::per_box`).
-    pub function: String,
-    pub original: String,
-    pub replacement: String,
-    pub description: String,
+    pub(crate) function: String,
+    pub(crate) original: String,
+    pub(crate) replacement: String,
+    pub(crate) description: String,
     /// A user-declared guard (`expect = "killed"`): surviving fails the run.
     #[serde(default)]
-    pub guard: bool,
+    pub(crate) guard: bool,
     /// Whether the compile-once engine can switch it at run time, or it must be rebuilt.
     #[serde(default)]
-    pub context: Context,
+    pub(crate) context: Context,
 }
 
 /// Where a mutant sits, as the engine sees it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Context {
+pub(crate) enum Context {
     /// A runtime expression of a function body: one instrumented build switches it on by an
     /// environment variable (`mutate::switch`).
     Runtime,
@@ -58,12 +58,12 @@ pub enum Context {
 }
 
 impl Mutant {
-    pub fn range(&self) -> Range<usize> {
+    pub(crate) fn range(&self) -> Range<usize> {
         self.byte_range.0..self.byte_range.1
     }
 
     /// The file's text with this mutant applied.
-    pub fn apply_to(&self, text: &str) -> Option<String> {
+    pub(crate) fn apply_to(&self, text: &str) -> Option<String> {
         let r = self.range();
         if text.get(r.clone())? != self.original {
             return None;
@@ -79,17 +79,17 @@ impl Mutant {
 
 /// What an operator proposes, before it gets an id and a location.
 #[derive(Debug, Clone)]
-pub struct Draft {
-    pub operator: crate::catalog::Operator,
-    pub function: String,
-    pub range: Range<usize>,
-    pub replacement: String,
-    pub description: String,
-    pub guard: bool,
+pub(crate) struct Draft {
+    pub(crate) operator: crate::catalog::Operator,
+    pub(crate) function: String,
+    pub(crate) range: Range<usize>,
+    pub(crate) replacement: String,
+    pub(crate) description: String,
+    pub(crate) guard: bool,
 }
 
 /// Turn drafts of one file into mutants: text, location and a stable id each.
-pub fn finish(rel: &str, text: &str, drafts: Vec<Draft>, crate_name: &str) -> Vec<Mutant> {
+pub(crate) fn finish(rel: &str, text: &str, drafts: Vec<Draft>, crate_name: &str) -> Vec<Mutant> {
     let mut seen: std::collections::HashMap<String, usize> = Default::default();
     let lines = crate::source::lines::Lines::new(text);
     let mut out: Vec<Mutant> = Vec::new();
@@ -141,11 +141,11 @@ pub fn finish(rel: &str, text: &str, drafts: Vec<Draft>, crate_name: &str) -> Ve
 }
 
 /// The canonical order of mutants: every list, shard and report uses it.
-pub fn sort(mutants: &mut [Mutant]) {
+pub(crate) fn sort(mutants: &mut [Mutant]) {
     mutants.sort_by(|a, b| order_key(a).cmp(&order_key(b)));
 }
 
-pub fn order_key(m: &Mutant) -> (&str, usize, &str, &str) {
+pub(crate) fn order_key(m: &Mutant) -> (&str, usize, &str, &str) {
     (&m.file, m.byte_range.0, &m.operator, &m.id)
 }
 

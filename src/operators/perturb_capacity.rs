@@ -9,7 +9,7 @@ use crate::source::lines::Lines;
 
 const ID: Operator = Operator::PerturbCapacity;
 
-pub fn drafts(rel: &str, text: &str, shared: &Shared) -> Vec<Draft> {
+pub(crate) fn drafts(rel: &str, text: &str, shared: &Shared) -> Vec<Draft> {
     let mut out = Vec::new();
     let lines = Lines::new(text);
     for c in shared.index.capacities.iter().filter(|c| c.loc.file == rel) {

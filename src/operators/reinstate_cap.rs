@@ -12,7 +12,7 @@ const ID: Operator = Operator::ReinstateCap;
 /// The per-unit values K: the manifest's per-box capacity, then the per-unit numbers `check`
 /// found (capacities named `per_*`, and the unit side of `count * unit` products). A K at or
 /// above the natural bound is never reached, so it is left out. 8 when nothing else is known.
-pub fn per_unit_values(index: &Index, ctx: &MutationContext) -> Vec<u64> {
+pub(crate) fn per_unit_values(index: &Index, ctx: &MutationContext) -> Vec<u64> {
     let mut ks: Vec<u64> = ctx.per_box.into_iter().collect();
     ks.extend(
         index
@@ -41,7 +41,7 @@ pub fn per_unit_values(index: &Index, ctx: &MutationContext) -> Vec<u64> {
 /// The function's ceiling sites: its result, when it computes a ceiling from a count (the
 /// index's test, `index::extract::count_param`), and every ceiling or capacity field it sets
 /// from a count parameter (`self.ceiling = healthy.saturating_mul(self.per_host)`).
-pub fn ceilings(cx: &FnCx) -> Vec<CeilingSite> {
+pub(crate) fn ceilings(cx: &FnCx) -> Vec<CeilingSite> {
     let f = cx.f;
     let mut out = Vec::new();
     if let Some(count_param) = crate::index::extract::count_param(f.sig, cx.tables) {
@@ -87,7 +87,7 @@ pub fn ceilings(cx: &FnCx) -> Vec<CeilingSite> {
     out
 }
 
-pub fn drafts(ceilings: &[CeilingSite], ks: &[u64]) -> Vec<Draft> {
+pub(crate) fn drafts(ceilings: &[CeilingSite], ks: &[u64]) -> Vec<Draft> {
     let mut out = Vec::new();
     for c in ceilings {
         for k in ks {

@@ -42,7 +42,7 @@ const SORTS: &[&str] = &[
     "sort_by_cached_key",
 ];
 
-pub fn drafts(cx: &FnCx) -> Vec<Pending> {
+pub(crate) fn drafts(cx: &FnCx) -> Vec<Pending> {
     let f = cx.f;
     let all = exprs(f.block);
     let sorted = sorted_receivers(cx, &all);

@@ -38,7 +38,7 @@ fn mutant(m: &crate::operators::mutant::Mutant, status: &str, reason: String) ->
 
 /// The report; sources are read from `root` (a file that cannot be read embeds as empty).
 /// Skipped mutants are `Ignored`, with what skipped them and why as the status reason.
-pub fn report(results: &[MutantResult], skipped: &[Skipped], root: &Path) -> String {
+pub(crate) fn report(results: &[MutantResult], skipped: &[Skipped], root: &Path) -> String {
     let mut texts = crate::source::Texts::new(root);
     let mut files: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
     for k in skipped {

@@ -16,19 +16,19 @@ use std::collections::HashMap;
 
 /// Hands out identities in report order, counting repeats.
 #[derive(Debug, Default)]
-pub struct Fingerprints {
+pub(crate) struct Fingerprints {
     seen: HashMap<String, usize>,
 }
 
 /// Whitespace removed: the text of an expression as identity sees it.
-pub fn normalise(text: &str) -> String {
+pub(crate) fn normalise(text: &str) -> String {
     text.split_whitespace().collect()
 }
 
 impl Fingerprints {
     /// The identity of the next finding of `rule` at `item` in `file` whose span reads `text`:
     /// 16 hex digits of FNV-1a.
-    pub fn next(&mut self, rule: &str, file: &str, item: &str, text: &str) -> String {
+    pub(crate) fn next(&mut self, rule: &str, file: &str, item: &str, text: &str) -> String {
         let key = format!("{rule}\0{file}\0{item}\0{}", normalise(text));
         let n = self.seen.entry(key.clone()).or_insert(0);
         *n += 1;
@@ -36,20 +36,22 @@ impl Fingerprints {
     }
 
     /// A mutant's identity: its stable id, which already counts occurrences over its file.
-    pub fn mutant(id: &str) -> String {
+    pub(crate) fn mutant(id: &str) -> String {
         hex(id)
     }
 }
 
 /// The items around byte `offset` of `file`'s `text`, outermost first (`impl Pool/fn size`), or,
-/// in a TOML file, the `site` (else the header) of the table holding it.
-pub fn enclosing_item(file: &str, text: &str, offset: usize) -> String {
+/// in a TOML file, the `site` (else the header) of the table holding it (the tests' one-offset
+/// form of `enclosing_items`).
+#[cfg(test)]
+pub(crate) fn enclosing_item(file: &str, text: &str, offset: usize) -> String {
     enclosing_items(file, text, &[offset]).remove(0)
 }
 
 /// `enclosing_item` of each of `offsets` (in any order), with one pass of the lexer over the
 /// file: a file with many findings costs one read, not one per finding.
-pub fn enclosing_items(file: &str, text: &str, offsets: &[usize]) -> Vec<String> {
+pub(crate) fn enclosing_items(file: &str, text: &str, offsets: &[usize]) -> Vec<String> {
     if file.ends_with(".toml") {
         return offsets.iter().map(|&o| toml_table(text, o)).collect();
     }

@@ -21,7 +21,7 @@ struct Doc<'a> {
 }
 
 /// A report in one sentence, for annotations and SARIF.
-pub fn one_line(r: &FixtureReport) -> String {
+pub(crate) fn one_line(r: &FixtureReport) -> String {
     format!(
         "the {} `{}` values of `{}` are identical along {}",
         r.instances,
@@ -32,7 +32,7 @@ pub fn one_line(r: &FixtureReport) -> String {
 }
 
 /// The JSON document for a `fixtures` run.
-pub fn json(reports: &[FixtureReport]) -> String {
+pub(crate) fn json(reports: &[FixtureReport]) -> String {
     let doc = Doc {
         version: 1,
         fixtures: reports,
@@ -72,7 +72,7 @@ fn message(r: &FixtureReport) -> String {
 }
 
 /// Render the reports and a summary line.
-pub fn human(a: &FixtureAnalysis, root: &Path, style: crate::report::Style) -> String {
+pub(crate) fn human(a: &FixtureAnalysis, root: &Path, style: crate::report::Style) -> String {
     let mut texts = Texts::new(root);
     // Every location first (the report's, then its fields'), so that each file is indexed and
     // made a source once.

@@ -39,12 +39,12 @@ fn annotation(level: &str, file: &str, line: usize, col: usize, title: &str, tex
 }
 
 /// One row of a step summary: level, rule, repository path, line and message.
-pub struct Row {
-    pub level: &'static str,
-    pub rule: String,
-    pub file: String,
-    pub line: usize,
-    pub message: String,
+pub(crate) struct Row {
+    pub(crate) level: &'static str,
+    pub(crate) rule: String,
+    pub(crate) file: String,
+    pub(crate) line: usize,
+    pub(crate) message: String,
 }
 
 /// How many findings the step summary lists (GitHub shows 10 error annotations per step).
@@ -52,7 +52,7 @@ const TOP: usize = 20;
 
 /// The markdown appended to `$GITHUB_STEP_SUMMARY`: counts per rule and level, then the first
 /// findings, errors first, so what the annotation cap hides is still one click away.
-pub fn step_summary(job: &str, rows: &[Row]) -> String {
+pub(crate) fn step_summary(job: &str, rows: &[Row]) -> String {
     let mut s = format!("### cargo capcheck {job}\n\n");
     if rows.is_empty() {
         s.push_str("No findings.\n\n");
@@ -107,7 +107,7 @@ fn notice_level(l: Level) -> &'static str {
 }
 
 /// The step summary rows of `check` findings.
-pub fn check_rows(findings: &[Finding], root: &Path) -> Vec<Row> {
+pub(crate) fn check_rows(findings: &[Finding], root: &Path) -> Vec<Row> {
     findings
         .iter()
         .map(|f| Row {
@@ -121,7 +121,7 @@ pub fn check_rows(findings: &[Finding], root: &Path) -> Vec<Row> {
 }
 
 /// The step summary rows of a mutants report.
-pub fn mutant_rows(report: &MutantsReport, root: &Path) -> Vec<Row> {
+pub(crate) fn mutant_rows(report: &MutantsReport, root: &Path) -> Vec<Row> {
     report
         .mutants
         .iter()
@@ -137,7 +137,7 @@ pub fn mutant_rows(report: &MutantsReport, root: &Path) -> Vec<Row> {
 }
 
 /// The step summary rows of fixture reports.
-pub fn fixture_rows(reports: &[FixtureReport], root: &Path) -> Vec<Row> {
+pub(crate) fn fixture_rows(reports: &[FixtureReport], root: &Path) -> Vec<Row> {
     reports
         .iter()
         .map(|r| Row {
@@ -152,7 +152,7 @@ pub fn fixture_rows(reports: &[FixtureReport], root: &Path) -> Vec<Row> {
 
 /// One annotation per `check` finding: errors as `error`, warnings as `warning`, notes as
 /// `notice`.
-pub fn check(findings: &[Finding], root: &Path) -> String {
+pub(crate) fn check(findings: &[Finding], root: &Path) -> String {
     findings
         .iter()
         .map(|f| {
@@ -165,7 +165,7 @@ pub fn check(findings: &[Finding], root: &Path) -> String {
 
 /// One annotation per surviving mutant (a `warning`) or failed guard (an `error`), with its
 /// explanation.
-pub fn mutants(report: &MutantsReport, root: &Path) -> String {
+pub(crate) fn mutants(report: &MutantsReport, root: &Path) -> String {
     report
         .mutants
         .iter()
@@ -185,7 +185,7 @@ pub fn mutants(report: &MutantsReport, root: &Path) -> String {
 }
 
 /// One `notice` per fixture report.
-pub fn fixtures(reports: &[FixtureReport], root: &Path) -> String {
+pub(crate) fn fixtures(reports: &[FixtureReport], root: &Path) -> String {
     reports
         .iter()
         .map(|r| {

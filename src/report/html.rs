@@ -10,9 +10,9 @@ use crate::mutate::outcome::MutantsReport;
 use crate::mutate::outcome::{MutantResult, Outcome};
 
 /// Marks the page as the tool's, so the output folder's cleanup may remove it.
-pub const GENERATOR: &str = r#"<meta name="generator" content="cargo-capcheck">"#;
+pub(crate) const GENERATOR: &str = r#"<meta name="generator" content="cargo-capcheck">"#;
 
-pub fn report(r: &MutantsReport) -> String {
+pub(crate) fn report(r: &MutantsReport) -> String {
     let s = &r.summary;
     let mut rows: Vec<&MutantResult> = r.mutants.iter().collect();
     // Survivors and failed guards first, then the canonical order.

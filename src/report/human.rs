@@ -26,8 +26,8 @@ const DRAWN_LINE: usize = 1_000;
 /// short enough to draw.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Placed {
-    pub range: Range<usize>,
-    pub drawn: bool,
+    pub(crate) range: Range<usize>,
+    pub(crate) drawn: bool,
 }
 
 /// Where `locs` are in their files' texts, with one line index per file however many locations
@@ -168,7 +168,7 @@ fn kind(level: Level) -> ReportKind<'static> {
 
 /// Render findings and the summary line (none with `-q`; with the counts per rule, suppressions
 /// and time with `-v`).
-pub fn check(
+pub(crate) fn check(
     findings: &[Finding],
     summary: &Summary,
     root: &Path,

@@ -13,7 +13,7 @@ struct CheckReport<'a> {
 }
 
 /// The JSON document for a `check` run.
-pub fn check(findings: &[Finding], summary: &Summary) -> String {
+pub(crate) fn check(findings: &[Finding], summary: &Summary) -> String {
     let report = CheckReport {
         version: 1,
         findings,

@@ -1,19 +1,19 @@
 //! Rendering. The only module that knows ariadne; analyses hand it data, `cli` prints what it
 //! returns.
 
-pub mod elements;
-pub mod fingerprint;
-pub mod fixtures;
-pub mod github;
-pub mod html;
-pub mod human;
-pub mod json;
-pub mod mutants;
-pub mod sarif;
+pub(crate) mod elements;
+pub(crate) mod fingerprint;
+pub(crate) mod fixtures;
+pub(crate) mod github;
+pub(crate) mod html;
+pub(crate) mod human;
+pub(crate) mod json;
+pub(crate) mod mutants;
+pub(crate) mod sarif;
 
 /// Output format of every job.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     #[default]
     Human,
     Json,
@@ -26,7 +26,7 @@ pub enum Format {
 
 /// How much human output says: `-q` only the findings, `-v` also the counts per rule and time.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Verbosity {
+pub(crate) enum Verbosity {
     Quiet,
     #[default]
     Normal,
@@ -35,7 +35,7 @@ pub enum Verbosity {
 
 /// Colour in human output.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Color {
+pub(crate) enum Color {
     #[default]
     Auto,
     Always,
@@ -45,7 +45,7 @@ pub enum Color {
 /// Whether to colour human output, decided as cargo decides it: `--color always|never` first,
 /// then `CARGO_TERM_COLOR` (`always`, `never`; `auto` or anything else defers), then `NO_COLOR`
 /// when it is set and not empty (no-color.org), then whether stdout is a terminal.
-pub fn use_color(c: Color) -> bool {
+pub(crate) fn use_color(c: Color) -> bool {
     use std::io::IsTerminal;
     let env = |name: &str| std::env::var(name).ok();
     color_of(
@@ -60,13 +60,13 @@ pub fn use_color(c: Color) -> bool {
 /// box drawing only on a terminal: piped or redirected output (a CI log, `| less`, a file) gets
 /// plain ASCII frames (`,-[`, `|`), whatever `--color` says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Style {
-    pub color: bool,
-    pub unicode: bool,
+pub(crate) struct Style {
+    pub(crate) color: bool,
+    pub(crate) unicode: bool,
 }
 
 impl Style {
-    pub fn ariadne(self) -> ariadne::Config {
+    pub(crate) fn ariadne(self) -> ariadne::Config {
         let chars = if self.unicode {
             ariadne::CharSet::Unicode
         } else {
@@ -79,7 +79,7 @@ impl Style {
 }
 
 /// The style of human output on stdout.
-pub fn style(c: Color) -> Style {
+pub(crate) fn style(c: Color) -> Style {
     use std::io::IsTerminal;
     Style {
         color: use_color(c),

@@ -11,17 +11,17 @@ use crate::mutate::outcome::{MutantResult, MutantsReport, Outcome, Summary};
 use crate::mutate::select::{Skipped, one_line};
 use crate::operators::mutant::Mutant;
 
-pub fn json(report: &MutantsReport) -> String {
+pub(crate) fn json(report: &MutantsReport) -> String {
     serde_json::to_string_pretty(report).expect("reports serialise") + "\n"
 }
 
 /// `--list --format json`: the mutants, without outcomes.
-pub fn list_json(mutants: &[Mutant]) -> String {
+pub(crate) fn list_json(mutants: &[Mutant]) -> String {
     serde_json::to_string_pretty(mutants).expect("mutants serialise") + "\n"
 }
 
 /// `--list`: one mutant a line, id first, then the skipped ones with what skipped them.
-pub fn list_human(mutants: &[Mutant], skipped: &[Skipped]) -> String {
+pub(crate) fn list_human(mutants: &[Mutant], skipped: &[Skipped]) -> String {
     let mut s = String::new();
     for m in mutants {
         s.push_str(&format!(
@@ -63,7 +63,7 @@ fn skipped_count(skipped: &[Skipped]) -> String {
 
 /// Render a run: every survivor (and failed guard) as an ariadne report, then one line per other
 /// mutant, then the summary line. `output` is the output folder the logs are in.
-pub fn human(
+pub(crate) fn human(
     report: &MutantsReport,
     root: &Path,
     output: &Path,
@@ -186,7 +186,7 @@ fn render(
 /// was not killed is an error, since the user declared that it fails the run; a survivor is a
 /// warning, since it shows a change no test notices (possibly an equivalent mutant), not that
 /// the code is wrong. The exit code (1 for either) is the gate; this is how it is shown.
-pub fn flagged_level(r: &MutantResult) -> crate::catalog::Level {
+pub(crate) fn flagged_level(r: &MutantResult) -> crate::catalog::Level {
     if r.failed_guard() {
         crate::catalog::Level::Error
     } else {
@@ -196,7 +196,7 @@ pub fn flagged_level(r: &MutantResult) -> crate::catalog::Level {
 
 /// A survivor (or a guard not killed) in one message for annotations and SARIF: what changed,
 /// how many tests passed with it, and the fixture explanation, the part only this tool knows.
-pub fn survivor_message(r: &MutantResult) -> String {
+pub(crate) fn survivor_message(r: &MutantResult) -> String {
     let m = &r.mutant;
     let what = if m.guard {
         format!("guard {}", r.outcome.as_str())

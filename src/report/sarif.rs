@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::catalog::{Level, meta};
+use crate::catalog::{Entry, Level};
 use crate::finding::Finding;
 use crate::fixtures::FixtureReport;
 use crate::mutate::outcome::MutantsReport;
@@ -47,15 +47,15 @@ const BASE: &str = "%SRCROOT%";
 /// Where result paths start: the repository holding the workspace, and the workspace's folder
 /// inside it (`""` or `sub/folder/`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Base {
-    pub root: PathBuf,
-    pub prefix: String,
+pub(crate) struct Base {
+    pub(crate) root: PathBuf,
+    pub(crate) prefix: String,
 }
 
 impl Base {
     /// The nearest folder at or above `workspace` with a `.git` (a folder, or a worktree's
     /// file), else the workspace itself.
-    pub fn of(workspace: &Path) -> Base {
+    pub(crate) fn of(workspace: &Path) -> Base {
         let ws = std::path::absolute(workspace).unwrap_or_else(|_| workspace.to_path_buf());
         let repo = ws.ancestors().find(|d| d.join(".git").exists());
         match repo.and_then(|r| Some((r, crate::workspace::rel_within(r, &ws)?))) {
@@ -75,7 +75,7 @@ impl Base {
     }
 
     /// `file` (workspace-relative) relative to the repository root.
-    pub fn uri(&self, file: &str) -> String {
+    pub(crate) fn uri(&self, file: &str) -> String {
         format!("{}{file}", self.prefix)
     }
 
@@ -106,9 +106,10 @@ fn level(l: Level) -> &'static str {
     }
 }
 
-/// A SARIF rule from the catalog entry `id` (`name` is the catalog's variant name).
-fn rule(id: &str, name: &str) -> Value {
-    let r = meta::rule(id);
+/// A SARIF rule from a catalog entry (`name` is the catalog's variant name).
+fn rule(entry: impl Entry) -> Value {
+    let r = entry.meta();
+    let name = format!("{entry:?}");
     json!({
         "id": r.id,
         "name": name,
@@ -121,15 +122,9 @@ fn rule(id: &str, name: &str) -> Value {
 }
 
 /// The rules of a catalog list, as SARIF rules and their ids (for `ruleIndex`).
-fn rules<T: Copy + std::fmt::Debug>(
-    all: &[T],
-    id: fn(T) -> &'static str,
-) -> (Vec<Value>, Vec<&'static str>) {
-    let ids: Vec<&str> = all.iter().map(|x| id(*x)).collect();
-    let rules = all
-        .iter()
-        .map(|x| rule(id(*x), &format!("{x:?}")))
-        .collect();
+fn rules<T: Entry>() -> (Vec<Value>, Vec<&'static str>) {
+    let ids: Vec<&str> = T::ALL.iter().map(|x| x.id()).collect();
+    let rules = T::ALL.iter().map(|x| rule(*x)).collect();
     (rules, ids)
 }
 
@@ -256,9 +251,9 @@ fn span_text(text: &str, lines: &Lines, from: (usize, usize), to: (usize, usize)
 }
 
 /// SARIF for a `check` run; `texts` gives the findings' expression texts for their identity.
-pub fn check(findings: &[Finding], workspace: &Path, texts: &mut Texts) -> String {
+pub(crate) fn check(findings: &[Finding], workspace: &Path, texts: &mut Texts) -> String {
     let base = Base::of(workspace);
-    let (rules, ids) = rules(crate::catalog::Rule::ALL, crate::catalog::Rule::id);
+    let (rules, ids) = rules::<crate::catalog::Rule>();
     let mut prints = Fingerprints::default();
     // Per file, once: its line index, and the enclosing items of its findings that name none
     // (one lexer pass for all of them).
@@ -335,9 +330,9 @@ pub fn check(findings: &[Finding], workspace: &Path, texts: &mut Texts) -> Strin
 }
 
 /// SARIF for a `fixtures` run: one `note` per report.
-pub fn fixtures(reports: &[FixtureReport], workspace: &Path) -> String {
+pub(crate) fn fixtures(reports: &[FixtureReport], workspace: &Path) -> String {
     let base = Base::of(workspace);
-    let (rules, ids) = rules(crate::catalog::Report::ALL, crate::catalog::Report::id);
+    let (rules, ids) = rules::<crate::catalog::Report>();
     let rule_id = crate::catalog::Report::IdenticalFixture.id();
     let mut prints = Fingerprints::default();
     let results = reports
@@ -371,14 +366,14 @@ pub fn fixtures(reports: &[FixtureReport], workspace: &Path) -> String {
 }
 
 /// Whether a mutants result is reported: a survivor or a guard that was not killed.
-pub fn flagged(r: &MutantResult) -> bool {
+pub(crate) fn flagged(r: &MutantResult) -> bool {
     r.outcome == Outcome::Survived || r.failed_guard()
 }
 
 /// SARIF for a mutants report (`--format sarif` and the output folder's `survivors.sarif`).
-pub fn mutants(report: &MutantsReport, workspace: &Path) -> String {
+pub(crate) fn mutants(report: &MutantsReport, workspace: &Path) -> String {
     let base = Base::of(workspace);
-    let (rules, ids) = rules(crate::catalog::Operator::ALL, crate::catalog::Operator::id);
+    let (rules, ids) = rules::<crate::catalog::Operator>();
     let results = report
         .mutants
         .iter()

@@ -5,7 +5,7 @@
 //! non-ASCII line is counted char by char.
 
 /// Where each line of a text starts.
-pub struct Lines<'a> {
+pub(crate) struct Lines<'a> {
     text: &'a str,
     /// Byte offset of each line's first byte.
     starts: Vec<usize>,
@@ -16,7 +16,7 @@ pub struct Lines<'a> {
 }
 
 impl<'a> Lines<'a> {
-    pub fn new(text: &'a str) -> Self {
+    pub(crate) fn new(text: &'a str) -> Self {
         let mut starts = vec![0];
         starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
         let mut chars = Vec::with_capacity(starts.len());
@@ -48,7 +48,7 @@ impl<'a> Lines<'a> {
 
     /// 1-based line and char column of a byte offset (clamped to the text, moved back to a
     /// char boundary).
-    pub fn position(&self, offset: usize) -> (usize, usize) {
+    pub(crate) fn position(&self, offset: usize) -> (usize, usize) {
         let mut offset = offset.min(self.text.len());
         while !self.text.is_char_boundary(offset) {
             offset -= 1;
@@ -59,7 +59,7 @@ impl<'a> Lines<'a> {
 
     /// The byte offset of a 1-based line and char column (the inverse of `position`); a column
     /// past the line's end is the line's end (after its newline). `None` past the last line.
-    pub fn offset(&self, line: usize, column: usize) -> Option<usize> {
+    pub(crate) fn offset(&self, line: usize, column: usize) -> Option<usize> {
         let start = *self.starts.get(line.checked_sub(1)?)?;
         if start == self.text.len() && line > 1 {
             return None;
@@ -78,7 +78,7 @@ impl<'a> Lines<'a> {
 
     /// The char index (from the start of the text) of a 1-based line and column, clamped to the
     /// line: what char-indexed renderers (ariadne) take.
-    pub fn char_index(&self, line: usize, column: usize) -> usize {
+    pub(crate) fn char_index(&self, line: usize, column: usize) -> usize {
         let Some(i) = line.checked_sub(1).filter(|&i| i < self.starts.len()) else {
             let last = self.starts.len() - 1;
             return self.chars[last] + self.chars_in(last, self.text.len());

@@ -3,7 +3,7 @@
 //! path, filled by the project load (the files it kept) and read on demand by renderers. A file
 //! that cannot be read is empty text: renderers degrade, they never fail.
 
-pub mod lines;
+pub(crate) mod lines;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -12,34 +12,34 @@ use serde::Serialize;
 
 /// A 1-based location range in a workspace file, `file` relative to the workspace root with '/'.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub struct Loc {
-    pub file: String,
-    pub line: usize,
-    pub column: usize,
-    pub end_line: usize,
-    pub end_column: usize,
+pub(crate) struct Loc {
+    pub(crate) file: String,
+    pub(crate) line: usize,
+    pub(crate) column: usize,
+    pub(crate) end_line: usize,
+    pub(crate) end_column: usize,
 }
 
 #[derive(Debug, Default)]
-pub struct Texts {
+pub(crate) struct Texts {
     root: PathBuf,
     cache: HashMap<String, String>,
 }
 
 impl Texts {
-    pub fn new(root: &Path) -> Self {
+    pub(crate) fn new(root: &Path) -> Self {
         Texts {
             root: root.to_path_buf(),
             cache: HashMap::new(),
         }
     }
 
-    pub fn insert(&mut self, rel: &str, text: String) {
+    pub(crate) fn insert(&mut self, rel: &str, text: String) {
         self.cache.insert(rel.to_string(), text);
     }
 
     /// The text of `rel` (relative to the workspace root), read once.
-    pub fn get(&mut self, rel: &str) -> &str {
+    pub(crate) fn get(&mut self, rel: &str) -> &str {
         let root = &self.root;
         self.cache
             .entry(rel.to_string())
@@ -47,14 +47,14 @@ impl Texts {
     }
 
     /// The text of `rel` when it is cached already.
-    pub fn cached(&self, rel: &str) -> Option<&str> {
+    pub(crate) fn cached(&self, rel: &str) -> Option<&str> {
         self.cache.get(rel).map(String::as_str)
     }
 }
 
 /// FNV-1a, 64 bits: stable across Rust versions and platforms, unlike `DefaultHasher`. Finding
 /// fingerprints and mutant ids are made with it.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in bytes {
         h ^= u64::from(*b);

@@ -11,20 +11,20 @@ use crate::source::lines::Lines;
 
 /// What begins every comment addressed to capcheck (`capcheck: allow(..)`,
 /// `capcheck: skip-mutants(..)`); a file without it holds none.
-pub const MARKER: &str = "capcheck:";
+pub(crate) const MARKER: &str = "capcheck:";
 
 /// A plain comment: its text without the `//` or `/* */`, and its byte range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Comment<'a> {
-    pub body: &'a str,
-    pub start: usize,
-    pub end: usize,
+pub(crate) struct Comment<'a> {
+    pub(crate) body: &'a str,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
     /// Nothing but whitespace before it on its line.
-    pub alone: bool,
+    pub(crate) alone: bool,
 }
 
 /// The plain (not doc) comments of a Rust file, by rustc's lexer.
-pub fn rust_comments(text: &str) -> Vec<Comment<'_>> {
+pub(crate) fn rust_comments(text: &str) -> Vec<Comment<'_>> {
     let mut out = Vec::new();
     let mut pos = 0;
     // Where the current line starts, kept as the tokens go (never searched back for).
@@ -58,7 +58,7 @@ pub fn rust_comments(text: &str) -> Vec<Comment<'_>> {
 /// The last line of the item or statement after byte `from`: its first `;` or `,` at bracket
 /// depth 0 (a `,` inside `<..>` does not count), or the `}` that closes its first block (unless
 /// `else`, `.`, `?` or `;` continues it), or the line before a bracket it did not open.
-pub fn rust_extent(text: &str, lines: &Lines, from: usize) -> usize {
+pub(crate) fn rust_extent(text: &str, lines: &Lines, from: usize) -> usize {
     let rest = &text[from..];
     let mut pos = from;
     let mut depth: i32 = 0;

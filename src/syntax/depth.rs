@@ -18,19 +18,20 @@ use ra_ap_rustc_lexer::{FrontmatterAllowed, TokenKind, tokenize};
 /// generated tables: a match on thousands of `|`-joined chars, which the measure over-counts);
 /// the worker threads' stacks hold files at the limit of every kind in a debug build (see
 /// `STACK`), and `mutants --list` over twelve such files takes 15 s in a debug build.
-pub const LIMIT: usize = 3_000;
+pub(crate) const LIMIT: usize = 3_000;
 
 /// The stack every thread that parses or walks a file runs on. Stacks are reserved, not
 /// touched: what a file never uses costs nothing.
-pub const STACK: usize = 256 << 20;
+pub(crate) const STACK: usize = 256 << 20;
 
 /// The byte offset of the first token past `LIMIT`, or `None` when the file stays within it.
-pub fn too_deep(text: &str) -> Option<usize> {
+pub(crate) fn too_deep(text: &str) -> Option<usize> {
     scan(text, LIMIT).1
 }
 
-/// The deepest the file nests, by this measure.
-pub fn deepest(text: &str) -> usize {
+/// The deepest the file nests, by this measure (the tests' probe of real files).
+#[cfg(test)]
+pub(crate) fn deepest(text: &str) -> usize {
     scan(text, usize::MAX).0
 }
 
@@ -51,7 +52,7 @@ fn scan(text: &str, limit: usize) -> (usize, Option<usize>) {
 /// The measure, fed one token at a time (every token of the file, whitespace and comments
 /// included, in order), so that another scan of the same tokens can share one lexing
 /// (`index::params::prescan`).
-pub struct Depth {
+pub(crate) struct Depth {
     limit: usize,
     /// The deepest nesting seen so far.
     max: usize,
@@ -65,7 +66,7 @@ pub struct Depth {
 }
 
 impl Depth {
-    pub fn new(limit: usize) -> Self {
+    pub(crate) fn new(limit: usize) -> Self {
         Depth {
             limit,
             max: 0,
@@ -77,13 +78,13 @@ impl Depth {
     }
 
     /// The offset of the first token past the limit, once one was fed.
-    pub fn past(&self) -> Option<usize> {
+    pub(crate) fn past(&self) -> Option<usize> {
         self.past
     }
 
     /// Take the token `word` of kind `kind` at byte `start`; true once past the limit (later
     /// tokens change nothing).
-    pub fn feed(&mut self, kind: TokenKind, word: &str, start: usize) -> bool {
+    pub(crate) fn feed(&mut self, kind: TokenKind, word: &str, start: usize) -> bool {
         if self.past.is_some() {
             return true;
         }
@@ -237,7 +238,7 @@ mod tests {
     #[test]
     fn flat_lists_items_and_real_code_pass() {
         let items =
-            "#[derive(Debug)] pub struct A { x: u8 } fn a() -> u8 { 1 + 2 } ".repeat(20_000);
+            "#[derive(Debug)] pub(crate) struct A { x: u8 } fn a() -> u8 { 1 + 2 } ".repeat(20_000);
         assert_eq!(too_deep(&items), None);
         let array = format!("const A: [u8; 50000] = [{}];", "1, ".repeat(50_000));
         assert_eq!(too_deep(&array), None);

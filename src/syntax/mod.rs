@@ -1,7 +1,7 @@
 //! Parsed sources: a file's text, its syn AST and where it sits in the workspace; the one place
 //! that turns proc-macro2 spans (0-based, char-counted columns) into 1-based locations.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use proc_macro2::Span;
 use serde::Serialize;
@@ -9,17 +9,17 @@ use syn::punctuated::Punctuated;
 
 use crate::source::Loc;
 
-pub mod comments;
-pub mod depth;
-pub mod scope;
-pub mod span;
-pub mod sparse;
-pub mod walk;
+pub(crate) mod comments;
+pub(crate) mod depth;
+pub(crate) mod scope;
+pub(crate) mod span;
+pub(crate) mod sparse;
+pub(crate) mod walk;
 
 /// What a file is for; test code is held to other rules than production code.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum FileRole {
+pub(crate) enum FileRole {
     /// Library or binary source.
     #[default]
     Source,
@@ -34,7 +34,7 @@ pub enum FileRole {
 // `Loc` is core data (`crate::source`); how a syntax span becomes one is syntax's business.
 impl Loc {
     /// The location of `span` in `file`. Columns become 1-based.
-    pub fn from_span(file: &str, span: Span) -> Loc {
+    pub(crate) fn from_span(file: &str, span: Span) -> Loc {
         let (s, e) = (span.start(), span.end());
         Loc {
             file: file.to_string(),
@@ -46,7 +46,7 @@ impl Loc {
     }
 
     /// A location spanning from the start of `a` to the end of `b`.
-    pub fn join(file: &str, a: Span, b: Span) -> Loc {
+    pub(crate) fn join(file: &str, a: Span, b: Span) -> Loc {
         let mut loc = Loc::from_span(file, a);
         let end = Loc::from_span(file, b);
         loc.end_line = end.end_line;
@@ -56,51 +56,32 @@ impl Loc {
 }
 
 /// A cheap hash of a file's text, to tell whether the walk reads what the prescan read.
-pub fn text_hash(text: &str) -> u64 {
+pub(crate) fn text_hash(text: &str) -> u64 {
     use std::hash::Hasher;
     let mut h = rustc_hash::FxHasher::default();
     h.write(text.as_bytes());
     h.finish()
 }
 
-/// One Rust source file of the workspace, parsed.
-pub struct SourceFile {
-    /// Path relative to the workspace root, '/'-separated: what every report shows.
-    pub rel: String,
-    pub abs: PathBuf,
-    pub text: String,
-    pub ast: syn::File,
-    pub role: FileRole,
-    /// The crate the file is compiled into (`fleet_controller`), with '-' as '_'.
-    pub crate_name: String,
-    /// Module path inside that crate, e.g. `["controller", "limits"]`.
-    pub module: Vec<String>,
-}
-
 /// Why a file could not be parsed: a message and a location.
 #[derive(Debug, Clone)]
-pub struct ParseFailure {
-    pub loc: Loc,
-    pub message: String,
-}
-
-/// Read and parse one file. A failure is data (it becomes a `parse-error` finding), not an abort.
-pub fn parse_file(abs: &Path, rel: &str) -> Result<(String, syn::File), ParseFailure> {
-    parse_file_with(abs, rel, None, |_| None).map(|p| (p.text, p.ast))
+pub(crate) struct ParseFailure {
+    pub(crate) loc: Loc,
+    pub(crate) message: String,
 }
 
 /// A file parsed through `parse_file_with`.
-pub struct Parsed {
+pub(crate) struct Parsed {
     /// The text syn parsed (the file as written, or its sparse text): byte ranges of the
     /// tree's spans index it; lines and columns are the file's either way.
-    pub text: String,
+    pub(crate) text: String,
     /// The file's line count.
-    pub lines: usize,
-    pub ast: syn::File,
+    pub(crate) lines: usize,
+    pub(crate) ast: syn::File,
     /// What the sparse text left out (`sparse::Sparse::hidden`); empty for a full parse.
-    pub hidden: Vec<String>,
+    pub(crate) hidden: Vec<String>,
     /// The file as written holds a suppression's marker (`capcheck:`).
-    pub marked: bool,
+    pub(crate) marked: bool,
 }
 
 /// Parse a file through `prepare` (which returns a cheaper text with the same lines and columns,
@@ -109,7 +90,7 @@ pub struct Parsed {
 /// written, so a parse error is always the real file's. `measured` is the file's length and
 /// hash and depth bound from an earlier lexing (`index::params::prescan`), trusted only for the
 /// same text; without it the depth is measured here.
-pub fn parse_file_with(
+pub(crate) fn parse_file_with(
     abs: &Path,
     rel: &str,
     measured: Option<(usize, u64, Option<usize>)>,
@@ -203,14 +184,14 @@ fn point(file: &str, line: usize, column: usize) -> Loc {
 /// The comma-separated expressions of a macro call such as `assert!(a <= 16, "msg {}", x)`.
 /// Tokens keep their original spans, so locations inside macro bodies are exact. Returns `None`
 /// when the body is not a list of expressions (e.g. a `macro_rules!` call with its own grammar).
-pub fn macro_args(mac: &syn::Macro) -> Option<Vec<syn::Expr>> {
+pub(crate) fn macro_args(mac: &syn::Macro) -> Option<Vec<syn::Expr>> {
     mac.parse_body_with(Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
         .ok()
         .map(|p| p.into_iter().collect())
 }
 
 /// Unroll a method chain (through `.await` and `?`) to its root, methods outermost first.
-pub fn chain(mut e: &syn::Expr) -> (&syn::Expr, Vec<&syn::ExprMethodCall>) {
+pub(crate) fn chain(mut e: &syn::Expr) -> (&syn::Expr, Vec<&syn::ExprMethodCall>) {
     let mut methods = Vec::new();
     loop {
         match e {
@@ -226,24 +207,24 @@ pub fn chain(mut e: &syn::Expr) -> (&syn::Expr, Vec<&syn::ExprMethodCall>) {
 }
 
 /// The last segment of a path as a string (`tokio::sync::Semaphore::new` -> `new`).
-pub fn last_segment(path: &syn::Path) -> Option<String> {
+pub(crate) fn last_segment(path: &syn::Path) -> Option<String> {
     path.segments.last().map(|s| s.ident.to_string())
 }
 
 /// Every segment of a path as a string, generic arguments left out
 /// (`tokio::sync::Semaphore::<T>::new` -> `[tokio, sync, Semaphore, new]`).
-pub fn path_idents(path: &syn::Path) -> Vec<String> {
+pub(crate) fn path_idents(path: &syn::Path) -> Vec<String> {
     path.segments.iter().map(|s| s.ident.to_string()).collect()
 }
 
 /// Whether `path` ends with the segments of `suffix` (`Semaphore::new`).
-pub fn path_ends_with(path: &syn::Path, suffix: &str) -> bool {
+pub(crate) fn path_ends_with(path: &syn::Path, suffix: &str) -> bool {
     segments_end_with(&path_idents(path), suffix)
 }
 
 /// Whether path segments (`[tokio, sync, mpsc, channel]`) end with those of `suffix`
 /// (`mpsc::channel`).
-pub fn segments_end_with(have: &[String], suffix: &str) -> bool {
+pub(crate) fn segments_end_with(have: &[String], suffix: &str) -> bool {
     let want: Vec<&str> = suffix.split("::").collect();
     have.len() >= want.len()
         && have[have.len() - want.len()..]
@@ -253,7 +234,7 @@ pub fn segments_end_with(have: &[String], suffix: &str) -> bool {
 }
 
 /// The source text of a syntax node, from its span; falls back to its tokens.
-pub fn snippet<T: quote::ToTokens + syn::spanned::Spanned + 'static>(
+pub(crate) fn snippet<T: quote::ToTokens + syn::spanned::Spanned + 'static>(
     src: &str,
     node: &T,
 ) -> String {
@@ -265,13 +246,13 @@ pub fn snippet<T: quote::ToTokens + syn::spanned::Spanned + 'static>(
 }
 
 /// The location of a syntax node.
-pub fn loc_of<T: syn::spanned::Spanned + 'static>(file: &str, node: &T) -> Loc {
+pub(crate) fn loc_of<T: syn::spanned::Spanned + 'static>(file: &str, node: &T) -> Loc {
     Loc::from_span(file, span::of(node))
 }
 
 /// The location of an expression, without rebuilding its tokens for the common cases (a literal,
 /// a path): syn's `Spanned` walks the whole token stream, which dominates extraction otherwise.
-pub fn expr_loc(file: &str, expr: &syn::Expr) -> Loc {
+pub(crate) fn expr_loc(file: &str, expr: &syn::Expr) -> Loc {
     match expr {
         syn::Expr::Lit(l) => Loc::from_span(file, l.lit.span()),
         syn::Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => path_loc(file, &p.path),
@@ -280,7 +261,7 @@ pub fn expr_loc(file: &str, expr: &syn::Expr) -> Loc {
 }
 
 /// The location of a path, from its first to its last segment's identifier.
-pub fn path_loc(file: &str, path: &syn::Path) -> Loc {
+pub(crate) fn path_loc(file: &str, path: &syn::Path) -> Loc {
     match (path.segments.first(), path.segments.last()) {
         (Some(first), Some(last)) if last.arguments.is_none() => {
             let start = path
@@ -297,7 +278,7 @@ pub fn path_loc(file: &str, path: &syn::Path) -> Loc {
 /// tools set (`cfg(loom)` for loom's model checker, `miri`, `fuzzing`, `kani`, `shuttle`: a
 /// `#[cfg(loom)] local_queue_capacity: 4` is the model checker's, not the product's); never
 /// `cfg(not(test))` or `cfg(feature = "test-utils")`.
-pub fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
+pub(crate) fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
         a.path().is_ident("cfg") && a.parse_args::<syn::Meta>().is_ok_and(|m| requires_test(&m))
     })
@@ -330,10 +311,10 @@ fn requires_test(meta: &syn::Meta) -> bool {
 
 /// The last segments of the attributes that make a function a test (`#[test]`,
 /// `#[tokio::test]`, `#[rstest]`, `#[test_case(..)]`, `#[bench]`, `#[quickcheck]`).
-pub const TEST_ATTRS: &[&str] = &["test", "rstest", "test_case", "bench", "quickcheck"];
+pub(crate) const TEST_ATTRS: &[&str] = &["test", "rstest", "test_case", "bench", "quickcheck"];
 
 /// `#[test]`, `#[tokio::test]`, `#[rstest]`, `#[test_case(..)]`, `#[bench]`...
-pub fn is_test_fn(attrs: &[syn::Attribute]) -> bool {
+pub(crate) fn is_test_fn(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
         a.path()
             .segments
@@ -345,7 +326,7 @@ pub fn is_test_fn(attrs: &[syn::Attribute]) -> bool {
 /// Every name the `use` items of a file import (inline modules included), with the path it
 /// stands for: `use tokio::sync::mpsc::{channel, Sender as Tx};` gives `channel ->
 /// tokio::sync::mpsc::channel` and `Tx -> tokio::sync::mpsc::Sender`. Globs import no name.
-pub fn use_paths(items: &[syn::Item]) -> std::collections::HashMap<String, Vec<String>> {
+pub(crate) fn use_paths(items: &[syn::Item]) -> std::collections::HashMap<String, Vec<String>> {
     fn walk(
         tree: &syn::UseTree,
         prefix: &mut Vec<String>,

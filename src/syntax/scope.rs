@@ -5,7 +5,7 @@
 use crate::syntax::FileRole;
 
 #[derive(Debug, Clone)]
-pub struct Scope {
+pub(crate) struct Scope {
     /// Crate, file module, inline modules.
     path: Vec<String>,
     /// The impl's self type or the trait, innermost last.
@@ -17,7 +17,12 @@ pub struct Scope {
 impl Scope {
     /// The scope at the top of a file: test code throughout when the file is (by its place, or by
     /// `#![cfg(test)]`).
-    pub fn file(crate_name: &str, module: &[String], role: FileRole, file: &syn::File) -> Scope {
+    pub(crate) fn file(
+        crate_name: &str,
+        module: &[String],
+        role: FileRole,
+        file: &syn::File,
+    ) -> Scope {
         let path: Vec<String> = std::iter::once(crate_name.to_string())
             .chain(module.iter().cloned())
             .collect();
@@ -25,7 +30,7 @@ impl Scope {
     }
 
     /// The scope at the top of a file whose crate and module path is `path`.
-    pub fn at(path: &[String], test_file: bool, file: &syn::File) -> Scope {
+    pub(crate) fn at(path: &[String], test_file: bool, file: &syn::File) -> Scope {
         Scope {
             path: path.to_vec(),
             self_ty: Vec::new(),
@@ -33,22 +38,22 @@ impl Scope {
         }
     }
 
-    pub fn in_test(&self) -> bool {
+    pub(crate) fn in_test(&self) -> bool {
         self.test_depth > 0
     }
 
     /// `crate::module`.
-    pub fn module(&self) -> String {
+    pub(crate) fn module(&self) -> String {
         self.path.join("::")
     }
 
     /// The impl's self type or the trait the visitor is in.
-    pub fn self_ty(&self) -> Option<&str> {
+    pub(crate) fn self_ty(&self) -> Option<&str> {
         self.self_ty.last().map(String::as_str)
     }
 
     /// `crate::module::Type::item` (or `crate::module::item` outside impls and traits).
-    pub fn site(&self, item: &str) -> String {
+    pub(crate) fn site(&self, item: &str) -> String {
         let mut parts = self.path.clone();
         parts.extend(self.self_ty.last().cloned());
         parts.push(item.to_string());
@@ -56,7 +61,7 @@ impl Scope {
     }
 
     /// `crate::module::Type::field` for a struct literal of `ty`.
-    pub fn field_site(&self, ty: &str, field: &str) -> String {
+    pub(crate) fn field_site(&self, ty: &str, field: &str) -> String {
         let mut parts = self.path.clone();
         parts.push(ty.to_string());
         parts.push(field.to_string());
@@ -64,20 +69,20 @@ impl Scope {
     }
 
     /// Enter an inline module (test code under `#[cfg(test)]`); pair with [`Scope::leave`].
-    pub fn enter_mod(&mut self, m: &syn::ItemMod) -> Entered {
+    pub(crate) fn enter_mod(&mut self, m: &syn::ItemMod) -> Entered {
         self.path.push(m.ident.to_string());
         self.enter(&m.attrs, Entered::Mod)
     }
 
     /// Enter an impl block, named as [`impl_name`] names it; pair with [`Scope::leave`].
-    pub fn enter_impl(&mut self, i: &syn::ItemImpl) -> Entered {
+    pub(crate) fn enter_impl(&mut self, i: &syn::ItemImpl) -> Entered {
         self.self_ty.push(impl_name(&i.self_ty));
         self.enter(&i.attrs, Entered::Type)
     }
 
     /// Enter a trait definition (its default methods are named `crate::module::Trait::f`);
     /// pair with [`Scope::leave`].
-    pub fn enter_trait(&mut self, t: &syn::ItemTrait) -> Entered {
+    pub(crate) fn enter_trait(&mut self, t: &syn::ItemTrait) -> Entered {
         self.self_ty.push(t.ident.to_string());
         self.enter(&t.attrs, Entered::Type)
     }
@@ -89,7 +94,7 @@ impl Scope {
     }
 
     /// Leave what [`Scope::enter_mod`] or [`Scope::enter_impl`] entered.
-    pub fn leave(&mut self, entered: Entered) {
+    pub(crate) fn leave(&mut self, entered: Entered) {
         match entered {
             Entered::Mod(test) => {
                 self.pop_test(test);
@@ -102,20 +107,12 @@ impl Scope {
         }
     }
 
-    pub fn push_type(&mut self, name: String) {
-        self.self_ty.push(name);
-    }
-
-    pub fn pop_type(&mut self) {
-        self.self_ty.pop();
-    }
-
     /// Enter code that is test code when `test` holds (a `#[cfg(test)]` item, a `#[test]` fn).
-    pub fn push_test(&mut self, test: bool) {
+    pub(crate) fn push_test(&mut self, test: bool) {
         self.test_depth += usize::from(test);
     }
 
-    pub fn pop_test(&mut self, test: bool) {
+    pub(crate) fn pop_test(&mut self, test: bool) {
         self.test_depth -= usize::from(test);
     }
 }
@@ -123,14 +120,14 @@ impl Scope {
 /// What `enter_*` entered, and whether it made the code test code.
 #[derive(Debug, Clone, Copy)]
 #[must_use = "pass it to Scope::leave"]
-pub enum Entered {
+pub(crate) enum Entered {
     Mod(bool),
     Type(bool),
 }
 
 /// The name an impl block goes by: its self type's last segment, through references and
 /// parentheses (`impl<T> Fleet for &a::Controller<T>` -> `Controller`).
-pub fn type_name(ty: &syn::Type) -> Option<String> {
+pub(crate) fn type_name(ty: &syn::Type) -> Option<String> {
     match ty {
         syn::Type::Path(p) => super::last_segment(&p.path),
         syn::Type::Reference(r) => type_name(&r.elem),
@@ -140,6 +137,6 @@ pub fn type_name(ty: &syn::Type) -> Option<String> {
 }
 
 /// [`type_name`], or `<impl>` for a type with no name (a tuple, a slice).
-pub fn impl_name(ty: &syn::Type) -> String {
+pub(crate) fn impl_name(ty: &syn::Type) -> String {
     type_name(ty).unwrap_or_else(|| "<impl>".to_string())
 }

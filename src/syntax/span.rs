@@ -9,7 +9,7 @@ use syn::{Expr, Member, PathArguments, UnOp};
 
 /// The span of `node` from its first to its last token: the fast walk for an `Expr`, syn's
 /// `Spanned` for anything else.
-pub fn of<T: Spanned + 'static>(node: &T) -> Span {
+pub(crate) fn of<T: Spanned + 'static>(node: &T) -> Span {
     match (node as &dyn std::any::Any).downcast_ref::<Expr>() {
         Some(e) => expr(e),
         None => node.span(),
@@ -17,7 +17,7 @@ pub fn of<T: Spanned + 'static>(node: &T) -> Span {
 }
 
 /// The span of an expression, from its first to its last token.
-pub fn expr(e: &Expr) -> Span {
+pub(crate) fn expr(e: &Expr) -> Span {
     match (first(e), last(e)) {
         (Some(a), Some(b)) => a.join(b).unwrap_or_else(|| e.span()),
         _ => e.span(),

@@ -21,19 +21,19 @@ use ra_ap_rustc_lexer::{FrontmatterAllowed, LiteralKind, TokenKind, tokenize};
 
 /// What an identifier means for the keep decision.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Class {
+pub(crate) struct Class {
     /// Production code that names it can hold a fact (a count, an item named elsewhere).
-    pub prod: bool,
+    pub(crate) prod: bool,
     /// Production code that names it can hold a fact if it also holds a value (an integer
     /// literal or a constant): a capacity name, a capacity API.
-    pub prod_with_value: bool,
+    pub(crate) prod_with_value: bool,
     /// A constant-like name (`MAX_READS`): a value for `prod_with_value`, and listed in
     /// `Sparse::hidden` when its item is cut.
-    pub value: bool,
+    pub(crate) value: bool,
     /// Test code that names it can hold a fact (a capacity constant it uses).
-    pub test: bool,
+    pub(crate) test: bool,
     /// A word a pinned assertion's subject can have (`max`, `limit`): kept with a literal >= 2.
-    pub subject: bool,
+    pub(crate) subject: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -45,20 +45,20 @@ struct Tok {
 
 /// A file with comments and fact-free items cut out.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sparse {
+pub(crate) struct Sparse {
     /// The text syn parses. Every kept token has the line and column it has in the original
     /// (cut lines leave their newline; a cut that ends before code on its last line leaves one
     /// space per character there), but byte offsets differ: slice this text, not the original.
-    pub text: String,
+    pub(crate) text: String,
     /// Constant-like identifiers (`MAX_READS`) that only cut items mention, sorted: a later pass
     /// that learns one is a capacity reads the file again to find its uses.
-    pub hidden: Vec<String>,
+    pub(crate) hidden: Vec<String>,
 }
 
 /// The file with comments and fact-free items cut, or `None` when it should be parsed as
 /// written (nothing to cut, or a structure this pass does not understand). `test`: the whole
 /// file is test code (under `tests/`, or declared as a test module).
-pub fn sparse<'a>(
+pub(crate) fn sparse<'a>(
     src: &'a str,
     test: bool,
     classify: &mut dyn FnMut(&'a str) -> Class,
@@ -453,7 +453,7 @@ impl<'s> Splitter<'s, '_, '_> {
             return Ok(group_end + 2);
         }
         if !rules {
-            // Try the body as items (`cfg_rt! { pub struct Builder { .. } }`), undoing on failure.
+            // Try the body as items (`cfg_rt! { pub(crate) struct Builder { .. } }`), undoing on failure.
             let (mark, names, kept) = (self.drop.len(), self.names.len(), self.kept);
             match self.items(i + 1, group_end, test, false) {
                 Ok(true) => {

@@ -16,7 +16,7 @@ use crate::syntax::scope::Scope;
 use crate::syntax::{is_cfg_test, is_test_fn, last_segment, macro_args};
 
 /// Formatting and logging macros: their arguments never define a capacity.
-pub const FORMAT_MACROS: &[&str] = &[
+pub(crate) const FORMAT_MACROS: &[&str] = &[
     "format",
     "format_args",
     "print",
@@ -44,69 +44,58 @@ pub const FORMAT_MACROS: &[&str] = &[
     "cfg",
 ];
 
-/// What kind of function a [`FnItem`] is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FnKind {
-    Free,
-    /// A method of an `impl` block.
-    Impl,
-    /// A default method in a trait definition.
-    TraitDefault,
-}
-
 /// A function with a body, as the walk enters it.
-pub struct FnItem<'a> {
-    pub attrs: &'a [syn::Attribute],
-    pub sig: &'a syn::Signature,
-    pub block: &'a syn::Block,
-    pub kind: FnKind,
+pub(crate) struct FnItem<'a> {
+    pub(crate) attrs: &'a [syn::Attribute],
+    pub(crate) sig: &'a syn::Signature,
+    pub(crate) block: &'a syn::Block,
     /// `crate::module::Type::name` (the trait for a default method).
-    pub site: String,
+    pub(crate) site: String,
 }
 
 /// A `const` or `static` item (or an associated `const` of an impl).
-pub struct ConstItem<'a> {
-    pub vis: &'a syn::Visibility,
-    pub ident: &'a syn::Ident,
-    pub expr: &'a Expr,
+pub(crate) struct ConstItem<'a> {
+    pub(crate) vis: &'a syn::Visibility,
+    pub(crate) ident: &'a syn::Ident,
+    pub(crate) expr: &'a Expr,
     /// The declared type (`u32`, `Duration`).
-    pub ty: &'a syn::Type,
-    pub is_static: bool,
+    pub(crate) ty: &'a syn::Type,
+    pub(crate) is_static: bool,
     /// An associated constant of an impl block.
-    pub in_impl: bool,
+    pub(crate) in_impl: bool,
 }
 
 /// Where the walk stands, as collectors see it.
-pub struct View<'a> {
-    pub rel: &'a str,
+pub(crate) struct View<'a> {
+    pub(crate) rel: &'a str,
     /// The text the tree was parsed from: byte ranges of spans index it.
-    pub text: &'a str,
-    pub scope: Scope,
+    pub(crate) text: &'a str,
+    pub(crate) scope: Scope,
     /// The enclosing functions, outermost first: `(name, site)`.
-    pub fns: Vec<(String, String)>,
+    pub(crate) fns: Vec<(String, String)>,
     /// Greater than zero inside a formatting or logging macro.
-    pub format_depth: usize,
+    pub(crate) format_depth: usize,
     /// Greater than zero inside any macro's re-parsed body.
-    pub macro_depth: usize,
+    pub(crate) macro_depth: usize,
 }
 
 impl View<'_> {
-    pub fn in_test(&self) -> bool {
+    pub(crate) fn in_test(&self) -> bool {
         self.scope.in_test()
     }
 
     /// Inside a formatting or logging macro (whose arguments define nothing).
-    pub fn in_format(&self) -> bool {
+    pub(crate) fn in_format(&self) -> bool {
         self.format_depth > 0
     }
 
     /// The innermost enclosing function's name.
-    pub fn function(&self) -> Option<&str> {
+    pub(crate) fn function(&self) -> Option<&str> {
         self.fns.last().map(|(n, _)| n.as_str())
     }
 
     /// The innermost enclosing function's site, or `crate::module::<item>` outside functions.
-    pub fn function_site(&self) -> String {
+    pub(crate) fn function_site(&self) -> String {
         match self.fns.last() {
             Some((_, site)) => site.clone(),
             None => self.scope.site("<item>"),
@@ -118,7 +107,7 @@ impl View<'_> {
 /// get the syntax node for the duration of the call (macro bodies are temporaries), so a
 /// collector keeps plain data, never references into the tree.
 #[allow(unused_variables)]
-pub trait Collector {
+pub(crate) trait Collector {
     /// Once, before anything else, with the whole file.
     fn file(&mut self, v: &View, file: &syn::File) {}
     /// Every item (also those inside item macros), before its contents.
@@ -140,22 +129,22 @@ pub trait Collector {
 
 /// How to walk.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Walk {
+pub(crate) struct Walk {
     /// Parse and walk the bodies of formatting and logging macros too.
-    pub format_macros: bool,
+    pub(crate) format_macros: bool,
 }
 
 /// What the walk itself learns about a file.
 #[derive(Debug, Default)]
-pub struct Walked {
+pub(crate) struct Walked {
     /// Out-of-line modules declared in test code (`#[cfg(test)] mod tests;`), as
     /// `crate::module::name`: their files are test code.
-    pub test_modules: Vec<String>,
+    pub(crate) test_modules: Vec<String>,
 }
 
 impl Walk {
     /// Walk `file` (parsed from `text`, at `rel`) from `scope`, feeding every collector.
-    pub fn run(
+    pub(crate) fn run(
         self,
         rel: &str,
         text: &str,
@@ -216,13 +205,11 @@ impl Walker<'_, '_, '_> {
         attrs: &'a [syn::Attribute],
         sig: &'a syn::Signature,
         block: &'a syn::Block,
-        kind: FnKind,
     ) -> FnItem<'a> {
         FnItem {
             attrs,
             sig,
             block,
-            kind,
             site: self.view.scope.site(&sig.ident.to_string()),
         }
     }
@@ -268,19 +255,19 @@ impl<'ast> Visit<'ast> for Walker<'_, '_, '_> {
     }
 
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-        let item = self.fn_item(&f.attrs, &f.sig, &f.block, FnKind::Free);
+        let item = self.fn_item(&f.attrs, &f.sig, &f.block);
         self.function(item, |w| visit::visit_item_fn(w, f));
     }
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-        let item = self.fn_item(&f.attrs, &f.sig, &f.block, FnKind::Impl);
+        let item = self.fn_item(&f.attrs, &f.sig, &f.block);
         self.function(item, |w| visit::visit_impl_item_fn(w, f));
     }
 
     fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
         // A default method is code like any other; a bare signature has nothing to walk.
         if let Some(block) = &f.default {
-            let item = self.fn_item(&f.attrs, &f.sig, block, FnKind::TraitDefault);
+            let item = self.fn_item(&f.attrs, &f.sig, block);
             self.function(item, |w| visit::visit_trait_item_fn(w, f));
         }
     }
@@ -364,7 +351,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_, '_> {
                 self.visit_expr(a);
             }
         } else if let Ok(items) = mac.parse_body::<syn::File>() {
-            // Items wrapped in a macro (`cfg_rt! { pub struct Builder { .. } }`, `cfg_if!`) are
+            // Items wrapped in a macro (`cfg_rt! { pub(crate) struct Builder { .. } }`, `cfg_if!`) are
             // code like any other.
             for item in &items.items {
                 self.visit_item(item);

@@ -26,7 +26,7 @@ const TEMP_SUFFIX: &str = ".capcheck-tmp";
 
 /// Replace the manifest at `path` with `text`, atomically, keeping its links, mode, owner, line
 /// ending and BOM (see the module docs).
-pub fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
+pub(crate) fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
     let (target, existing) = writable(path)?;
     let old = match &existing {
         Some(_) => Some(
@@ -102,7 +102,7 @@ pub fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
 /// Refuse, before anything reads it, a manifest path that [`write_atomic`] would not replace: a
 /// folder, a FIFO or socket (reading one blocks until a writer comes), a device, a read-only
 /// file. A missing file is fine: the write creates it.
-pub fn check_writable(path: &Path) -> anyhow::Result<()> {
+pub(crate) fn check_writable(path: &Path) -> anyhow::Result<()> {
     writable(path).map(|_| ())
 }
 
@@ -255,7 +255,7 @@ impl Drop for Temp {
 }
 
 /// Create a file that must not exist yet (`O_EXCL`), never through a symlink (`O_NOFOLLOW`).
-pub fn create_new(path: &Path) -> std::io::Result<File> {
+pub(crate) fn create_new(path: &Path) -> std::io::Result<File> {
     File::options()
         .write(true)
         .create_new(true)
@@ -264,7 +264,7 @@ pub fn create_new(path: &Path) -> std::io::Result<File> {
 }
 
 /// Append to a file the tool created, never through a symlink.
-pub fn append(path: &Path) -> std::io::Result<File> {
+pub(crate) fn append(path: &Path) -> std::io::Result<File> {
     File::options()
         .append(true)
         .custom_flags(libc::O_NOFOLLOW)

@@ -2,5 +2,5 @@
 //! signals, liveness) and files written without harming what they replace. It names no other
 //! module of the crate.
 
-pub mod fs;
-pub mod process;
+pub(crate) mod fs;
+pub(crate) mod process;

@@ -23,10 +23,10 @@ const GRACE: Duration = Duration::from_secs(2);
 
 /// The signals that stop a run: Ctrl-C, `kill`/`timeout`/`docker stop`/CI cancellation, and a
 /// closed terminal.
-pub const STOP_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+pub(crate) const STOP_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 
 /// Route SIGINT, SIGTERM and SIGHUP to the flag. Idempotent.
-pub fn install_interrupt_handler() -> anyhow::Result<()> {
+pub(crate) fn install_interrupt_handler() -> anyhow::Result<()> {
     static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
     INSTALLED
         .get_or_init(|| {
@@ -49,18 +49,18 @@ pub fn install_interrupt_handler() -> anyhow::Result<()> {
 /// A child of ours died of a stop signal (Ctrl-C reached the whole process group): count it as
 /// received here, whether or not our handler has run yet. Only the handler arms the default
 /// action for a second signal: our own copy of this one may still be on its way.
-pub fn note_stop(signal: libc::c_int) {
+pub(crate) fn note_stop(signal: libc::c_int) {
     if STOP_SIGNALS.contains(&signal) {
         SIGNAL.store(signal as usize, Ordering::SeqCst);
     }
 }
 
-pub fn interrupted() -> bool {
+pub(crate) fn interrupted() -> bool {
     SIGNAL.load(Ordering::SeqCst) != 0
 }
 
 /// The signal that stopped the run, if one did.
-pub fn signal() -> Option<i32> {
+pub(crate) fn signal() -> Option<i32> {
     match SIGNAL.load(Ordering::SeqCst) {
         0 => None,
         s => i32::try_from(s).ok(),
@@ -69,28 +69,36 @@ pub fn signal() -> Option<i32> {
 
 /// How a child ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ended {
+pub(crate) enum Ended {
     Exited(ExitStatus),
     TimedOut,
     Interrupted,
 }
 
 impl Ended {
-    pub fn success(self) -> bool {
+    pub(crate) fn success(self) -> bool {
         matches!(self, Ended::Exited(s) if s.success())
     }
 }
 
 /// Run `cmd` in its own process group with stdout and stderr appended to `log`, until it exits,
 /// `timeout` passes, or a stop signal. On timeout or a signal the whole group is killed and reaped.
-pub fn run(cmd: &mut Command, log: &Path, timeout: Duration) -> std::io::Result<(Ended, Duration)> {
+pub(crate) fn run(
+    cmd: &mut Command,
+    log: &Path,
+    timeout: Duration,
+) -> std::io::Result<(Ended, Duration)> {
     let ran = run_limited(cmd, log, &Limits::time(timeout))?;
     Ok((ran.ended, ran.took))
 }
 
 /// Like `run`, for a command whose stdout the caller has set (a file of JSON messages): only
 /// stderr goes to `log`.
-pub fn run_split(cmd: &mut Command, log: &Path, timeout: Duration) -> std::io::Result<Ended> {
+pub(crate) fn run_split(
+    cmd: &mut Command,
+    log: &Path,
+    timeout: Duration,
+) -> std::io::Result<Ended> {
     let err = crate::sys::fs::append(log)?;
     cmd.stdin(Stdio::null()).stderr(err).process_group(0);
     wait(cmd, log, &Limits::time(timeout)).map(|r| r.ended)
@@ -98,18 +106,18 @@ pub fn run_split(cmd: &mut Command, log: &Path, timeout: Duration) -> std::io::R
 
 /// What a child may use.
 #[derive(Debug, Clone, Copy)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// Wall time from the start.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
     /// Time without a byte of output: a hung child is told from a slow one by its silence.
-    pub silence: Option<Duration>,
+    pub(crate) silence: Option<Duration>,
     /// Bytes of data (heap and other private writable memory, `RLIMIT_DATA`): an allocation past
     /// it fails, and Rust aborts with `memory allocation of N bytes failed`.
-    pub memory: Option<u64>,
+    pub(crate) memory: Option<u64>,
 }
 
 impl Limits {
-    pub fn time(timeout: Duration) -> Limits {
+    pub(crate) fn time(timeout: Duration) -> Limits {
         Limits {
             timeout,
             silence: None,
@@ -121,18 +129,18 @@ impl Limits {
 /// How a limited run ended, how long it took, the processor time it used and its peak resident
 /// memory.
 #[derive(Debug, Clone, Copy)]
-pub struct Ran {
-    pub ended: Ended,
-    pub took: Duration,
+pub(crate) struct Ran {
+    pub(crate) ended: Ended,
+    pub(crate) took: Duration,
     /// User and system time of the child and the children it waited for (zero when unknown):
     /// far below `took`, the run mostly waited (timers, sockets), not computed.
-    pub cpu: Duration,
+    pub(crate) cpu: Duration,
     /// Peak resident set of the child, in KiB (0 when unknown).
-    pub peak_kib: u64,
+    pub(crate) peak_kib: u64,
 }
 
 /// `run` with a silence limit and a memory ceiling, reporting the child's peak memory.
-pub fn run_limited(cmd: &mut Command, log: &Path, limits: &Limits) -> std::io::Result<Ran> {
+pub(crate) fn run_limited(cmd: &mut Command, log: &Path, limits: &Limits) -> std::io::Result<Ran> {
     let out = crate::sys::fs::append(log)?;
     let err = out.try_clone()?;
     cmd.stdin(Stdio::null())
@@ -276,7 +284,7 @@ fn kill_group(child: &Child, signal: libc::c_int) {
 
 /// The start time of process `pid` (clock ticks since boot, /proc's field 22), to tell a live
 /// owner from a new process that reuses its pid. `None` where /proc does not say.
-pub fn start_time(pid: u32) -> Option<u64> {
+pub(crate) fn start_time(pid: u32) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name (field 2) is in parentheses and may hold spaces: count after the last `)`.
     let rest = &stat[stat.rfind(')')? + 1..];
@@ -284,7 +292,7 @@ pub fn start_time(pid: u32) -> Option<u64> {
 }
 
 /// Whether process `pid`, started at `started` (0: unknown), still runs.
-pub fn alive(pid: u32, started: u64) -> bool {
+pub(crate) fn alive(pid: u32, started: u64) -> bool {
     let Ok(id) = libc::pid_t::try_from(pid) else {
         return false;
     };
@@ -297,7 +305,7 @@ pub fn alive(pid: u32, started: u64) -> bool {
 /// SIGKILL the process group of every process whose working folder is inside `dir` (what a
 /// killed run left building or testing in its scratch copy); returns how many processes were
 /// found. Never our own group. Linux (/proc); elsewhere nothing is found.
-pub fn kill_groups_working_in(dir: &Path) -> usize {
+pub(crate) fn kill_groups_working_in(dir: &Path) -> usize {
     let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let Ok(procs) = std::fs::read_dir("/proc") else {
         return 0;

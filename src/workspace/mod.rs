@@ -14,41 +14,41 @@ use crate::syntax::FileRole;
 /// Which packages of the workspace to look at, in cargo's own words (`--manifest-path`, `-p`,
 /// `--workspace`, `--exclude`).
 #[derive(Debug, Clone, Default)]
-pub struct Selection {
-    pub manifest_path: Option<PathBuf>,
-    pub packages: Vec<String>,
-    pub workspace: bool,
-    pub exclude: Vec<String>,
+pub(crate) struct Selection {
+    pub(crate) manifest_path: Option<PathBuf>,
+    pub(crate) packages: Vec<String>,
+    pub(crate) workspace: bool,
+    pub(crate) exclude: Vec<String>,
 }
 
 /// A `.rs` file to scan, with where it sits.
 #[derive(Debug, Clone)]
-pub struct FileEntry {
-    pub abs: PathBuf,
+pub(crate) struct FileEntry {
+    pub(crate) abs: PathBuf,
     /// Relative to the workspace root, '/'-separated.
-    pub rel: String,
-    pub role: FileRole,
-    pub crate_name: String,
-    pub module: Vec<String>,
-    pub package: String,
+    pub(crate) rel: String,
+    pub(crate) role: FileRole,
+    pub(crate) crate_name: String,
+    pub(crate) module: Vec<String>,
+    pub(crate) package: String,
 }
 
 /// The workspace as the scan sees it.
 #[derive(Debug)]
-pub struct Workspace {
-    pub root: PathBuf,
-    pub files: Vec<FileEntry>,
+pub(crate) struct Workspace {
+    pub(crate) root: PathBuf,
+    pub(crate) files: Vec<FileEntry>,
     /// `[workspace.metadata.capcheck]` merged under the selected root package's
     /// `[package.metadata.capcheck]`, as JSON (cargo already parsed it).
-    pub config: serde_json::Value,
-    pub target_dir: PathBuf,
+    pub(crate) config: serde_json::Value,
+    pub(crate) target_dir: PathBuf,
     /// The root file of every target of the selected packages (build scripts excepted),
     /// relative to the workspace root: where the compile-once engine puts its switch module.
-    pub roots: Vec<String>,
+    pub(crate) roots: Vec<String>,
 }
 
 /// Run `cargo metadata` for the workspace the arguments name.
-pub fn metadata(args: &Selection) -> anyhow::Result<Metadata> {
+pub(crate) fn metadata(args: &Selection) -> anyhow::Result<Metadata> {
     let mut cmd = MetadataCommand::new();
     cmd.no_deps();
     if let Some(path) = &args.manifest_path {
@@ -83,7 +83,7 @@ pub fn metadata(args: &Selection) -> anyhow::Result<Metadata> {
 }
 
 /// Discover the selected packages and their files.
-pub fn discover(args: &Selection) -> anyhow::Result<Workspace> {
+pub(crate) fn discover(args: &Selection) -> anyhow::Result<Workspace> {
     let meta = metadata(args)?;
     let root = meta.workspace_root.clone().into_std_path_buf();
     let packages = select(&meta, args)?;
@@ -115,7 +115,7 @@ pub fn discover(args: &Selection) -> anyhow::Result<Workspace> {
 /// The capcheck configuration every job reads: `[workspace.metadata.capcheck]` merged under the
 /// root package's `[package.metadata.capcheck]`, as JSON (cargo already parsed it). One function,
 /// so `check`, `init` and `measure --write` agree on settings such as the manifest's path.
-pub fn config(meta: &Metadata) -> serde_json::Value {
+pub(crate) fn config(meta: &Metadata) -> serde_json::Value {
     let mut config = meta
         .workspace_metadata
         .get("capcheck")
@@ -273,12 +273,12 @@ fn place(
 
 /// A path as every report shows it: relative to the workspace root, '/'-separated; a path
 /// outside the root stays as given.
-pub fn rel(root: &Path, path: &Path) -> String {
+pub(crate) fn rel(root: &Path, path: &Path) -> String {
     rel_within(root, path).unwrap_or_else(|| path.display().to_string())
 }
 
 /// `path` relative to `root`, '/'-separated, when it lies inside `root`.
-pub fn rel_within(root: &Path, path: &Path) -> Option<String> {
+pub(crate) fn rel_within(root: &Path, path: &Path) -> Option<String> {
     let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
     let r = abs.strip_prefix(&root).ok()?;
@@ -292,7 +292,7 @@ pub fn rel_within(root: &Path, path: &Path) -> Option<String> {
 
 /// A file name as reports show it: itself when it is UTF-8, else its valid parts with each
 /// other byte as `\xNN`, so two names never read the same and the bytes can be found again.
-pub fn shown(name: &std::ffi::OsStr) -> String {
+pub(crate) fn shown(name: &std::ffi::OsStr) -> String {
     let mut out = String::new();
     for chunk in name.as_encoded_bytes().utf8_chunks() {
         out.push_str(chunk.valid());
@@ -306,7 +306,7 @@ pub fn shown(name: &std::ffi::OsStr) -> String {
 /// The files of one package's folder as every job sees them: gitignore-aware, hidden files
 /// skipped, symlinks never followed, and neither `target/` nor a folder holding another package
 /// (a nested crate or a fixture) entered.
-pub fn package_walker(dir: &Path) -> ignore::Walk {
+pub(crate) fn package_walker(dir: &Path) -> ignore::Walk {
     let start = dir.to_path_buf();
     ignore::WalkBuilder::new(dir)
         .hidden(true)

@@ -11,19 +11,19 @@ mod trace;
 
 /// One assertion that pins capacities: `16 = 2 x PER_BACKEND`.
 #[derive(Debug, Clone)]
-pub struct Pin<'a> {
-    pub comparison: &'a Comparison,
+pub(crate) struct Pin<'a> {
+    pub(crate) comparison: &'a Comparison,
     /// The literal the assertion compares with.
-    pub value: u64,
+    pub(crate) value: u64,
     /// The capacities whose product, times `multiplier`, is the literal.
-    pub factors: Vec<&'a Capacity>,
-    pub multiplier: u64,
+    pub(crate) factors: Vec<&'a Capacity>,
+    pub(crate) multiplier: u64,
     /// How the test's code reaches them (`trace`).
-    pub path: String,
+    pub(crate) path: String,
 }
 
 /// Every pin of the index, in file order.
-pub fn find(index: &Index) -> Vec<Pin<'_>> {
+pub(crate) fn find(index: &Index) -> Vec<Pin<'_>> {
     let all: Vec<&Capacity> = named_capacities(index);
     let graph = trace::Graph::new(index);
     let mut out = Vec::new();
@@ -187,7 +187,7 @@ fn explanations<'a>(
 
 /// The packages with a comparison that some capacity's arithmetic explains: only their call
 /// graph is needed to decide which of those are pins.
-pub fn packages_to_trace(index: &Index) -> std::collections::BTreeSet<String> {
+pub(crate) fn packages_to_trace(index: &Index) -> std::collections::BTreeSet<String> {
     let all: Vec<&Capacity> = named_capacities(index);
     let mut out = std::collections::BTreeSet::new();
     for f in &index.files {

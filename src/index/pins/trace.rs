@@ -47,7 +47,7 @@ const COMMON: &[&str] = &[
 
 /// What tracing reads, gathered once per `check`: the call graph's nodes, each function by its
 /// site, and the production field initialisers by field name.
-pub struct Graph<'a> {
+pub(crate) struct Graph<'a> {
     nodes: Vec<&'a FnNode>,
     by_site: HashMap<&'a str, &'a FnNode>,
     sets: HashMap<&'a str, Vec<&'a FieldInit>>,
@@ -64,7 +64,7 @@ pub struct Graph<'a> {
 }
 
 impl<'a> Graph<'a> {
-    pub fn new(index: &'a Index) -> Self {
+    pub(crate) fn new(index: &'a Index) -> Self {
         let nodes: Vec<&FnNode> = index.files.iter().flat_map(|f| &f.fns).collect();
         let package = index
             .files
@@ -128,7 +128,7 @@ impl<'a> Graph<'a> {
 /// The path from the test to every factor, or `None` when the test cannot reach one of them.
 /// A multiplier (`16 = 2 x PER_BACKEND`) must be a count the test passes in or the reached code
 /// holds.
-pub fn reach(
+pub(crate) fn reach(
     graph: &Graph,
     c: &Comparison,
     subject: &Operand,

@@ -18,7 +18,7 @@ use crate::diag::Problem;
 /// Which server wrote the log, detected from its content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum ServerKind {
+pub(crate) enum ServerKind {
     Vllm,
     Sglang,
     Tgi,
@@ -28,7 +28,7 @@ pub enum ServerKind {
 /// beats the usage-context default, which beats the platform default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum LimitSource {
+pub(crate) enum LimitSource {
     /// The server's arguments as it printed them: vLLM's `non-default args` (only what was set)
     /// or `args: Namespace(..)` (older versions print every value there, defaults included),
     /// SGLang's `ServerArgs`, TGI's `max_batch_size`.
@@ -43,33 +43,33 @@ pub enum LimitSource {
 
 /// A number read from a log, with its 1-based line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Read {
-    pub value: u64,
-    pub line: usize,
+pub(crate) struct Read {
+    pub(crate) value: u64,
+    pub(crate) line: usize,
 }
 
 /// A start that did not finish: the engine never served.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    pub line: usize,
-    pub reason: String,
+pub(crate) struct Failure {
+    pub(crate) line: usize,
+    pub(crate) reason: String,
 }
 
 /// What one startup log says about its box.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LogFacts {
-    pub kind: ServerKind,
+pub(crate) struct LogFacts {
+    pub(crate) kind: ServerKind,
     /// KV cache tokens of each engine (data-parallel rank), in rank order; within an engine the
     /// smallest of its workers' sizes, as vLLM's `unify_kv_cache_configs` does.
-    pub engines: Vec<Read>,
-    pub max_num_seqs: Option<(Read, LimitSource)>,
-    pub max_model_len: Option<Read>,
-    pub max_num_batched_tokens: Option<Read>,
+    pub(crate) engines: Vec<Read>,
+    pub(crate) max_num_seqs: Option<(Read, LimitSource)>,
+    pub(crate) max_model_len: Option<Read>,
+    pub(crate) max_num_batched_tokens: Option<Read>,
     /// vLLM's own `Maximum concurrency for N tokens per request: Xx` of each engine, with its
     /// line, in the order of `engines` (empty when not printed).
-    pub max_concurrency: Vec<(f64, usize)>,
-    pub failed: Option<Failure>,
-    pub warnings: Vec<String>,
+    pub(crate) max_concurrency: Vec<(f64, usize)>,
+    pub(crate) failed: Option<Failure>,
+    pub(crate) warnings: Vec<String>,
 }
 
 fn re(pattern: &str) -> Regex {
@@ -270,7 +270,7 @@ fn failure(clean: &Clean, pattern: &Regex, reason: &str) -> Option<Failure> {
 /// Read a startup log. Every malformed line is reported at the column of its anchor text in
 /// the raw line; a log with neither a KV cache size nor a failed start is an error at 1:1, the
 /// whole file.
-pub fn parse(raw: &str) -> Result<LogFacts, Vec<Problem>> {
+pub(crate) fn parse(raw: &str) -> Result<LogFacts, Vec<Problem>> {
     let mut clean = Clean::new(raw);
     let mut errors = Vec::new();
     let anchors = vllm::ANCHORS

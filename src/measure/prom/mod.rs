@@ -14,24 +14,24 @@ mod sample;
 
 use sample::parse_sample;
 #[cfg(test)]
-pub use sample::render;
+pub(crate) use sample::render;
 
 /// One sample line: `name{labels} value [timestamp]`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Sample {
-    pub name: String,
+pub(crate) struct Sample {
+    pub(crate) name: String,
     /// Labels in the order they were written.
-    pub labels: Vec<(String, String)>,
-    pub value: f64,
-    pub timestamp_ms: Option<i64>,
+    pub(crate) labels: Vec<(String, String)>,
+    pub(crate) value: f64,
+    pub(crate) timestamp_ms: Option<i64>,
     /// 1-based line in the exposition.
-    pub line: usize,
+    pub(crate) line: usize,
     /// 1-based column of the value.
-    pub value_column: usize,
+    pub(crate) value_column: usize,
 }
 
 impl Sample {
-    pub fn label(&self, name: &str) -> Option<&str> {
+    pub(crate) fn label(&self, name: &str) -> Option<&str> {
         self.labels
             .iter()
             .find(|(k, _)| k == name)
@@ -41,15 +41,15 @@ impl Sample {
 
 /// A parsed exposition: its samples in order and the `# TYPE` of each metric family.
 #[derive(Debug, Clone, Default)]
-pub struct Exposition {
-    pub samples: Vec<Sample>,
-    pub types: HashMap<String, String>,
+pub(crate) struct Exposition {
+    pub(crate) samples: Vec<Sample>,
+    pub(crate) types: HashMap<String, String>,
 }
 
 const TYPES: [&str; 5] = ["counter", "gauge", "histogram", "summary", "untyped"];
 
 /// Parse a whole exposition; every malformed line is reported at the column where it goes wrong.
-pub fn parse(text: &str) -> Result<Exposition, Vec<Problem>> {
+pub(crate) fn parse(text: &str) -> Result<Exposition, Vec<Problem>> {
     if let Some(p) = not_prometheus(text) {
         return Err(vec![p]);
     }

@@ -167,7 +167,7 @@ fn first_word(s: &str) -> &str {
 
 /// Render a sample as an exposition line (used by tests and by the round-trip property).
 #[cfg(test)]
-pub fn render(s: &Sample) -> String {
+pub(crate) fn render(s: &Sample) -> String {
     let mut out = s.name.clone();
     if !s.labels.is_empty() {
         let labels: Vec<String> = s

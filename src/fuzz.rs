@@ -1,13 +1,13 @@
-//! Fuzz targets, as property tests: the `.rs` front end (the signature scan, the depth bound, the
+//! Fuzz targets, as property tests (unit tests of the library, so they reach its internals): the `.rs` front end (the signature scan, the depth bound, the
 //! sparse parse, syn and the one walk with every collector), the Prometheus parser, the log readers, the manifest
 //! reader and `expr` take any text without a panic. Each target runs `CAPCHECK_FUZZ_CASES` inputs
-//! (300 by default, seconds in CI; `CAPCHECK_FUZZ_CASES=10000000 cargo test --release --test
-//! integration fuzz` for a long run). Inputs mix arbitrary text with fragments of each format, so
+//! (300 by default, seconds in CI; `CAPCHECK_FUZZ_CASES=10000000 cargo test --release --lib
+//! fuzz` for a long run). Inputs mix arbitrary text with fragments of each format, so
 //! most reach past the first line.
 
 use std::collections::BTreeMap;
 
-use capcheck::syntax::{FileRole, depth, parse_file_with, scope::Scope, sparse, walk};
+use crate::syntax::{FileRole, depth, parse_file_with, scope::Scope, sparse, walk};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
@@ -189,15 +189,15 @@ fn front_end(text: &str) {
         .join(format!("{:?}.rs", std::thread::current().id()).replace(['(', ')'], ""));
     std::fs::write(&path, text).unwrap();
     // Built once, as the load builds them once per run.
-    static TABLES: std::sync::OnceLock<capcheck::index::Tables> = std::sync::OnceLock::new();
-    let tables = TABLES.get_or_init(|| capcheck::index::Tables::new(&Default::default()));
-    let triggers = capcheck::index::Triggers::new(tables, Vec::new());
+    static TABLES: std::sync::OnceLock<crate::index::Tables> = std::sync::OnceLock::new();
+    let tables = TABLES.get_or_init(|| crate::index::Tables::new(&Default::default()));
+    let triggers = crate::index::Triggers::new(tables, Vec::new());
     // The one lexing before the walk (capacity parameters and the depth bound), as the load
     // runs it; the streaming scan must read what the collected one reads.
-    let pre = capcheck::index::params::prescan(text, Some(&tables.capacity_names));
+    let pre = crate::index::params::prescan(text, Some(&tables.capacity_names));
     assert_eq!(
         pre.sigs,
-        capcheck::index::params::sigs(text, &tables.capacity_names)
+        crate::index::params::sigs(text, &tables.capacity_names)
     );
     let measured = Some((pre.len, pre.hash, pre.too_deep));
     for (role, sparse_parse) in [
@@ -214,10 +214,10 @@ fn front_end(text: &str) {
             continue;
         };
         let scope = Scope::file("fuzz", &[], role, &parsed.ast);
-        let mut index = capcheck::index::extract::Extractor::new(tables, "src/lib.rs", role);
-        let mut fixtures = capcheck::fixtures::collect::Collector::new("src/lib.rs");
-        let mut code = capcheck::fixtures::reads::CodeCollector::new("src/lib.rs");
-        let mut sites = capcheck::operators::SiteCollector::new(tables, &[]);
+        let mut index = crate::index::extract::Extractor::new(tables, "src/lib.rs", role);
+        let mut fixtures = crate::fixtures::collect::Collector::new("src/lib.rs");
+        let mut code = crate::fixtures::reads::CodeCollector::new("src/lib.rs");
+        let mut sites = crate::operators::SiteCollector::new(tables, &[]);
         let mut collectors: Vec<&mut dyn walk::Collector> =
             vec![&mut index, &mut fixtures, &mut code, &mut sites];
         walk::Walk {
@@ -300,7 +300,7 @@ const PROM: &[&str] = &[
 #[test]
 fn the_prometheus_parser_takes_any_text() {
     fuzz("prom", text_of(PROM), |t| {
-        let _ = capcheck::measure::prom::parse(t);
+        let _ = crate::measure::prom::parse(t);
     });
 }
 
@@ -351,7 +351,7 @@ const LOGS: &[&str] = &[
 #[test]
 fn the_log_readers_take_any_text() {
     fuzz("logs", text_of(LOGS), |t| {
-        let _ = capcheck::measure::logs::parse(t);
+        let _ = crate::measure::logs::parse(t);
     });
 }
 
@@ -402,7 +402,7 @@ const MANIFEST: &[&str] = &[
 #[test]
 fn the_manifest_reader_takes_any_text() {
     fuzz("manifest", text_of(MANIFEST), |t| {
-        let _ = capcheck::manifest::parse::parse("capacity.toml", t);
+        let _ = crate::manifest::parse::parse("capacity.toml", t);
     });
 }
 
@@ -435,7 +435,7 @@ const EXPR: &[&str] = &[
 #[test]
 fn expr_takes_any_text() {
     fuzz("expr", text_of(EXPR), |t| {
-        use capcheck::manifest::eval::{Num, eval, parse};
+        use crate::manifest::eval::{Num, eval, parse};
         let vars = BTreeMap::from([
             ("per_box".to_string(), Num::int(14)),
             ("big".to_string(), Num::int(i64::MAX)),
