@@ -52,7 +52,7 @@ pub(crate) fn run(
         Some(texts.get(file).to_string())
     });
     for mut f in applied.findings {
-        f.severity = levels.level(&f.rule, f.severity);
+        f.severity = levels.level(f.rule, f.severity);
         if f.severity != crate::catalog::Level::Allow {
             findings.push(f);
         }
@@ -81,7 +81,8 @@ pub(crate) fn run(
 pub(crate) struct Summary {
     pub(crate) files: usize,
     pub(crate) lines: usize,
-    pub(crate) findings_by_rule: BTreeMap<String, usize>,
+    /// By rule id (the order reports list them in).
+    pub(crate) findings_by_rule: BTreeMap<&'static str, usize>,
     /// Findings a `capcheck: allow` comment silenced.
     pub(crate) suppressed: usize,
     pub(crate) elapsed_ms: u128,
@@ -96,7 +97,7 @@ impl Summary {
     ) -> Summary {
         let mut by_rule = BTreeMap::new();
         for f in findings {
-            *by_rule.entry(f.rule.clone()).or_insert(0) += 1;
+            *by_rule.entry(f.rule.id()).or_insert(0) += 1;
         }
         Summary {
             files,

@@ -119,7 +119,7 @@ impl Config {
         let config: Config = serde_json::from_value(value.clone())
             .map_err(|e| anyhow::anyhow!("Cargo.toml [workspace.metadata.capcheck]: {e}"))?;
         for g in &config.guards {
-            crate::site::Site::check_pattern(&g.function).map_err(|why| {
+            crate::site::check_pattern(&g.function).map_err(|why| {
                 anyhow::anyhow!("Cargo.toml [workspace.metadata.capcheck] guards: function {why}")
             })?;
         }

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::catalog::Level;
+use crate::catalog::{Level, Rule};
 use crate::source::Loc;
 
 /// A related location: where a constant flows, or the manifest line that measured it.
@@ -33,7 +33,7 @@ impl Related {
 /// One finding of `check`.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Finding {
-    pub(crate) rule: String,
+    pub(crate) rule: Rule,
     pub(crate) severity: Level,
     #[serde(flatten)]
     pub(crate) loc: Loc,
@@ -46,7 +46,8 @@ pub(crate) struct Finding {
     pub(crate) related: Vec<Related>,
 }
 
-/// Sort findings by file, line, column, then rule: two runs give the same order.
+/// Sort findings by file, line, column, then rule id and message: two runs give the same order.
 pub(crate) fn sort(findings: &mut [Finding]) {
-    findings.sort_by(|a, b| (&a.loc, &a.rule, &a.message).cmp(&(&b.loc, &b.rule, &b.message)));
+    findings
+        .sort_by(|a, b| (&a.loc, a.rule.id(), &a.message).cmp(&(&b.loc, b.rule.id(), &b.message)));
 }

@@ -70,6 +70,20 @@ macro_rules! catalog {
             }
         }
 
+        // Ids cross the process boundary as the strings users write (reports, `mutants.json`).
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.id())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let id = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+                id.parse().map_err(serde::de::Error::custom)
+            }
+        }
+
         impl std::str::FromStr for $name {
             type Err = String;
             fn from_str(s: &str) -> Result<Self, String> {

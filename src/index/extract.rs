@@ -222,7 +222,7 @@ impl Extractor<'_> {
 
     fn named_let(&mut self, v: &View, name: &str, value: u64, loc: Loc) {
         self.facts.named_lits.push(NamedLit {
-            site: crate::site::Site::child(&v.function_site(), name),
+            site: crate::site::child(&v.function_site(), name),
             ident: name.to_string(),
             value,
             loc,
@@ -521,7 +521,7 @@ impl Extractor<'_> {
                 continue;
             };
             self.facts.named_lits.push(NamedLit {
-                site: crate::site::Site::child(&v.function_site(), &format!("{name}_base")),
+                site: crate::site::child(&v.function_site(), &format!("{name}_base")),
                 ident: snippet(v.text, e),
                 value,
                 loc: lit_loc(v.rel, lit),
@@ -602,7 +602,7 @@ impl Extractor<'_> {
         if !self.names(&name, counts) {
             return;
         }
-        let site = crate::site::Site::child(&v.function_site(), &format!("{name}_bound"));
+        let site = crate::site::child(&v.function_site(), &format!("{name}_bound"));
         for (bound, lower) in bounds {
             if !lower {
                 self.const_flows(v, bound, &format!("`{name}`"), true);
@@ -874,7 +874,7 @@ impl Extractor<'_> {
         };
         let field = field.to_string();
         if self.tables.capacity_names.matches(&field) {
-            let site = crate::site::Site::child(&v.function_site(), &field);
+            let site = crate::site::child(&v.function_site(), &field);
             let public = Visibility::Public;
             self.leaf_lits(v, &a.right, &site, &field, CapacityKind::Field, &public);
         }
@@ -961,7 +961,7 @@ impl Collector for Extractor<'_> {
         let name = ident.to_string();
         if !Val::of(&init.expr).is_lit() && self.tables.capacity_names.matches(&name) {
             // `let max_batch = match kind { A => 10_000, _ => 4096 };`
-            let site = crate::site::Site::child(&v.function_site(), &name);
+            let site = crate::site::child(&v.function_site(), &name);
             let public = Visibility::Public;
             self.leaf_lits(v, &init.expr, &site, &name, CapacityKind::Let, &public);
         }

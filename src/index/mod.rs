@@ -145,7 +145,7 @@ impl Index {
     /// A constant or struct-field literal of production code named by `site` (or a `::`-suffix of
     /// it), capacity-named or not: a manifest entry makes any such literal a capacity.
     pub(crate) fn literal_site(&self, site: &str) -> Option<Capacity> {
-        let matches = |full: &str| crate::site::Site::matches(full, site);
+        let matches = |full: &str| crate::site::matches(full, site);
         self.files.iter().find_map(|f| {
             let consts = f.consts.iter().filter(|d| !d.in_test && matches(&d.site));
             let fields = f.fields.iter().filter(|x| !x.in_test && matches(&x.site));
@@ -373,7 +373,7 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
                 continue;
             }
             out.push(Capacity {
-                site: crate::site::Site::child(
+                site: crate::site::child(
                     &a.site,
                     a.api.trim_start_matches('.').trim_end_matches("()"),
                 ),
@@ -397,7 +397,7 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
             continue;
         }
         out.push(Capacity {
-            site: crate::site::Site::child(&c.site, &c.callee),
+            site: crate::site::child(&c.site, &c.callee),
             item: api.clone(),
             value: v,
             kind: CapacityKind::ApiArg,

@@ -3,11 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use crate::catalog::{Level, meta};
+use crate::catalog::{Level, Rule};
 
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Levels {
-    overrides: BTreeMap<String, Level>,
+    overrides: BTreeMap<Rule, Level>,
     /// `-D warnings` / `-W warnings` / `-A warnings`: what every warning becomes.
     warnings: Option<Level>,
 }
@@ -15,7 +15,7 @@ pub(crate) struct Levels {
 /// What a command-line level flag names: one rule, or `warnings` (every warning-level finding).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Target {
-    Rule(crate::catalog::Rule),
+    Rule(Rule),
     Warnings,
 }
 
@@ -31,19 +31,17 @@ impl std::str::FromStr for Target {
 
 impl Levels {
     /// Levels from the config table; an unknown rule id is an error naming the known ones.
-    pub(crate) fn new(overrides: BTreeMap<String, Level>) -> anyhow::Result<Levels> {
-        for id in overrides.keys() {
-            if meta::get(id).is_none_or(|r| r.kind != "rule") {
-                let known: Vec<_> = meta::all()
-                    .iter()
-                    .filter(|r| r.kind == "rule")
-                    .map(|r| r.id.as_str())
-                    .collect();
+    pub(crate) fn new(config: BTreeMap<String, Level>) -> anyhow::Result<Levels> {
+        let mut overrides = BTreeMap::new();
+        for (id, level) in config {
+            let Some(rule) = Rule::from_id(&id) else {
+                let known: Vec<_> = Rule::ALL.iter().map(|r| r.id()).collect();
                 anyhow::bail!(
                     "[workspace.metadata.capcheck.levels]: unknown rule `{id}` (expected one of: {})",
                     known.join(", ")
                 );
-            }
+            };
+            overrides.insert(rule, level);
         }
         Ok(Levels {
             overrides,
@@ -59,7 +57,7 @@ impl Levels {
         for (target, level) in flags {
             match target {
                 Target::Rule(r) => {
-                    self.overrides.insert(r.id().to_string(), *level);
+                    self.overrides.insert(*r, *level);
                 }
                 Target::Warnings => self.warnings = Some(*level),
             }
@@ -67,8 +65,8 @@ impl Levels {
         self
     }
 
-    pub(crate) fn level(&self, rule: &str, default: Level) -> Level {
-        let level = self.overrides.get(rule).copied().unwrap_or(default);
+    pub(crate) fn level(&self, rule: Rule, default: Level) -> Level {
+        let level = self.overrides.get(&rule).copied().unwrap_or(default);
         match self.warnings {
             Some(to) if level == Level::Warning => to,
             _ => level,

@@ -69,7 +69,7 @@ pub(crate) fn run(
         });
     }
     for f in &mut out {
-        f.severity = levels.level(&f.rule, f.severity);
+        f.severity = levels.level(f.rule, f.severity);
     }
     out.retain(|f| f.severity != crate::catalog::Level::Allow);
     finding::sort(&mut out);
@@ -84,7 +84,7 @@ pub(crate) fn finding(
     label: String,
 ) -> Finding {
     Finding {
-        rule: rule.id().to_string(),
+        rule,
         severity: rule.meta().level,
         loc,
         item: None,

@@ -43,7 +43,7 @@ struct Suppression {
     loc: Loc,
     span: Span,
     /// The rules it names and whether each silenced something; empty for a bare allow.
-    rules: Vec<(String, bool)>,
+    rules: Vec<(Rule, bool)>,
     /// A bare `capcheck: allow` silences every rule; `used` says whether it silenced one.
     bare: Option<bool>,
     /// Why it is invalid, when it is.
@@ -59,7 +59,7 @@ impl Suppression {
     }
 
     /// Mark and report whether it silences a finding of `rule` on `line`.
-    fn silence(&mut self, rule: &str, line: usize) -> bool {
+    fn silence(&mut self, rule: Rule, line: usize) -> bool {
         if !self.covers(line) {
             return false;
         }
@@ -67,7 +67,7 @@ impl Suppression {
             *used = true;
             return true;
         }
-        match self.rules.iter_mut().find(|(r, _)| r == rule) {
+        match self.rules.iter_mut().find(|(r, _)| *r == rule) {
             Some((_, used)) => {
                 *used = true;
                 true
@@ -115,7 +115,7 @@ pub(crate) fn apply(
     }
     // Each file's findings as the lines and rules they sit at, each once: findings of one rule
     // on one line are silenced alike, so thousands on one line cost one lookup.
-    let mut wanted: HashMap<&str, BTreeMap<usize, BTreeSet<&str>>> = HashMap::new();
+    let mut wanted: HashMap<&str, BTreeMap<usize, BTreeSet<Rule>>> = HashMap::new();
     for f in findings.iter() {
         if by_file.contains_key(&f.loc.file) {
             wanted
@@ -123,18 +123,18 @@ pub(crate) fn apply(
                 .or_default()
                 .entry(f.loc.line)
                 .or_default()
-                .insert(&f.rule);
+                .insert(f.rule);
         }
     }
-    let mut silenced: HashSet<(String, usize, String)> = HashSet::new();
+    let mut silenced: HashSet<(String, usize, Rule)> = HashSet::new();
     for (file, lines) in wanted {
         let list = by_file.get_mut(file).expect("only files with suppressions");
         for (line, rule) in silenced_in(list, &lines) {
-            silenced.insert((file.to_string(), line, rule.to_string()));
+            silenced.insert((file.to_string(), line, rule));
         }
     }
     let before = findings.len();
-    findings.retain(|f| !silenced.contains(&(f.loc.file.clone(), f.loc.line, f.rule.clone())));
+    findings.retain(|f| !silenced.contains(&(f.loc.file.clone(), f.loc.line, f.rule)));
     let mut out = Applied {
         suppressed: before - findings.len(),
         findings: Vec::new(),
@@ -149,22 +149,18 @@ pub(crate) fn apply(
                 label.clone(),
             ));
         }
-        let unused: Vec<&str> = match s.bare {
-            Some(false) => vec!["any rule"],
+        // What silenced nothing: a bare allow (any rule), or each rule it names.
+        let unused: Vec<String> = match s.bare {
+            Some(false) => vec!["any rule".to_string()],
             Some(true) => vec![],
             None => s
                 .rules
                 .iter()
                 .filter(|(_, used)| !used)
-                .map(|(r, _)| r.as_str())
+                .map(|(r, _)| format!("`{r}`"))
                 .collect(),
         };
         for rule in unused {
-            let rule = if rule == "any rule" {
-                rule.to_string()
-            } else {
-                format!("`{rule}`")
-            };
             out.findings.push(crate::lint::finding(
                 Rule::UnusedSuppression,
                 s.loc.clone(),
@@ -180,10 +176,10 @@ pub(crate) fn apply(
 /// silence, marking every suppression that covers a finding as used. One sweep down the lines:
 /// a suppression joins when its first line is reached and leaves after its last, so a line
 /// meets only the suppressions that cover it.
-fn silenced_in<'r>(
+fn silenced_in(
     list: &mut [Suppression],
-    wanted: &BTreeMap<usize, BTreeSet<&'r str>>,
-) -> Vec<(usize, &'r str)> {
+    wanted: &BTreeMap<usize, BTreeSet<Rule>>,
+) -> Vec<(usize, Rule)> {
     let mut spans: Vec<(usize, usize, usize)> = Vec::new();
     let mut file_wide = Vec::new();
     for (i, s) in list.iter().enumerate() {
@@ -313,8 +309,8 @@ fn parse(rest: &str, loc: Loc, span: impl Fn(bool) -> Span) -> Suppression {
             }
         } else if entry.is_empty() {
             continue;
-        } else if Rule::from_id(entry).is_some() {
-            s.rules.push((entry.to_string(), false));
+        } else if let Some(rule) = Rule::from_id(entry) {
+            s.rules.push((rule, false));
         } else {
             s.problems.push(unknown_rule(entry));
         }
@@ -488,7 +484,7 @@ mod tests {
     #[test]
     fn reads_rules_and_reasons_and_says_what_is_wrong() {
         let s = parsed(r#"// capcheck: allow(per-unit-cap, reason = "bits, not units")"#);
-        assert_eq!(s.rules, vec![("per-unit-cap".to_string(), false)]);
+        assert_eq!(s.rules, vec![(Rule::PerUnitCap, false)]);
         assert!(s.problems.is_empty(), "{:?}", s.problems);
         assert_eq!(s.span, Span::Lines(1, 2));
         let s = parsed("// capcheck: allow(per-unit-cap)");

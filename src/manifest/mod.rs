@@ -119,7 +119,7 @@ mod binding_tests {
             sites in proptest::collection::vec("[ab:#2]{0,9}", 0..12),
             site in "[ab:#2]{0,12}",
         ) {
-            let by_rule = sites.iter().position(|p| crate::site::Site::matches(&site, p));
+            let by_rule = sites.iter().position(|p| crate::site::matches(&site, p));
             let by_lookup = Bindings::new(sites.iter().map(String::as_str)).first(&site);
             prop_assert_eq!(by_rule, by_lookup);
         }

@@ -108,7 +108,7 @@ pub(crate) fn list(opts: &MutantsOptions) -> anyhow::Result<Listed> {
     for g in &project.config.guards {
         if !mutants
             .iter()
-            .any(|m| m.guard && crate::site::Site::matches(&m.function, &g.function))
+            .any(|m| m.guard && crate::site::matches(&m.function, &g.function))
         {
             bail!(
                 "Cargo.toml [workspace.metadata.capcheck] guards: function `{}` matches no function of the selected packages",
@@ -118,7 +118,7 @@ pub(crate) fn list(opts: &MutantsOptions) -> anyhow::Result<Listed> {
     }
     let known: std::collections::BTreeSet<String> = mutants.iter().map(|m| m.id.clone()).collect();
     if !opts.operators.is_empty() {
-        mutants.retain(|m| opts.operators.iter().any(|o| o.id() == m.operator));
+        mutants.retain(|m| opts.operators.contains(&m.operator));
     }
     if let Some(patch) = &opts.in_diff {
         // `-` is the patch on standard input (`git diff | cargo capcheck mutants --in-diff -`).
@@ -183,7 +183,7 @@ fn explain_survivors(
                 .next()
                 .unwrap_or(&m.function)
                 .to_string(),
-            operator: m.operator.clone(),
+            operator: m.operator,
             original: m.original.clone(),
         };
         r.explanation = Some(crate::fixtures::explain(analysis, &site));
@@ -290,7 +290,7 @@ pub(crate) fn run(
         &ran.results,
         ran.baseline,
         start.elapsed().as_millis() as u64,
-        args.shard.map(|s| s.to_string()),
+        args.shard,
     );
     let mut report = MutantsReport::new(ran.results, summary);
     report.skipped = skipped;
@@ -473,20 +473,13 @@ fn shard_set_problems(parts: &[Part]) -> Vec<String> {
     // Shards `k/n` of one n, each once, none missing.
     let mut shards: Vec<(select::Shard, &Part)> = Vec::new();
     for p in &distinct {
-        let parsed = p
-            .report
-            .summary
-            .shard
-            .as_deref()
-            .map(str::parse::<select::Shard>);
-        match parsed {
+        match p.report.summary.shard {
             None => problems.push(format!(
                 "{}: {}, not a shard: merge it alone, or merge every shard of one sharded run",
                 shown(p),
                 label(p)
             )),
-            Some(Err(e)) => problems.push(format!("{}: shard label: {e}", shown(p))),
-            Some(Ok(s)) => shards.push((s, p)),
+            Some(s) => shards.push((s, p)),
         }
     }
     let Some(&(reference, with)) = shards.first() else {

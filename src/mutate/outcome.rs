@@ -116,8 +116,8 @@ pub(crate) struct Summary {
     pub(crate) guards_failed: Vec<String>,
     pub(crate) baseline: Baseline,
     pub(crate) elapsed_ms: u64,
-    /// `k/n` when this run is one shard of several.
-    pub(crate) shard: Option<String>,
+    /// When this run is one shard of several.
+    pub(crate) shard: Option<crate::mutate::select::Shard>,
 }
 
 impl Summary {
@@ -125,7 +125,7 @@ impl Summary {
         results: &[MutantResult],
         baseline: Baseline,
         elapsed_ms: u64,
-        shard: Option<String>,
+        shard: Option<crate::mutate::select::Shard>,
     ) -> Summary {
         let count = |o: Outcome| results.iter().filter(|r| r.outcome == o).count();
         let (killed, survived, timeout, oom, uncovered) = (
@@ -294,7 +294,7 @@ mod tests {
             .map(|&outcome| MutantResult {
                 mutant: Mutant {
                     id: String::new(),
-                    operator: String::new(),
+                    operator: crate::catalog::Operator::Guard,
                     file: String::new(),
                     line: 1,
                     column: 1,

@@ -8,6 +8,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::catalog::Operator;
 use crate::config::{MutantsConfig, glob, regex};
 use crate::operators::mutant::Mutant;
 
@@ -37,6 +38,20 @@ impl FromStr for Shard {
 impl std::fmt::Display for Shard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}/{}", self.k, self.n)
+    }
+}
+
+// A shard is written `k/n` in reports, as on the command line.
+impl serde::Serialize for Shard {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Shard {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -301,7 +316,7 @@ struct SkipComment {
     /// below it (as a `capcheck: allow` there would cover).
     lines: (usize, usize),
     /// Operator ids; empty: every operator.
-    operators: Vec<String>,
+    operators: Vec<Operator>,
     reason: String,
 }
 
@@ -348,7 +363,7 @@ fn skip_comments(text: &str) -> Result<Vec<SkipComment>, Vec<crate::diag::Proble
 }
 
 /// `(op, .., reason = "...")` after `skip-mutants`: the operators and the reason.
-fn parse_skip(rest: &str) -> Result<(Vec<String>, String), String> {
+fn parse_skip(rest: &str) -> Result<(Vec<Operator>, String), String> {
     let usage = format!(
         "write `capcheck: {SKIP}(reason = \"...\")`, or `capcheck: {SKIP}(<operator>, .., reason = \"...\")` to skip only some operators"
     );
@@ -377,17 +392,14 @@ fn parse_skip(rest: &str) -> Result<(Vec<String>, String), String> {
     }
     let mut operators = Vec::new();
     for op in ops.split(',').map(str::trim).filter(|o| !o.is_empty()) {
-        if crate::catalog::Operator::from_id(op).is_none() {
-            let ids: Vec<&str> = crate::catalog::Operator::ALL
-                .iter()
-                .map(|o| o.id())
-                .collect();
+        let Some(op) = Operator::from_id(op) else {
+            let ids: Vec<&str> = Operator::ALL.iter().map(|o| o.id()).collect();
             return Err(format!(
                 "`{op}` is not a mutation operator (known: {})",
                 ids.join(", ")
             ));
-        }
-        operators.push(op.to_string());
+        };
+        operators.push(op);
     }
     Ok((operators, reason))
 }
@@ -419,7 +431,7 @@ mod tests {
         let found = skip_comments(text).unwrap();
         assert_eq!(found[0].lines, (2, 2));
         assert_eq!(found[1].lines, (4, 8));
-        assert_eq!(found[1].operators, ["swap-min-max"]);
+        assert_eq!(found[1].operators, [Operator::SwapMinMax]);
         assert_eq!(found[1].reason, "b, c");
         for (bad, says) in [
             ("// capcheck: skip-mutants\n", "needs a list"),

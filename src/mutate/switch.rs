@@ -435,7 +435,7 @@ mod tests {
             .expect("original in text");
         Mutant {
             id: format!("m{start}{replacement}"),
-            operator: "swap-min-max".into(),
+            operator: crate::catalog::Operator::SwapMinMax,
             file: "src/lib.rs".into(),
             line: 1,
             column: 1,

@@ -12,7 +12,7 @@ pub(crate) fn drafts(cx: &FnCx) -> Vec<Pending> {
     let f = cx.f;
     cx.guards
         .iter()
-        .filter(|g| crate::site::Site::matches(&f.site, &g.function))
+        .filter(|g| crate::site::matches(&f.site, &g.function))
         .map(|g| {
             Pending::always(Draft {
                 operator: ID,

@@ -1,6 +1,7 @@
 //! A mutant as data: what an operator proposes (`Draft`), and the `Mutant` it becomes, with a
 //! stable id, its location and the canonical order every list, shard and report shares.
 
+use crate::catalog::Operator;
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
@@ -22,7 +23,7 @@ pub(crate) struct Mutant {
     /// Stable across runs: operator, file, enclosing item, original text and an occurrence
     /// counter, never line numbers.
     pub(crate) id: String,
-    pub(crate) operator: String,
+    pub(crate) operator: Operator,
     /// Relative to the workspace root, '/'-separated.
     pub(crate) file: String,
     pub(crate) line: usize,
@@ -80,7 +81,7 @@ impl Mutant {
 /// What an operator proposes, before it gets an id and a location.
 #[derive(Debug, Clone)]
 pub(crate) struct Draft {
-    pub(crate) operator: crate::catalog::Operator,
+    pub(crate) operator: Operator,
     pub(crate) function: String,
     pub(crate) range: Range<usize>,
     pub(crate) replacement: String,
@@ -122,7 +123,7 @@ pub(crate) fn finish(rel: &str, text: &str, drafts: Vec<Draft>, crate_name: &str
         let (start, end) = (lines.position(d.range.start), lines.position(d.range.end));
         out.push(Mutant {
             id: format!("{}:{rel}:{item}:{:08x}", d.operator.id(), hash as u32),
-            operator: d.operator.id().to_string(),
+            operator: d.operator,
             file: rel.to_string(),
             line: start.0,
             column: start.1,
@@ -146,7 +147,7 @@ pub(crate) fn sort(mutants: &mut [Mutant]) {
 }
 
 pub(crate) fn order_key(m: &Mutant) -> (&str, usize, &str, &str) {
-    (&m.file, m.byte_range.0, &m.operator, &m.id)
+    (&m.file, m.byte_range.0, m.operator.id(), &m.id)
 }
 
 #[cfg(test)]
@@ -156,7 +157,7 @@ mod tests {
     #[test]
     fn ids_do_not_depend_on_lines_and_count_repeats() {
         let draft = |range: Range<usize>| Draft {
-            operator: crate::catalog::Operator::SwapMinMax,
+            operator: Operator::SwapMinMax,
             function: "c::f".into(),
             range,
             replacement: "a.max(b)".into(),

@@ -94,7 +94,7 @@ pub(crate) fn human(a: &FixtureAnalysis, root: &Path, style: crate::report::Styl
         };
         let mut report = Report::build(ReportKind::Advice, (r.loc.file.clone(), at.range.clone()))
             .with_config(style.ariadne())
-            .with_code("identical-fixture")
+            .with_code(crate::catalog::Report::IdenticalFixture.id())
             .with_message(message(r));
         let mut labels = Labels::default();
         report = labels.add(report, &r.loc, &at, &main, Color::Blue);

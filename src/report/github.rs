@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use crate::catalog::Level;
+use crate::catalog::Report;
 use crate::finding::Finding;
 use crate::fixtures::FixtureReport;
 use crate::mutate::outcome::MutantsReport;
@@ -41,7 +42,7 @@ fn annotation(level: &str, file: &str, line: usize, col: usize, title: &str, tex
 /// One row of a step summary: level, rule, repository path, line and message.
 pub(crate) struct Row {
     pub(crate) level: &'static str,
-    pub(crate) rule: String,
+    pub(crate) rule: &'static str,
     pub(crate) file: String,
     pub(crate) line: usize,
     pub(crate) message: String,
@@ -60,7 +61,7 @@ pub(crate) fn step_summary(job: &str, rows: &[Row]) -> String {
     }
     let mut counts: std::collections::BTreeMap<(&str, &str), usize> = Default::default();
     for r in rows {
-        *counts.entry((&r.rule, r.level)).or_default() += 1;
+        *counts.entry((r.rule, r.level)).or_default() += 1;
     }
     s.push_str("| rule | level | count |\n|---|---|---:|\n");
     for ((rule, level), n) in &counts {
@@ -112,7 +113,7 @@ pub(crate) fn check_rows(findings: &[Finding], root: &Path) -> Vec<Row> {
         .iter()
         .map(|f| Row {
             level: notice_level(f.severity),
-            rule: f.rule.clone(),
+            rule: f.rule.id(),
             file: repo_path(root, &f.loc.file),
             line: f.loc.line,
             message: f.message.clone(),
@@ -128,7 +129,7 @@ pub(crate) fn mutant_rows(report: &MutantsReport, root: &Path) -> Vec<Row> {
         .filter(|r| crate::report::sarif::flagged(r))
         .map(|r| Row {
             level: notice_level(crate::report::mutants::flagged_level(r)),
-            rule: r.mutant.operator.clone(),
+            rule: r.mutant.operator.id(),
             file: repo_path(root, &r.mutant.file),
             line: r.mutant.line,
             message: crate::report::mutants::survivor_message(r),
@@ -142,7 +143,7 @@ pub(crate) fn fixture_rows(reports: &[FixtureReport], root: &Path) -> Vec<Row> {
         .iter()
         .map(|r| Row {
             level: "notice",
-            rule: "identical-fixture".to_string(),
+            rule: Report::IdenticalFixture.id(),
             file: repo_path(root, &r.file),
             line: r.line,
             message: crate::report::fixtures::one_line(r),
@@ -158,7 +159,14 @@ pub(crate) fn check(findings: &[Finding], root: &Path) -> String {
         .map(|f| {
             let level = notice_level(f.severity);
             let file = repo_path(root, &f.loc.file);
-            annotation(level, &file, f.loc.line, f.loc.column, &f.rule, &f.message)
+            annotation(
+                level,
+                &file,
+                f.loc.line,
+                f.loc.column,
+                f.rule.id(),
+                &f.message,
+            )
         })
         .collect()
 }
@@ -177,7 +185,7 @@ pub(crate) fn mutants(report: &MutantsReport, root: &Path) -> String {
                 &repo_path(root, &m.file),
                 m.line,
                 m.column,
-                &m.operator,
+                m.operator.id(),
                 &crate::report::mutants::survivor_message(r),
             )
         })
@@ -195,7 +203,7 @@ pub(crate) fn fixtures(reports: &[FixtureReport], root: &Path) -> String {
                 &repo_path(root, &r.file),
                 r.line,
                 1,
-                "identical-fixture",
+                Report::IdenticalFixture.id(),
                 &text,
             )
         })

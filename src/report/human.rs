@@ -252,7 +252,7 @@ fn render(
         (f.loc.file.clone(), placed[0].range.clone()),
     )
     .with_config(style.ariadne())
-    .with_code(&f.rule)
+    .with_code(f.rule.id())
     .with_message(&f.message);
     let mut labels = Labels::default();
     report = labels.add(report, &locs[0], &placed[0], &f.label, Color::Red);

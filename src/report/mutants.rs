@@ -160,7 +160,7 @@ fn render(
     };
     let mut report = Report::build(ReportKind::Error, (m.file.clone(), range.clone()))
         .with_config(style.ariadne())
-        .with_code(&m.operator)
+        .with_code(m.operator.id())
         .with_message(format!("{what}: {} in `{}`", m.description, m.function))
         .with_label(
             Label::new((m.file.clone(), range))

@@ -295,7 +295,7 @@ pub(crate) fn check(findings: &[Finding], workspace: &Path, texts: &mut Texts) -
                 Some(item) => item.clone(),
                 None => items.remove(&i).unwrap_or_default(),
             };
-            let fingerprint = prints.next(&f.rule, &l.file, &item, &text);
+            let fingerprint = prints.next(f.rule.id(), &l.file, &item, &text);
             let mut message = f.message.clone();
             for r in &f.related {
                 message.push_str(&format!(
@@ -310,7 +310,7 @@ pub(crate) fn check(findings: &[Finding], workspace: &Path, texts: &mut Texts) -
                 &base,
                 &ids,
                 Item {
-                    rule: &f.rule,
+                    rule: f.rule.id(),
                     level: level(f.severity),
                     message,
                     file: &l.file,
@@ -384,7 +384,7 @@ pub(crate) fn mutants(report: &MutantsReport, workspace: &Path) -> String {
                 &base,
                 &ids,
                 Item {
-                    rule: &m.operator,
+                    rule: m.operator.id(),
                     level: level(crate::report::mutants::flagged_level(r)),
                     message: crate::report::mutants::survivor_message(r),
                     file: &m.file,
@@ -401,7 +401,7 @@ pub(crate) fn mutants(report: &MutantsReport, workspace: &Path) -> String {
         .collect();
     document(
         "mutants",
-        report.summary.shard.as_deref(),
+        report.summary.shard.map(|s| s.to_string()).as_deref(),
         &base,
         rules,
         results,
@@ -425,7 +425,7 @@ mod tests {
     #[test]
     fn each_shard_uploads_under_its_own_category() {
         let summary = crate::mutate::outcome::Summary {
-            shard: Some("1/4".to_string()),
+            shard: Some(crate::mutate::select::Shard { k: 1, n: 4 }),
             ..Default::default()
         };
         let report = MutantsReport::new(Vec::new(), summary);

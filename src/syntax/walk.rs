@@ -232,7 +232,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_, '_> {
 
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
         if m.content.is_none() && (is_cfg_test(&m.attrs) || self.view.in_test()) {
-            self.out.test_modules.push(crate::site::Site::child(
+            self.out.test_modules.push(crate::site::child(
                 &self.view.scope.module(),
                 &m.ident.to_string(),
             ));
