@@ -30,7 +30,7 @@ pub(super) fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
     if args.list {
         let listed = crate::mutate::job::list(&args.options())?;
         stale_skips(&listed.skips);
-        history.warn_unread();
+        history.warn_unread(&listed.unread);
         warn_skipped(&listed.index);
         match args.format.format {
             Format::Json | Format::Sarif => print!("{}", render::list_json(&listed.mutants)),
@@ -44,6 +44,16 @@ pub(super) fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
     crate::sys::process::install_interrupt_handler()?;
     let verbosity = args.verbosity.level();
     let progress = |e: Event| match e {
+        // Said even with -q, as it happens: the run that left it is gone, no report will say so.
+        Event::RemovedStale(stale) => eprintln!(
+            "capcheck: removed {}, a scratch copy left by an earlier run (pid {}) that was killed{}",
+            stale.dir.display(),
+            stale.pid,
+            match stale.killed {
+                0 => String::new(),
+                n => format!("; {n} of its processes were still running and were killed"),
+            }
+        ),
         _ if verbosity == crate::report::Verbosity::Quiet => {}
         Event::Baseline(b) => eprintln!(
             "baseline: ok, {} tests (build {:.1}s, test {:.1}s)",
@@ -67,8 +77,19 @@ pub(super) fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
             }
         }
     };
-    let ran = crate::mutate::job::run(&args.options(), &progress);
-    history.warn_unread();
+    let opts = args.options();
+    // An error once a stop signal came is the signal's doing (`Stop::from`), in the listing too.
+    let listed = crate::mutate::job::preflight(&opts)
+        .and_then(|()| crate::mutate::job::list(&opts))
+        .map_err(Stop::from);
+    let (ran, unread) = match listed {
+        Ok(mut listed) => {
+            let unread = std::mem::take(&mut listed.unread);
+            (crate::mutate::job::run(&opts, listed, &progress), unread)
+        }
+        Err(stop) => (Err(stop), Vec::new()),
+    };
+    history.warn_unread(&unread);
     match ran {
         Ok(run) => {
             write_output(&run.output, &run.report, &run.root)?;
@@ -110,9 +131,9 @@ struct FromHistory(bool);
 
 impl FromHistory {
     /// Say which files' history `git log` could not show (their history mutants are missing).
-    fn warn_unread(&self) {
+    fn warn_unread(&self, unread: &[(String, String)]) {
         if self.0 {
-            for (file, why) in crate::operators::history::unread() {
+            for (file, why) in unread {
                 eprintln!(
                     "warning: --from-history: the history of {file} was not searched ({why})"
                 );

@@ -65,6 +65,8 @@ pub(crate) struct Options {
 
 /// Progress, for the caller to print.
 pub(crate) enum Event<'a> {
+    /// A scratch copy a killed earlier run left was removed (no report would say so).
+    RemovedStale(&'a crate::mutate::scratch::Stale),
     Baseline(&'a Baseline),
     Done {
         done: usize,
@@ -118,25 +120,16 @@ pub(crate) fn run(
     if opts.engine == EngineKind::Switch {
         return crate::mutate::once::run(root, mutants, opts, pins, progress);
     }
-    start(opts)?;
+    start(opts, progress)?;
     rebuild_all(root, mutants, opts, pins, progress)
 }
 
 /// What every run does first: the log folder, stale scratch copies of killed runs, the verdicts
 /// file.
-pub(crate) fn start(opts: &Options) -> Result<(), Stop> {
+pub(crate) fn start(opts: &Options, progress: &(dyn Fn(Event) + Sync)) -> Result<(), Stop> {
     std::fs::create_dir_all(&opts.log_dir)?;
     for stale in scratch::clean_stale(opts.scratch_parent.as_deref()) {
-        // Printed here, as it happens: the run that left it is gone and no report will say so.
-        eprintln!(
-            "capcheck: removed {}, a scratch copy left by an earlier run (pid {}) that was killed{}",
-            stale.dir.display(),
-            stale.pid,
-            match stale.killed {
-                0 => String::new(),
-                n => format!("; {n} of its processes were still running and were killed"),
-            }
-        );
+        progress(Event::RemovedStale(&stale));
     }
     if !opts.verdicts_kept {
         output::create_new(&opts.verdicts)?;

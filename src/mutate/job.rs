@@ -60,6 +60,11 @@ pub(crate) struct Listed {
     pub(crate) skips: select::Skips,
     /// The selected list before `--shard`, which every shard's report names.
     pub(crate) list: ListId,
+    /// The files whose history `git log` could not show (`--from-history`), with git's
+    /// complaint: their history mutants are missing.
+    pub(crate) unread: Vec<(String, String)>,
+    /// When listing began: a run's elapsed time counts from here.
+    pub(crate) started: Instant,
 }
 
 /// A finished run.
@@ -75,6 +80,7 @@ pub(crate) use crate::mutate::output::REPORT_JSON;
 /// Load the project (each file parsed and walked once, for the index, the operators and the
 /// fixture analysis), check guards, then select by operator, diff and shard. Builds nothing.
 pub(crate) fn list(opts: &MutantsOptions) -> anyhow::Result<Listed> {
+    let started = Instant::now();
     let needs = Needs {
         manifest: true,
         fixtures: true,
@@ -93,16 +99,13 @@ pub(crate) fn list(opts: &MutantsOptions) -> anyhow::Result<Listed> {
     let ws = &project.workspace;
     let shared = Shared::new(&project.index, ctx, opts.from_history, ws.root.clone());
     let mut mutants = Vec::new();
+    let mut unread = Vec::new();
     for (i, sites) in &project.sites {
         let file = &ws.files[*i];
         let text = project.texts.cached(&file.rel).unwrap_or_default();
-        mutants.extend(operators::discover(
-            &file.rel,
-            text,
-            &file.crate_name,
-            sites,
-            &shared,
-        ));
+        let found = operators::discover(&file.rel, text, &file.crate_name, sites, &shared);
+        mutants.extend(found.mutants);
+        unread.extend(found.unread.map(|why| (file.rel.clone(), why)));
     }
     crate::operators::mutant::sort(&mut mutants);
     for g in &project.config.guards {
@@ -160,6 +163,8 @@ pub(crate) fn list(opts: &MutantsOptions) -> anyhow::Result<Listed> {
         mutants,
         skips,
         list,
+        unread,
+        started,
     })
 }
 
@@ -190,25 +195,28 @@ fn explain_survivors(
     }
 }
 
-/// Run the selected mutants. Their logs and verdicts are in the output folder as they finish;
-/// the reports that render the run are written by `cli` (`cli::mutants::write_output`).
-pub(crate) fn run(
-    args: &MutantsOptions,
-    progress: &(dyn Fn(Event) + Sync),
-) -> Result<MutantsRun, Stop> {
-    let start = Instant::now();
+/// What must hold before a run loads anything: the test tool it was asked for is there.
+pub(crate) fn preflight(args: &MutantsOptions) -> anyhow::Result<()> {
     if args.test_tool == TestTool::Nextest {
         let ok = std::process::Command::new("cargo")
             .args(["nextest", "--version"])
             .output()
             .is_ok_and(|o| o.status.success());
         if !ok {
-            return Err(Stop::Error(anyhow::anyhow!(
-                "--test-tool nextest: `cargo nextest` is not installed"
-            )));
+            bail!("--test-tool nextest: `cargo nextest` is not installed");
         }
     }
-    let mut listed = list(args)?;
+    Ok(())
+}
+
+/// Run the listed mutants (`list` with the same options). Their logs and verdicts are in the
+/// output folder as they finish; the reports that render the run are written by `cli`.
+pub(crate) fn run(
+    args: &MutantsOptions,
+    mut listed: Listed,
+    progress: &(dyn Fn(Event) + Sync),
+) -> Result<MutantsRun, Stop> {
+    let start = listed.started;
     let skipped = std::mem::take(&mut listed.skips.skipped);
     let ws = &listed.workspace;
     let output = args
@@ -272,7 +280,7 @@ pub(crate) fn run(
         .collect();
     let mut ran = if todo.is_empty() && !resumed.is_empty() {
         // Everything was done: nothing to build.
-        engine::start(&opts)?;
+        engine::start(&opts, progress)?;
         engine::Ran {
             baseline: Default::default(),
             results: Vec::new(),

@@ -98,7 +98,7 @@ pub(crate) fn run(
     pins: &(dyn Fn(&[String]) -> bool + Sync),
     progress: &(dyn Fn(Event) + Sync),
 ) -> Result<Ran, Stop> {
-    engine::start(opts)?;
+    engine::start(opts, progress)?;
     let scratch = Scratch::copy(root, &opts.target_dir, opts.scratch_parent.as_deref())?;
     let target = opts.build_dir.join("0");
     let log = opts.log_dir.join("baseline.log");

@@ -307,6 +307,7 @@ mod tests {
                     description: String::new(),
                     guard: false,
                     context: Default::default(),
+                    also: Vec::new(),
                 },
                 outcome,
                 duration_ms: 0,

@@ -169,14 +169,20 @@ pub(crate) struct Skips {
 /// A mutant's name as `--list` prints it and `--exclude-re` matches it:
 /// `FILE:LINE:COLUMN: DESCRIPTION: `ORIGINAL` -> `REPLACEMENT`` (texts on one line).
 pub(crate) fn name(m: &Mutant) -> String {
+    let also: Vec<&str> = m.also.iter().map(|o| o.id()).collect();
     format!(
-        "{}:{}:{}: {}: `{}` -> `{}`",
+        "{}:{}:{}: {}: `{}` -> `{}`{}",
         m.file,
         m.line,
         m.column,
         m.description,
         one_line(&m.original),
-        one_line(&m.replacement)
+        one_line(&m.replacement),
+        if also.is_empty() {
+            String::new()
+        } else {
+            format!(" (also proposed by {})", also.join(", "))
+        }
     )
 }
 

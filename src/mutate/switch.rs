@@ -448,6 +448,7 @@ mod tests {
             description: String::new(),
             guard: false,
             context: Context::Runtime,
+            also: Vec::new(),
         }
     }
 

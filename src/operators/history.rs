@@ -7,7 +7,6 @@
 
 use std::path::Path;
 use std::process::{Command, Output};
-use std::sync::Mutex;
 
 use super::{CeilingSite, Shared, idents};
 use crate::catalog::Operator;
@@ -18,16 +17,18 @@ const ID: Operator = Operator::HistoryRevert;
 /// How far back to look, in commits touching the file.
 const MAX_COMMITS: &str = "200";
 
+/// The history mutants of one file; `Err` with git's complaint when its history could not be
+/// read (the job says so: none of its history mutants exist).
 pub(crate) fn drafts(
     rel: &str,
     text: &str,
     ceilings: &[CeilingSite],
     shared: &Shared,
-) -> Vec<Draft> {
+) -> Result<Vec<Draft>, String> {
     if !shared.from_history || ceilings.is_empty() {
-        return Vec::new();
+        return Ok(Vec::new());
     }
-    let deleted = deleted_lines(&shared.ws_root, rel);
+    let deleted = deleted_lines(&shared.ws_root, rel)?;
     let present = squash(text);
     let mut out = Vec::new();
     for c in ceilings {
@@ -60,7 +61,7 @@ pub(crate) fn drafts(
             });
         }
     }
-    out
+    Ok(out)
 }
 
 /// A line removed by some commit, newest first.
@@ -141,16 +142,9 @@ pub(crate) fn searchable(dir: &Path) -> Result<Option<String>, String> {
     )))
 }
 
-/// The files whose history `git log` failed to show since the last call, with git's complaint.
-static UNREAD: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
-
-/// Each file whose history could not be read since the last call, with git's complaint, so the
-/// job can say its history was not searched.
-pub(crate) fn unread() -> Vec<(String, String)> {
-    std::mem::take(&mut *UNREAD.lock().unwrap_or_else(|e| e.into_inner()))
-}
-
-fn deleted_lines(root: &Path, rel: &str) -> Vec<Deleted> {
+/// The lines deleted from `rel` in its last commits, or git's complaint when `git log` could
+/// not show its history.
+fn deleted_lines(root: &Path, rel: &str) -> Result<Vec<Deleted>, String> {
     let out = git(
         root,
         &[
@@ -173,11 +167,7 @@ fn deleted_lines(root: &Path, rel: &str) -> Vec<Deleted> {
                 Ok(out) => complaint(&out),
                 Err(e) => e.to_string(),
             };
-            UNREAD
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push((rel.to_string(), why));
-            return Vec::new();
+            return Err(why);
         }
     };
     let mut commit = String::new();
@@ -194,7 +184,7 @@ fn deleted_lines(root: &Path, rel: &str) -> Vec<Deleted> {
             }
         }
     }
-    lines
+    Ok(lines)
 }
 
 /// Text without whitespace, to compare code regardless of formatting.

@@ -248,6 +248,13 @@ impl Collector for SiteCollector<'_> {
     }
 }
 
+/// The mutants of one file.
+pub(crate) struct Discovered {
+    pub(crate) mutants: Vec<Mutant>,
+    /// Why the file's history could not be searched (`--from-history`), when it could not.
+    pub(crate) unread: Option<String>,
+}
+
 /// The mutants of one file: the walk's drafts whose condition holds, and the drafts of the
 /// operators that need the whole index, in canonical order by `mutate::sort` later.
 pub(crate) fn discover(
@@ -256,7 +263,8 @@ pub(crate) fn discover(
     crate_name: &str,
     sites: &FileSites,
     shared: &Shared,
-) -> Vec<Mutant> {
+) -> Discovered {
+    let mut unread = None;
     let kept = sites.pending.iter().filter(|p| match &p.if_capacity {
         None => true,
         Some(idents) => idents.iter().any(|i| shared.is_capacity_name(i)),
@@ -270,9 +278,10 @@ pub(crate) fn discover(
             Operator::ReinstateCap => {
                 drafts.extend(reinstate_cap::drafts(&sites.ceilings, &shared.ks));
             }
-            Operator::HistoryRevert => {
-                drafts.extend(history::drafts(rel, text, &sites.ceilings, shared));
-            }
+            Operator::HistoryRevert => match history::drafts(rel, text, &sites.ceilings, shared) {
+                Ok(found) => drafts.extend(found),
+                Err(why) => unread = Some(why),
+            },
             Operator::SwapMinMax
             | Operator::DropClamp
             | Operator::DropAllDownGuard
@@ -288,7 +297,7 @@ pub(crate) fn discover(
     for m in &mut mutants {
         m.context = sites.context(&m.range());
     }
-    mutants
+    Discovered { mutants, unread }
 }
 
 /// The generic arguments of a path (`Vec::<u8>::new`, `f::<8>`): types and consts.

@@ -43,6 +43,10 @@ pub(crate) struct Mutant {
     /// Whether the compile-once engine can switch it at run time, or it must be rebuilt.
     #[serde(default)]
     pub(crate) context: Context,
+    /// Other operators that proposed this very mutation (same span, same replacement): it runs
+    /// once, under the first operator, and the report names the others.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) also: Vec<Operator>,
 }
 
 /// Where a mutant sits, as the engine sees it.
@@ -98,11 +102,15 @@ pub(crate) fn finish(rel: &str, text: &str, drafts: Vec<Draft>, crate_name: &str
         let Some(original) = text.get(d.range.clone()) else {
             continue;
         };
-        if original == d.replacement
-            || out.iter().any(|m| {
-                m.byte_range == (d.range.start, d.range.end) && m.replacement == d.replacement
-            })
-        {
+        if original == d.replacement {
+            continue;
+        }
+        if let Some(same) = out.iter_mut().find(|m| {
+            m.byte_range == (d.range.start, d.range.end) && m.replacement == d.replacement
+        }) {
+            if same.operator != d.operator && !same.also.contains(&d.operator) {
+                same.also.push(d.operator);
+            }
             continue;
         }
         let key = format!(
@@ -136,6 +144,7 @@ pub(crate) fn finish(rel: &str, text: &str, drafts: Vec<Draft>, crate_name: &str
             description: d.description,
             guard: d.guard,
             context: Context::Fixed,
+            also: Vec::new(),
         });
     }
     out
@@ -153,6 +162,32 @@ pub(crate) fn order_key(m: &Mutant) -> (&str, usize, &str, &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mutation_two_operators_propose_runs_once_and_names_both() {
+        let draft = |operator: Operator| Draft {
+            operator,
+            function: "c::f".into(),
+            range: 2..3,
+            replacement: "<=".into(),
+            description: String::new(),
+            guard: false,
+        };
+        let text = "a < b";
+        let out = finish(
+            "src/lib.rs",
+            text,
+            vec![
+                draft(Operator::BoundaryShift),
+                draft(Operator::Guard),
+                draft(Operator::BoundaryShift),
+            ],
+            "c",
+        );
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].operator, Operator::BoundaryShift);
+        assert_eq!(out[0].also, [Operator::Guard]);
+    }
 
     #[test]
     fn ids_do_not_depend_on_lines_and_count_repeats() {
