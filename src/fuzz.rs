@@ -215,8 +215,8 @@ fn front_end(text: &str) {
         };
         let scope = Scope::file("fuzz", &[], role, &parsed.ast);
         let mut index = crate::index::extract::Extractor::new(tables, "src/lib.rs", role);
-        let mut fixtures = crate::fixtures::collect::Collector::new("src/lib.rs");
-        let mut code = crate::fixtures::reads::CodeCollector::new("src/lib.rs");
+        let mut fixtures = crate::fixture_model::collect::Collector::new("src/lib.rs");
+        let mut code = crate::fixture_model::reads::CodeCollector::new("src/lib.rs");
         let mut sites = crate::operators::SiteCollector::new(tables, &[]);
         let mut collectors: Vec<&mut dyn walk::Collector> =
             vec![&mut index, &mut fixtures, &mut code, &mut sites];

@@ -20,7 +20,7 @@ mod manifest;
 mod syntax;
 mod workspace;
 // Analyses over the parsed workspace.
-mod fixtures;
+mod fixture_model;
 mod operators;
 // The one load.
 mod project;

@@ -14,9 +14,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use crate::config::Config;
-use crate::fixtures::FixtureAnalysis;
-use crate::fixtures::collect::{Collector as FixtureCollector, FileFixtures};
-use crate::fixtures::reads::CodeCollector;
+use crate::fixture_model::FixtureAnalysis;
+use crate::fixture_model::collect::{Collector as FixtureCollector, FileFixtures};
+use crate::fixture_model::reads::CodeCollector;
 use crate::index::extract::Extractor;
 use crate::index::params::Prescan;
 use crate::index::{CapacityKind, FileFacts, Index, Tables, Triggers};
@@ -145,7 +145,7 @@ impl Project {
         let fixtures = needs.fixtures.then(|| {
             let mut a = FixtureAnalysis::from_files(fixtures);
             a.files = ws.files.len();
-            crate::fixtures::add_data_and_report(&mut a, &ws);
+            crate::fixture_model::add_data_and_report(&mut a, &ws);
             a
         });
         Ok(Project {

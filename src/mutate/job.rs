@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 
 use crate::catalog::Operator;
-use crate::fixtures::FixtureAnalysis;
+use crate::fixture_model::FixtureAnalysis;
 use crate::index::Index;
 use crate::mutate::engine::{self, EngineKind, Event, Options, Stop, TestTool};
 use crate::mutate::outcome::Summary;
@@ -179,7 +179,7 @@ fn explain_survivors(
         .filter(|r| r.outcome == Outcome::Survived)
     {
         let m = &r.mutant;
-        let site = crate::fixtures::MutatedSite {
+        let site = crate::fixture_model::MutatedSite {
             file: m.file.clone(),
             function_site: m.function.clone(),
             function_name: m
@@ -191,7 +191,7 @@ fn explain_survivors(
             operator: m.operator,
             original: m.original.clone(),
         };
-        r.explanation = Some(crate::fixtures::explain(analysis, &site));
+        r.explanation = Some(crate::fixture_model::explain(analysis, &site));
     }
 }
 

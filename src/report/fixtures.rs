@@ -7,9 +7,9 @@ use ariadne::{Color, Report, ReportKind};
 use serde::Serialize;
 
 use crate::diag::plural;
-use crate::fixtures::compare::is_identity;
-use crate::fixtures::explain::join;
-use crate::fixtures::{FixtureAnalysis, FixtureReport, Scope};
+use crate::fixture_model::compare::is_identity;
+use crate::fixture_model::explain::join;
+use crate::fixture_model::{FixtureAnalysis, FixtureReport, Scope};
 use crate::report::human::{Labels, Placed, Sources, place};
 use crate::source::Loc;
 use crate::source::Texts;

@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::catalog::Level;
 use crate::catalog::Report;
 use crate::finding::Finding;
-use crate::fixtures::FixtureReport;
+use crate::fixture_model::FixtureReport;
 use crate::mutate::outcome::MutantsReport;
 
 /// Escape a message (`%`, CR, LF) the way the runner expects.

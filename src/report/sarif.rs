@@ -27,7 +27,7 @@ use serde_json::{Value, json};
 
 use crate::catalog::{Entry, Level};
 use crate::finding::Finding;
-use crate::fixtures::FixtureReport;
+use crate::fixture_model::FixtureReport;
 use crate::mutate::outcome::MutantsReport;
 use crate::mutate::outcome::{MutantResult, Outcome};
 use crate::report::fingerprint::Fingerprints;
