@@ -7,32 +7,32 @@
 #![warn(unreachable_pub)]
 
 // Plumbing and core data.
+mod sys;
 mod catalog;
-mod config;
+mod source;
+mod site;
 mod diag;
 mod finding;
-mod site;
-mod source;
-mod sys;
+mod config;
 // Reading code.
-mod index;
-mod manifest;
 mod syntax;
 mod workspace;
+mod index;
+mod manifest;
 // Analyses over the parsed workspace.
 mod fixture_model;
 mod operators;
 // The one load.
 mod project;
 // Jobs: options in, data out, no printing.
+mod lint;
 mod check;
 mod init;
-mod lint;
-mod measure;
 mod mutate;
+mod measure;
 // Rendering, then the command line.
-mod cli;
 mod report;
+mod cli;
 
 #[cfg(test)]
 mod fuzz;

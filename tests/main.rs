@@ -8,6 +8,7 @@ mod docs;
 mod faults;
 mod fixtures;
 mod html;
+mod layers;
 mod manifest;
 mod measure;
 mod measure_evidence;

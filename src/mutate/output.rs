@@ -14,6 +14,8 @@ pub(crate) const REPORT_JSON: &str = "mutants.json";
 pub(crate) const ELEMENTS_JSON: &str = "mutation-report.json";
 pub(crate) const SARIF: &str = "survivors.sarif";
 pub(crate) const HTML: &str = "report.html";
+/// The tag the HTML report carries (`report::html` writes it), by which `clear` knows its own.
+pub(crate) const HTML_GENERATOR: &str = r#"<meta name="generator" content="cargo-capcheck">"#;
 /// One JSON line per finished mutant, appended as each finishes (kept when a run is stopped).
 pub(crate) const VERDICTS: &str = "verdicts.jsonl";
 /// Marks a folder this tool writes; without it a non-empty folder is refused.
@@ -175,8 +177,8 @@ fn written_by_us(path: &Path) -> bool {
         ELEMENTS_JSON => json()["framework"]["name"] == "cargo-capcheck",
         SARIF => json()["runs"][0]["tool"]["driver"]["name"] == "cargo-capcheck",
         HTML => bytes
-            .windows(crate::report::html::GENERATOR.len())
-            .any(|w| w == crate::report::html::GENERATOR.as_bytes()),
+            .windows(HTML_GENERATOR.len())
+            .any(|w| w == HTML_GENERATOR.as_bytes()),
         VERDICTS => {
             // Each line is one verdict; the last may be cut short by a kill mid-append (the
             // line and its newline go in one write).

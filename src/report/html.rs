@@ -9,9 +9,6 @@ use html_escape::encode_text as esc;
 use crate::mutate::outcome::MutantsReport;
 use crate::mutate::outcome::{MutantResult, Outcome};
 
-/// Marks the page as the tool's, so the output folder's cleanup may remove it.
-pub(crate) const GENERATOR: &str = r#"<meta name="generator" content="cargo-capcheck">"#;
-
 pub(crate) fn report(r: &MutantsReport) -> String {
     let s = &r.summary;
     let mut rows: Vec<&MutantResult> = r.mutants.iter().collect();
@@ -19,7 +16,7 @@ pub(crate) fn report(r: &MutantsReport) -> String {
     rows.sort_by_key(|m| !(m.outcome == Outcome::Survived || m.failed_guard()));
     let mut out = String::new();
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
-    out.push_str(GENERATOR);
+    out.push_str(crate::mutate::output::HTML_GENERATOR);
     out.push_str("<title>cargo capcheck mutants</title><style>");
     out.push_str(
         "body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse;width:100%}\
