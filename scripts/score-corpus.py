@@ -24,9 +24,10 @@ corpus = os.environ.get("CORPUS_DIR", "/tmp/capcheck-corpus")
 binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "target/release/cargo-capcheck")
 FOUND_BY = {"unmeasured-capacity", "per-unit-cap"}
 
+extra = os.environ.get("CAPCHECK_ARGS", "").split()  # e.g. CAPCHECK_ARGS=--full-parse
 out = subprocess.run(
     [binary, "check", "--workspace", "--format", "json",
-     "--manifest-path", os.path.join(corpus, "ws/Cargo.toml")],
+     "--manifest-path", os.path.join(corpus, "ws/Cargo.toml")] + extra,
     capture_output=True, text=True)
 if out.returncode not in (0, 1):
     sys.exit(f"capcheck failed ({out.returncode}): {out.stderr}")

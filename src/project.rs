@@ -136,7 +136,7 @@ impl Project {
             f.sigs.retain(|s| tables.capacity_fns.contains(&s.name));
             facts.push(f);
         }
-        let index = Index::from_facts(facts, tables);
+        let index = Index::from_facts(facts, tables, ws.deps.clone());
         let index = match &triggers {
             Some(t) => late_pass(&ws, index, t, &depths),
             None => index,
@@ -293,53 +293,91 @@ impl Load<'_> {
     }
 }
 
-/// A constant that reaches a capacity API without a capacity name (`MAX_READS` in
-/// `Semaphore::new(MAX_READS)`) is only known once every file is indexed; its other uses may
-/// sit in items the sparse parse cut, so the files that name it only there are walked again
-/// with it kept (the sparse parse's one second look; a full parse needs none).
+/// What only the whole index tells: a constant that reaches a capacity API without a capacity
+/// name (`MAX_READS` in `Semaphore::new(MAX_READS)`), and the places a value reaches one through
+/// (`index::flow`: a field, a constructor's parameter, a function's result). Their other
+/// mentions may sit in items the sparse parse cut, so the files that mention one only there are
+/// walked again with it kept, and the index is built again, until no new name appears (a full
+/// parse needs none of this). The flow only grows with more code read, so what this ends with is
+/// what a full parse finds.
 fn late_pass(
     ws: &Workspace,
-    index: Index,
+    mut index: Index,
     triggers: &Triggers,
     depths: &[(usize, u64, Option<usize>)],
 ) -> Index {
-    let late: Vec<String> = index
-        .capacities
-        .iter()
-        .filter(|c| matches!(c.kind, CapacityKind::Const | CapacityKind::Static))
-        .filter(|c| !triggers.keeps(&c.item))
-        .map(|c| c.item.clone())
-        .collect();
-    if late.is_empty() {
-        return index;
+    // What was looked for so far: a name, the other names a file must mention too, and the
+    // package it was looked for in (`None`: every package, for a constant that sizes an API).
+    type Ask = (String, Vec<String>, Option<String>);
+    let mut asked: std::collections::BTreeSet<Ask> = Default::default();
+    let mut focus: std::collections::BTreeSet<String> = Default::default();
+    // Each round adds names; every name comes from the workspace, so the rounds end. The bound
+    // is a guard, never reached on real code (3 rounds at most on the corpora).
+    for _ in 0..32 {
+        let consts = index
+            .capacities
+            .iter()
+            .filter(|c| matches!(c.kind, CapacityKind::Const | CapacityKind::Static))
+            .map(|c| (c.item.clone(), Vec::new(), None));
+        let flows = index.flow_idents.iter().flat_map(|w| {
+            w.packages
+                .iter()
+                .map(move |p| (w.key.clone(), w.also.clone(), Some(p.clone())))
+        });
+        let new: Vec<Ask> = consts
+            .chain(flows)
+            .filter(|a| !asked.contains(a) && !triggers.keeps(&a.0))
+            .collect();
+        if new.is_empty() {
+            break;
+        }
+        let hashes: Vec<(Vec<u64>, Option<&str>)> = new
+            .iter()
+            .map(|(n, also, p)| {
+                let names = std::iter::once(n).chain(also);
+                (names.map(|n| sparse::ident_hash(n)).collect(), p.as_deref())
+            })
+            .collect();
+        let Index {
+            mut files,
+            tables,
+            deps,
+            ..
+        } = index;
+        let redo: Vec<usize> = (0..ws.files.len())
+            .filter(|&i| {
+                let f = &files[i];
+                hashes.iter().any(|(hs, p)| {
+                    p.is_none_or(|p| p == f.package)
+                        && hs.iter().all(|h| f.hidden.binary_search(h).is_ok())
+                })
+            })
+            .collect();
+        focus.extend(new.iter().map(|(n, _, _)| n.clone()));
+        asked.extend(new);
+        let triggers = triggers.clone().with(focus.iter().cloned());
+        let again: Vec<(usize, FileFacts)> = redo
+            .par_iter()
+            .map(|&i| {
+                let load = Load {
+                    tables: &tables,
+                    triggers: Some(&triggers),
+                    needs: Needs::default(),
+                    depths,
+                };
+                (i, load.walk_file(i, &ws.files[i], files[i].role, &[]).facts)
+            })
+            .collect();
+        for (i, f) in again {
+            let sigs = std::mem::take(&mut files[i].sigs);
+            files[i] = FileFacts { sigs, ..f };
+        }
+        index = Index::from_facts(files, tables, deps);
+        if redo.is_empty() {
+            break;
+        }
     }
-    let Index {
-        mut files, tables, ..
-    } = index;
-    let redo: Vec<usize> = (0..ws.files.len())
-        .filter(|&i| {
-            late.iter()
-                .any(|n| files[i].hidden.binary_search(n).is_ok())
-        })
-        .collect();
-    let triggers = triggers.clone().with(late);
-    let again: Vec<(usize, FileFacts)> = redo
-        .par_iter()
-        .map(|&i| {
-            let load = Load {
-                tables: &tables,
-                triggers: Some(&triggers),
-                needs: Needs::default(),
-                depths,
-            };
-            (i, load.walk_file(i, &ws.files[i], files[i].role, &[]).facts)
-        })
-        .collect();
-    for (i, f) in again {
-        let sigs = std::mem::take(&mut files[i].sigs);
-        files[i] = FileFacts { sigs, ..f };
-    }
-    Index::from_facts(files, tables)
+    index
 }
 
 /// Each file's one lexing before the walk (`index::params::prescan`), in the order of `files`:

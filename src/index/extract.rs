@@ -7,6 +7,7 @@ use syn::spanned::Spanned;
 
 use crate::index::CapacityKind;
 use crate::index::facts::*;
+use crate::index::flow;
 use crate::index::tables::Tables;
 use crate::index::value::{Operand, Val, is_const_name};
 use crate::source::Loc;
@@ -29,6 +30,15 @@ pub(crate) struct Extractor<'a> {
     /// What the file's `use` items import (`channel -> tokio::sync::mpsc::channel`), so a bare
     /// imported call reaches the API table.
     imports: std::collections::HashMap<String, Vec<String>>,
+    /// The function keys of the enclosing functions (`index::flow::def_key`), innermost last;
+    /// `None` for one whose result cannot be a count (`flow::may_return_int`).
+    fn_keys: Vec<Option<String>>,
+    /// Their `flow::fn_id`s, which name their locals.
+    fn_ids: Vec<u32>,
+    /// Whether what a call returns counts as a source (`flows_into`).
+    calls_followed: bool,
+    /// The enclosing functions' parameters with the struct type each declares, innermost last.
+    param_types: Vec<Vec<(String, String)>>,
 }
 
 /// A capacity API a call matches.
@@ -54,11 +64,19 @@ impl<'a> Extractor<'a> {
             facts: FileFacts {
                 rel: rel.to_string(),
                 role,
+                flow: flow::FileFlow {
+                    file: rel.to_string(),
+                    ..Default::default()
+                },
                 ..FileFacts::default()
             },
             locals: Vec::new(),
             outer_locals: Vec::new(),
             imports: Default::default(),
+            fn_keys: Vec::new(),
+            fn_ids: Vec::new(),
+            calls_followed: true,
+            param_types: Vec::new(),
         }
     }
 
@@ -908,6 +926,294 @@ impl Extractor<'_> {
     }
 }
 
+/// Where values go (`index::flow`): recorded for production code only, outside formatting
+/// macros; a literal stored somewhere is a seed, named by `site` and `item` should it reach an API.
+impl Extractor<'_> {
+    fn sources<'v>(&'v self, v: &'v View) -> flow::Sources<'v> {
+        flow::Sources {
+            fn_id: self.fn_ids.last().copied(),
+            self_ty: v.scope.self_ty(),
+            param_types: self.param_types.last().map_or(&[], Vec::as_slice),
+        }
+    }
+
+    /// Record that `value`'s sources go to `to`: each place as an edge, each literal as a seed.
+    fn flows_into(
+        &mut self,
+        v: &View,
+        value: &Expr,
+        to: flow::Node,
+        (site, item, kind): (&str, &str, CapacityKind),
+    ) {
+        let found = self.sources(v).of(value);
+        for s in found {
+            match s {
+                flow::Source::Place(flow::Node::Ret(_)) if !self.calls_followed => {}
+                flow::Source::Place(from) => self.facts.flow.edges.push(flow::Edge {
+                    from,
+                    to: to.clone(),
+                    at: flow::Pos::of(&crate::syntax::expr_loc(v.rel, value)),
+                }),
+                flow::Source::Lit(value, lit) => self.facts.flow.seeds.push(flow::Seed {
+                    value,
+                    loc: crate::syntax::expr_loc(v.rel, lit),
+                    to: to.clone(),
+                    site: site.to_string(),
+                    item: item.to_string(),
+                    kind,
+                }),
+            }
+        }
+    }
+
+    /// A function's parameters are its locals; its tail expression is what it returns.
+    fn flow_fn(&mut self, v: &View, f: &FnItem) {
+        let name = f.sig.ident.to_string();
+        let key = flow::def_key(&name, v.scope.self_ty(), f.sig.receiver().is_some());
+        let returns = flow::may_return_int(&f.sig.output);
+        self.fn_keys.push(returns.then(|| key.clone()));
+        let fn_id = flow::fn_id();
+        self.fn_ids.push(fn_id);
+        let typed = f.sig.inputs.iter().filter_map(|a| match a {
+            syn::FnArg::Typed(t) => match (&*t.pat, struct_type(&t.ty)) {
+                (syn::Pat::Ident(id), Some(ty)) => Some((id.ident.to_string(), ty)),
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => None,
+        });
+        self.param_types.push(typed.collect());
+        if v.in_test() {
+            return;
+        }
+        let params = f.sig.inputs.iter().filter_map(|a| match a {
+            syn::FnArg::Typed(t) => Some(t),
+            syn::FnArg::Receiver(_) => None,
+        });
+        for (i, p) in params.enumerate() {
+            let syn::Pat::Ident(id) = &*p.pat else {
+                continue;
+            };
+            // A parameter whose type cannot be a number (`chan: Tx<T, S>`, `name: &str`) carries
+            // no capacity, whatever the caller passes.
+            if !flow::may_hold_int(&p.ty) {
+                continue;
+            }
+            let param = id.ident.to_string();
+            self.facts.flow.params.push(flow::ParamName {
+                key: key.clone(),
+                index: i,
+                name: param.clone(),
+            });
+            self.facts.flow.edges.push(flow::Edge {
+                from: flow::Node::Param(key.clone(), i),
+                to: flow::Node::Local(fn_id, param),
+                at: flow::Pos::of(&loc_of(v.rel, &p.pat)),
+            });
+        }
+        if !returns {
+            return;
+        }
+        if let Some(syn::Stmt::Expr(tail, None)) = f.block.stmts.last() {
+            let kind = CapacityKind::Fn;
+            self.flows_into(v, tail, flow::Node::Ret(key), (&f.site, &name, kind));
+        }
+    }
+
+    /// A call's arguments go to the function's parameters (a capacity API's, to the API).
+    fn flow_call(&mut self, v: &View, key: &str, text: &str, args: &[&Expr], api: Option<&ApiHit>) {
+        if let Some(api) = api {
+            let Some(arg) = args.get(api.arg) else { return };
+            if api.quiet_at_one && !self.facts.flow.handoff.contains(&api.name) {
+                self.facts.flow.handoff.push(api.name.clone());
+            }
+            let site = crate::site::child(
+                &v.function_site(),
+                api.name.trim_start_matches('.').trim_end_matches("()"),
+            );
+            let to = flow::Node::Sink(api.name.clone());
+            // A method matched by its name alone (`.buffer(..)`) may be another type's: what a
+            // call returns is not followed into it, only literals and named places.
+            self.calls_followed = !api.name.starts_with('.');
+            self.flows_into(v, arg, to, (&site, &api.name, CapacityKind::ApiArg));
+            self.calls_followed = true;
+            return;
+        }
+        let site = crate::site::child(&v.function_site(), key.rsplit("::").next().unwrap_or(key));
+        for (i, a) in args.iter().enumerate() {
+            let item = format!("{text}(#{i})");
+            let to = flow::Node::Param(key.to_string(), i);
+            self.flows_into(v, a, to, (&site, &item, CapacityKind::ApiArg));
+        }
+    }
+
+    fn flow_expr(&mut self, v: &View, e: &Expr) {
+        match e {
+            Expr::Struct(s) => {
+                let named = s.path.segments.last().map(|x| x.ident.to_string());
+                let ty = match (named.as_deref(), v.scope.self_ty()) {
+                    (Some("Self"), Some(t)) => t.to_string(),
+                    (n, _) => n.unwrap_or_default().to_string(),
+                };
+                for f in &s.fields {
+                    let syn::Member::Named(name) = &f.member else {
+                        continue;
+                    };
+                    if crate::syntax::is_cfg_test(&f.attrs) {
+                        continue;
+                    }
+                    let field = name.to_string();
+                    let site = v.scope.field_site(&ty, &field);
+                    let to = flow::Node::Field(Some(ty.clone()), field.clone());
+                    self.flows_into(v, &f.expr, to, (&site, &field, CapacityKind::Field));
+                }
+            }
+            Expr::Assign(a) => {
+                let (to, item) = match &*a.left {
+                    Expr::Field(f) => match &f.member {
+                        syn::Member::Named(n) => {
+                            let ty = self.sources(v).type_of(&f.base);
+                            (flow::Node::Field(ty, n.to_string()), n.to_string())
+                        }
+                        syn::Member::Unnamed(_) => return,
+                    },
+                    Expr::Path(p) => match (p.path.get_ident(), self.fn_ids.last()) {
+                        (Some(id), Some(&f)) => {
+                            (flow::Node::Local(f, id.to_string()), id.to_string())
+                        }
+                        _ => return,
+                    },
+                    _ => return,
+                };
+                let site = crate::site::child(&v.function_site(), &item);
+                self.flows_into(v, &a.right, to, (&site, &item, CapacityKind::Field));
+            }
+            Expr::Call(c) => {
+                let Expr::Path(p) = &*c.func else { return };
+                let api = self.api_of_call(&c.func, c.args.len());
+                let Some(key) = flow::fn_key(&p.path, v.scope.self_ty()) else {
+                    return;
+                };
+                let text = crate::syntax::path_idents(&p.path).join("::");
+                let args: Vec<&Expr> = c.args.iter().collect();
+                self.flow_call(v, &key, &text, &args, api.as_ref());
+            }
+            Expr::MethodCall(m) => {
+                let api = self.api_of_method(&m.method, m.args.len());
+                let name = m.method.to_string();
+                if api.is_none() && flow::is_common_method(&name) {
+                    return;
+                }
+                let key = format!(".{name}");
+                let args: Vec<&Expr> = m.args.iter().collect();
+                self.flow_call(v, &key, &key, &args, api.as_ref());
+            }
+            Expr::Return(r) => {
+                if let (Some(value), Some(Some(key)), Some((name, site))) =
+                    (&r.expr, self.fn_keys.last(), v.fns.last())
+                {
+                    let (key, name, site) = (key.clone(), name.clone(), site.clone());
+                    let to = flow::Node::Ret(key);
+                    self.flows_into(v, value, to, (&site, &name, CapacityKind::Fn));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `let x = value;`: the value's sources go to the local.
+    fn flow_local(&mut self, v: &View, name: &str, value: &Expr) {
+        let (Some((_, fn_site)), Some(&id)) = (v.fns.last(), self.fn_ids.last()) else {
+            return;
+        };
+        let to = flow::Node::Local(id, name.to_string());
+        let site = crate::site::child(fn_site, name);
+        self.flows_into(v, value, to, (&site, name, CapacityKind::Let));
+    }
+
+    /// A struct's fields set by attributes: clap's and structopt's defaults, serde's default
+    /// functions (`#[serde(default = "default_queue")]`).
+    fn flow_struct(&mut self, v: &View, s: &syn::ItemStruct) {
+        let ty = s.ident.to_string();
+        for f in &s.fields {
+            let Some(name) = f.ident.as_ref().map(|i| i.to_string()) else {
+                continue;
+            };
+            let to = flow::Node::Field(Some(ty.clone()), name.clone());
+            for a in &f.attrs {
+                if cli_default_attr(a) {
+                    for (value, loc) in cli_defaults(v.rel, a) {
+                        self.facts.flow.seeds.push(flow::Seed {
+                            value,
+                            loc,
+                            to: to.clone(),
+                            site: v.scope.field_site(&ty, &name),
+                            item: name.clone(),
+                            kind: CapacityKind::Field,
+                        });
+                    }
+                }
+                if let Some((path, at)) = serde_default_fn(v.rel, a) {
+                    let key = match path.split_once("::") {
+                        Some(_) => path.rsplit("::").next().unwrap_or(&path).to_string(),
+                        None => path,
+                    };
+                    self.facts.flow.edges.push(flow::Edge {
+                        from: flow::Node::Ret(key),
+                        to: to.clone(),
+                        at: flow::Pos::of(&at),
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// The struct a parameter's type names, through references and smart pointers (`&Config`,
+/// `Arc<Config>`, `&mut Box<Config>` -> `Config`); none for generics and integers.
+fn struct_type(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Reference(r) => struct_type(&r.elem),
+        syn::Type::Paren(p) => struct_type(&p.elem),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            let name = last.ident.to_string();
+            match (&last.arguments, name.as_str()) {
+                (syn::PathArguments::AngleBracketed(a), "Arc" | "Rc" | "Box") => {
+                    match a.args.first()? {
+                        syn::GenericArgument::Type(t) => struct_type(t),
+                        _ => None,
+                    }
+                }
+                (_, n) if n.starts_with(char::is_uppercase) && n != "Self" && n.len() > 1 => {
+                    Some(name)
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// `#[serde(default = "path")]`: the function that gives a field its default, and where.
+fn serde_default_fn(rel: &str, a: &syn::Attribute) -> Option<(String, Loc)> {
+    if !a.path().is_ident("serde") {
+        return None;
+    }
+    let mut found = None;
+    let _ = a.parse_nested_meta(|meta| {
+        if meta.path.is_ident("default") && meta.input.peek(syn::Token![=]) {
+            let s: syn::LitStr = meta.value()?.parse()?;
+            found = Some((s.value(), loc_of(rel, &s)));
+        } else if meta.input.peek(syn::Token![=]) {
+            let _: Expr = meta.value()?.parse()?;
+        } else if meta.input.peek(syn::token::Paren) {
+            meta.parse_nested_meta(|_| Ok(()))?;
+        }
+        Ok(())
+    });
+    found
+}
+
 impl Collector for Extractor<'_> {
     fn file(&mut self, _: &View, file: &syn::File) {
         self.imports = crate::syntax::use_paths(&file.items);
@@ -917,6 +1223,9 @@ impl Collector for Extractor<'_> {
         if let syn::Item::Struct(s) = item {
             if !v.in_format() {
                 self.cli_args(v, s);
+                if !v.in_test() {
+                    self.flow_struct(v, s);
+                }
             }
         }
     }
@@ -928,6 +1237,7 @@ impl Collector for Extractor<'_> {
         self.ceiling_fn(v, f.sig);
         self.outer_locals.push(std::mem::take(&mut self.locals));
         self.fn_body_literal(v, f.sig, f.block);
+        self.flow_fn(v, f);
     }
 
     fn leave_fn(&mut self, v: &View, _: &FnItem) {
@@ -935,11 +1245,25 @@ impl Collector for Extractor<'_> {
             return;
         }
         self.locals = self.outer_locals.pop().unwrap_or_default();
+        self.fn_keys.pop();
+        self.fn_ids.pop();
+        self.param_types.pop();
     }
 
     fn enter_const(&mut self, v: &View, c: &ConstItem) {
         if !v.in_format() {
             self.const_item(v, c);
+            if !v.in_test() {
+                let name = c.ident.to_string();
+                let site = v.scope.site(&name);
+                let kind = if c.is_static {
+                    CapacityKind::Static
+                } else {
+                    CapacityKind::Const
+                };
+                let to = flow::Node::Const(name.clone());
+                self.flows_into(v, c.expr, to, (&site, &name, kind));
+            }
         }
     }
 
@@ -959,6 +1283,13 @@ impl Collector for Extractor<'_> {
             return;
         };
         let name = ident.to_string();
+        let typed_number = match &l.pat {
+            syn::Pat::Type(t) => flow::may_hold_int(&t.ty),
+            _ => true,
+        };
+        if !v.in_test() && typed_number {
+            self.flow_local(v, &name, &init.expr);
+        }
         if !Val::of(&init.expr).is_lit() && self.tables.capacity_names.matches(&name) {
             // `let max_batch = match kind { A => 10_000, _ => 4096 };`
             let site = crate::site::child(&v.function_site(), &name);
@@ -986,6 +1317,9 @@ impl Collector for Extractor<'_> {
     fn expr(&mut self, v: &View, e: &Expr) {
         if v.in_format() {
             return;
+        }
+        if !v.in_test() {
+            self.flow_expr(v, e);
         }
         match e {
             Expr::Struct(s) => self.struct_lit(v, s),

@@ -177,9 +177,11 @@ pub(crate) struct FileFacts {
     /// Out-of-line modules declared in test code (`#[cfg(test)] mod tests;`), as
     /// `crate::module::name`: their files are test code.
     pub(crate) test_modules: Vec<String>,
-    /// Constant-like names that only items the sparse parse skipped mention.
+    /// The identifiers that only items the sparse parse skipped mention (`sparse::ident_hash`).
     #[serde(skip)]
-    pub(crate) hidden: Vec<String>,
+    pub(crate) hidden: Vec<u64>,
+    /// Where the file's values go (`index::flow`).
+    pub(crate) flow: crate::index::flow::FileFlow,
     /// The call graph's nodes: every function with a body and the names it mentions. Read by
     /// the lexer (`index::graph`), only where a pin must be traced (`project::trace_pass`).
     #[serde(skip)]

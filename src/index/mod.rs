@@ -4,6 +4,7 @@
 
 pub(crate) mod extract;
 pub(crate) mod facts;
+pub(crate) mod flow;
 pub(crate) mod graph;
 pub(crate) mod names;
 pub(crate) mod params;
@@ -18,6 +19,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use crate::source::Loc;
+use crate::workspace::Deps;
 pub(crate) use facts::FileFacts;
 pub(crate) use tables::Tables;
 pub(crate) use triggers::Triggers;
@@ -114,11 +116,17 @@ pub(crate) struct Index {
     /// Literal defaults of struct fields in production code, by field name.
     pub(crate) field_defaults: HashMap<String, (u64, Loc)>,
     pub(crate) tables: Tables,
+    /// The identifiers of every place whose value reaches a capacity API, with the packages whose
+    /// code could store into it (`flow::Graph::idents`): the sparse parse reads the cut items
+    /// there that mention one.
+    pub(crate) flow_idents: Vec<flow::Wanted>,
+    /// Which packages values pass between (the workspace's dependency graph).
+    pub(crate) deps: Deps,
 }
 
 impl Index {
     /// Resolve per-file facts into capacities.
-    pub(crate) fn from_facts(files: Vec<FileFacts>, tables: Tables) -> Index {
+    pub(crate) fn from_facts(files: Vec<FileFacts>, tables: Tables, deps: Deps) -> Index {
         let consts = resolve_consts(&files);
         let mut field_defaults = HashMap::new();
         for f in files.iter().flat_map(|f| &f.fields).filter(|f| !f.in_test) {
@@ -128,13 +136,15 @@ impl Index {
                     .or_insert((v, f.loc.clone()));
             }
         }
-        let capacities = capacities(&files, &tables);
+        let (capacities, flow_idents) = capacities(&files, &tables, &deps);
         Index {
             files,
             capacities,
             consts,
             field_defaults,
             tables,
+            flow_idents,
+            deps,
         }
     }
 
@@ -236,7 +246,51 @@ fn capacity_args(
     out
 }
 
-fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
+/// What the sparse parse must read for the flow (`flow::Wanted`).
+type FlowIdents = Vec<flow::Wanted>;
+
+/// The capacities a value's flow finds (`index::flow`): each literal whose value reaches a
+/// capacity API, with the path it takes; and the identifiers of the places on such paths.
+fn flow_capacities(files: &[FileFacts], deps: &Deps) -> (Vec<Capacity>, FlowIdents) {
+    let graph = flow::Graph::new(
+        files.iter().map(|f| (&f.flow, f.package.as_str())),
+        &|a, b| deps.depends(a, b),
+    );
+    let package: HashMap<&str, &str> = files
+        .iter()
+        .map(|f| (f.rel.as_str(), f.package.as_str()))
+        .collect();
+    let caps = graph
+        .capacities()
+        .into_iter()
+        .map(|found| {
+            let s = found.seed;
+            Capacity {
+                site: s.site.clone(),
+                item: s.item.clone(),
+                value: s.value,
+                kind: s.kind,
+                loc: s.loc.clone(),
+                api: Some(found.api),
+                uses: found
+                    .path
+                    .into_iter()
+                    .map(|step| Use {
+                        loc: step.loc,
+                        note: step.note,
+                    })
+                    .collect(),
+                package: package
+                    .get(s.loc.file.as_str())
+                    .map_or_else(String::new, |p| p.to_string()),
+                visibility: facts::Visibility::Public,
+            }
+        })
+        .collect();
+    (caps, graph.idents())
+}
+
+fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacity>, FlowIdents) {
     let capacity_args = capacity_args(files);
     // A constant given to a capacity parameter flows into it as into a capacity API.
     let call_refs: Vec<(&str, facts::ConstRef)> = capacity_args
@@ -408,6 +462,28 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
             visibility: facts::Visibility::Public,
         });
     }
+    // What the names and APIs found comes first: a literal they found keeps their telling.
+    let (by_flow, flow_idents) = flow_capacities(files, deps);
+    let within = |inner: &Loc, outer: &Loc| {
+        inner.file == outer.file
+            && (outer.line, outer.column) <= (inner.line, inner.column)
+            && (inner.end_line, inner.end_column) <= (outer.end_line, outer.end_column)
+    };
+    let mut by_file: HashMap<&str, Vec<Loc>> = HashMap::new();
+    for c in &out {
+        by_file
+            .entry(c.loc.file.as_str())
+            .or_default()
+            .push(c.loc.clone());
+    }
+    let by_flow: Vec<Capacity> = by_flow
+        .into_iter()
+        .filter(|c| {
+            let known = by_file.get(c.loc.file.as_str());
+            !known.is_some_and(|locs| locs.iter().any(|l| within(&c.loc, l)))
+        })
+        .collect();
+    out.extend(by_flow);
     out.sort_by(|a, b| a.loc.cmp(&b.loc));
     // One literal is one capacity, however many ways it was reached (a named `let` that is also
     // the CPU count's fallback).
@@ -422,5 +498,5 @@ fn capacities(files: &[FileFacts], tables: &Tables) -> Vec<Capacity> {
             c.site = format!("{}#{n}", c.site);
         }
     }
-    out
+    (out, flow_idents)
 }

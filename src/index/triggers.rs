@@ -79,17 +79,24 @@ impl Triggers {
                 prod: true,
                 test: true,
                 value,
+                whole_impl: ident.starts_with(char::is_uppercase) && !value,
                 ..Class::default()
             };
         }
         let w = words(ident);
         let name = self.capacity_names.may_match_words(&w);
         Class {
-            prod: w.iter().any(|x| self.count_words.contains(x)) || (name && value),
+            // A capacity API alone keeps an item: its argument may be any value (`self.queue`),
+            // whose sources the flow then looks for (`index::flow`).
+            prod: w.iter().any(|x| self.count_words.contains(x))
+                || (name && value)
+                || self.apis.contains(ident),
             prod_with_value: name || self.apis.contains(ident) || self.calls.contains(ident),
             value,
             test: name && value,
             subject: w.iter().any(|x| self.subject_words.contains(x)),
+            api: self.apis.contains(ident),
+            whole_impl: false,
         }
     }
 
@@ -155,8 +162,8 @@ mod tests {
         let (name, api) = (c("per_backend"), c("mpsc"));
         assert!(!name.prod && name.prod_with_value && !name.test);
         assert!(
-            !api.prod && api.prod_with_value,
-            "`mpsc::channel` needs `mpsc`"
+            api.prod,
+            "`mpsc::channel` needs `mpsc`, and keeps its item whatever the argument"
         );
         assert!(c("Semaphore").prod_with_value && c("buffer_unordered").prod_with_value);
         assert!(c("max_seq").subject && !c("max_seq").prod);

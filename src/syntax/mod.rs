@@ -79,7 +79,7 @@ pub(crate) struct Parsed {
     pub(crate) lines: usize,
     pub(crate) ast: syn::File,
     /// What the sparse text left out (`sparse::Sparse::hidden`); empty for a full parse.
-    pub(crate) hidden: Vec<String>,
+    pub(crate) hidden: Vec<u64>,
     /// The file as written holds a suppression's marker (`capcheck:`).
     pub(crate) marked: bool,
 }

@@ -27,13 +27,18 @@ pub(crate) struct Class {
     /// Production code that names it can hold a fact if it also holds a value (an integer
     /// literal or a constant): a capacity name, a capacity API.
     pub(crate) prod_with_value: bool,
-    /// A constant-like name (`MAX_READS`): a value for `prod_with_value`, and listed in
-    /// `Sparse::hidden` when its item is cut.
+    /// A constant-like name (`MAX_READS`): a value for `prod_with_value`.
     pub(crate) value: bool,
     /// Test code that names it can hold a fact (a capacity constant it uses).
     pub(crate) test: bool,
     /// A word a pinned assertion's subject can have (`max`, `limit`): kept with a literal >= 2.
     pub(crate) subject: bool,
+    /// A capacity API's name (`mpsc`, `channel`): an import of it is kept, so that a bare call
+    /// resolves to the API.
+    pub(crate) api: bool,
+    /// A type named elsewhere (`focus`): an `impl` that names it in its header is kept whole, so
+    /// `Self::new(..)` in it is read with the type's other code.
+    pub(crate) whole_impl: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -50,9 +55,10 @@ pub(crate) struct Sparse {
     /// (cut lines leave their newline; a cut that ends before code on its last line leaves one
     /// space per character there), but byte offsets differ: slice this text, not the original.
     pub(crate) text: String,
-    /// Constant-like identifiers (`MAX_READS`) that only cut items mention, sorted: a later pass
-    /// that learns one is a capacity reads the file again to find its uses.
-    pub(crate) hidden: Vec<String>,
+    /// The hashes (`ident_hash`) of the identifiers that only cut items mention, sorted: a later
+    /// pass that learns one matters (a constant that sizes an API, a place a value reaches one
+    /// through) reads the file again with it kept.
+    pub(crate) hidden: Vec<u64>,
 }
 
 /// The file with comments and fact-free items cut, or `None` when it should be parsed as
@@ -100,11 +106,11 @@ pub(crate) fn sparse<'a>(
         close: &close,
         classify,
         drop: Vec::new(),
-        names: Vec::new(),
+        ids: Vec::new(),
         kept: 0,
     };
     s.items(0, toks.len(), test, true).ok()?;
-    let mut hidden: Vec<String> = s.names.iter().map(|n| n.to_string()).collect();
+    let mut hidden = std::mem::take(&mut s.ids);
     cuts.extend(s.drop.iter().copied());
     if cuts.is_empty() {
         return None;
@@ -201,8 +207,8 @@ struct Splitter<'s, 't, 'c> {
     classify: &'c mut dyn FnMut(&'s str) -> Class,
     /// Byte ranges to cut.
     drop: Vec<(usize, usize)>,
-    /// The constant-like identifiers of the cut items.
-    names: Vec<&'s str>,
+    /// The hashes of the cut items' identifiers.
+    ids: Vec<u64>,
     /// How many items were kept so far.
     kept: usize,
 }
@@ -350,7 +356,7 @@ impl<'s> Splitter<'s, '_, '_> {
                         if self.kind(j) == Some(TokenKind::Ident) {
                             let t = &self.toks[j];
                             let c = (self.classify)(&self.src[t.start..t.end]);
-                            imports_api |= c.prod_with_value && !c.prod;
+                            imports_api |= c.api;
                         }
                     }
                 }
@@ -387,10 +393,15 @@ impl<'s> Splitter<'s, '_, '_> {
             "mod" | "impl" | "trait" => {
                 let body = self.first_brace(i, hi)?;
                 let end = self.close[body] + 1;
-                if self.items(body + 1, self.close[body], test, true)? {
+                let header = (i..body).filter(|&j| self.kind(j) == Some(TokenKind::Ident));
+                let header: Vec<&'s str> = header.map(|j| self.text(j)).collect();
+                let whole =
+                    self.text(i) == "impl" && header.iter().any(|h| (self.classify)(h).whole_impl);
+                if whole || self.items(body + 1, self.close[body], test, true)? {
                     self.kept += 1;
                 } else {
                     // Nothing inside holds a fact: the header goes too.
+                    self.ids.extend(header.iter().map(|h| ident_hash(h)));
                     self.drop
                         .push((self.toks[start].start, self.toks[end - 1].end));
                 }
@@ -454,7 +465,7 @@ impl<'s> Splitter<'s, '_, '_> {
         }
         if !rules {
             // Try the body as items (`cfg_rt! { pub(crate) struct Builder { .. } }`), undoing on failure.
-            let (mark, names, kept) = (self.drop.len(), self.names.len(), self.kept);
+            let (mark, ids, kept) = (self.drop.len(), self.ids.len(), self.kept);
             match self.items(i + 1, group_end, test, false) {
                 Ok(true) => {
                     self.kept += 1;
@@ -467,7 +478,7 @@ impl<'s> Splitter<'s, '_, '_> {
                 }
                 Err(Unknown) => {
                     self.drop.truncate(mark);
-                    self.names.truncate(names);
+                    self.ids.truncate(ids);
                     self.kept = kept;
                 }
             }
@@ -517,12 +528,12 @@ impl<'s> Splitter<'s, '_, '_> {
     }
 
     /// Keep the item `toks[start..end]` when it can hold a fact, else mark it for cutting and
-    /// remember the constant-like names it mentions. `own`: the item's own `const`/`static`
-    /// keyword, which does not count as a nested constant.
+    /// remember the identifiers it mentions. `own`: the item's own `const`/`static` keyword,
+    /// which does not count as a nested constant.
     fn leaf(&mut self, start: usize, end: usize, test: bool, own: Option<usize>) {
-        let first_name = self.names.len();
+        let first_id = self.ids.len();
         if self.holds_fact(start, end, test, own) {
-            self.names.truncate(first_name);
+            self.ids.truncate(first_id);
             self.kept += 1;
         } else {
             self.drop
@@ -530,7 +541,7 @@ impl<'s> Splitter<'s, '_, '_> {
         }
     }
 
-    /// Whether `toks[start..end]` can yield a fact; pushes its constant-like names as it reads.
+    /// Whether `toks[start..end]` can yield a fact; pushes its identifiers' hashes as it reads.
     /// A capacity name or API only yields a fact next to a value; a subject word only next to a
     /// literal of 2 or more (what a pin compares against); a nested constant always (the index
     /// folds every constant).
@@ -551,9 +562,7 @@ impl<'s> Splitter<'s, '_, '_> {
                     subject |= c.subject;
                     named |= c.prod_with_value && !test;
                     value |= c.value;
-                    if c.value {
-                        self.names.push(text);
-                    }
+                    self.ids.push(ident_hash(text));
                 }
                 TokenKind::Literal {
                     kind: LiteralKind::Int { .. },
@@ -570,6 +579,14 @@ impl<'s> Splitter<'s, '_, '_> {
         }
         false
     }
+}
+
+/// The hash `Sparse::hidden` lists an identifier by.
+pub(crate) fn ident_hash(ident: &str) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(ident.as_bytes());
+    h.finish()
 }
 
 /// Whether an integer literal's digits (no suffix) are 2 or more.
@@ -595,6 +612,8 @@ mod tests {
             value: w == "PER_BACKEND",
             test: w == "PER_BACKEND",
             subject: w == "max",
+            api: w == "Semaphore",
+            whole_impl: false,
         }
     }
 
@@ -659,7 +678,9 @@ mod tests {
             ..Class::default()
         })
         .unwrap();
-        assert_eq!(s.hidden, ["MAX_READS", "N"]);
+        for name in ["MAX_READS", "N"] {
+            assert!(s.hidden.binary_search(&ident_hash(name)).is_ok(), "{name}");
+        }
         assert!(s.text.contains("Semaphore::new(MAX_READS)"));
         assert!(
             !s.text.contains("fn c"),

@@ -45,6 +45,55 @@ pub(crate) struct Workspace {
     /// The root file of every target of the selected packages (build scripts excepted),
     /// relative to the workspace root: where the compile-once engine puts its switch module.
     pub(crate) roots: Vec<String>,
+    /// Which workspace packages each member depends on, directly or not.
+    pub(crate) deps: Deps,
+}
+
+/// The workspace's own dependency graph: for each member, the members it depends on, directly
+/// or through others (any kind of dependency).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Deps(std::collections::BTreeMap<String, std::collections::BTreeSet<String>>);
+
+impl Deps {
+    fn of(meta: &Metadata) -> Deps {
+        let members: std::collections::BTreeSet<&str> = meta
+            .workspace_packages()
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect();
+        let direct: std::collections::BTreeMap<&str, Vec<&str>> = meta
+            .workspace_packages()
+            .iter()
+            .map(|p| {
+                let on = p
+                    .dependencies
+                    .iter()
+                    .map(|d| d.name.as_str())
+                    .filter(|n| members.contains(n) && *n != p.name.as_str())
+                    .collect();
+                (p.name.as_str(), on)
+            })
+            .collect();
+        let mut out = std::collections::BTreeMap::new();
+        for &p in &members {
+            let mut seen = std::collections::BTreeSet::new();
+            let mut todo = vec![p];
+            while let Some(q) = todo.pop() {
+                for &d in direct.get(q).into_iter().flatten() {
+                    if seen.insert(d.to_string()) {
+                        todo.push(d);
+                    }
+                }
+            }
+            out.insert(p.to_string(), seen);
+        }
+        Deps(out)
+    }
+
+    /// Whether package `a` depends on package `b`, directly or through others.
+    pub(crate) fn depends(&self, a: &str, b: &str) -> bool {
+        self.0.get(a).is_some_and(|d| d.contains(b))
+    }
 }
 
 /// Run `cargo metadata` for the workspace the arguments name.
@@ -107,6 +156,7 @@ pub(crate) fn discover(args: &Selection) -> anyhow::Result<Workspace> {
         roots,
         root,
         files,
+        deps: Deps::of(&meta),
         config: config(&meta),
         target_dir: meta.target_directory.into_std_path_buf(),
     })

@@ -1,0 +1,1023 @@
+//! Capacity by flow: a literal is a capacity when its value reaches something that bounds
+//! concurrent work (a capacity API's argument: a semaphore's permits, a channel's bound, a pool's
+//! size), whatever it is called on the way.
+//!
+//! The walk records, per file, where values go ([`Edge`]: from a value's source to the place it
+//! is stored) and which literals start somewhere ([`Seed`]). Places are keyed by name, across
+//! the workspace: a constant by its identifier, a field by its name, a function's parameter by
+//! the function's key and position, its result by its key, a local by its function's site.
+//! [`Graph`] joins every file's edges, walks back from the capacity APIs once, and keeps, for
+//! each place that reaches one, the next step towards it, which is the path a finding shows.
+//!
+//! The keys make the analysis monotone: more parsed code only adds edges, so the places that
+//! reach an API only grow. The sparse parse relies on it (`project::flow_pass`): the identifiers
+//! of those places ([`Graph::idents`]) name the cut items that must be read too, until no new
+//! one appears, and the result is what a full parse gives.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+use serde::Serialize;
+use syn::Expr;
+
+use crate::source::Loc;
+
+/// A place a value can be stored in, by name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub(crate) enum Node {
+    /// A `const` or `static`, by identifier.
+    Const(String),
+    /// A struct field: its type when the code says it (`Limits { fetches: .. }`,
+    /// `self.fetches` in `impl Limits`, `cfg.queue` for a parameter `cfg: &Config`), and its name.
+    Field(Option<String>, String),
+    /// Parameter `.1` (0-based, `self` not counted) of the function keyed `.0` (see [`fn_key`]).
+    Param(String, usize),
+    /// What the function keyed so returns.
+    Ret(String),
+    /// A local binding or parameter: its function (a number unique in the run, `fn_id`), then
+    /// its name.
+    Local(u32, String),
+    /// A capacity API's argument.
+    Sink(String),
+}
+
+impl Node {
+    /// The identifier code must mention to store into this place, if any: a constant's, a
+    /// field's, a function's name (or its type's, for an associated function such as `new`).
+    pub(crate) fn ident(&self) -> Option<&str> {
+        match self {
+            Node::Const(n) | Node::Field(_, n) => Some(n),
+            Node::Param(key, _) | Node::Ret(key) => Some(key_ident(key)),
+            Node::Local(..) | Node::Sink(_) => None,
+        }
+    }
+
+    /// Every identifier code that stores into this place mentions: `Limits::new` is called as
+    /// `Limits::new(..)` (or `Self::new(..)` in an impl whose header names `Limits`), so both.
+    fn mentions(&self) -> Vec<&str> {
+        match self {
+            Node::Param(key, _) | Node::Ret(key) => match key.split_once("::") {
+                Some((ty, name)) => vec![ty, name],
+                None => vec![key.trim_start_matches('.')],
+            },
+            other => other.ident().into_iter().collect(),
+        }
+    }
+
+    /// Whether the place is the same in every package that names it: a constant, a typed
+    /// field, an associated or free function's parameter or result. A method's (`.resize`) or
+    /// an untyped field's (`.capacity`) name alone says nothing outside its package.
+    fn shared(&self) -> bool {
+        match self {
+            Node::Const(_) | Node::Field(Some(_), _) => true,
+            Node::Param(key, _) | Node::Ret(key) => !key.starts_with('.'),
+            Node::Field(None, _) | Node::Local(..) | Node::Sink(_) => false,
+        }
+    }
+
+    /// How a path names the place: `DEFAULT_FETCHES`, `.fetches`, `Limits::new(#0)`, `n`.
+    fn shown(&self, params: &std::collections::HashMap<(String, usize), String>) -> String {
+        match self {
+            Node::Const(n) => n.clone(),
+            Node::Field(Some(ty), f) => format!("{ty}.{f}"),
+            Node::Field(None, f) => format!(".{f}"),
+            Node::Param(key, i) => match params.get(&(key.clone(), *i)) {
+                Some(p) => format!("{key}({p})"),
+                None => format!("{key}(#{i})"),
+            },
+            Node::Ret(key) => format!("{key}()"),
+            Node::Local(_, n) => n.clone(),
+            Node::Sink(api) => api.clone(),
+        }
+    }
+}
+
+/// The identifier a function key is reached by: `Limits::new` by `Limits` (every call names the
+/// type, `new` is everyone's), `.fetches` and `spawn_workers` by their name.
+fn key_ident(key: &str) -> &str {
+    match key.split_once("::") {
+        Some((ty, _)) => ty,
+        None => key.trim_start_matches('.'),
+    }
+}
+
+/// A new number for a function's locals (`Node::Local`): unique in the run, across files.
+pub(crate) fn fn_id() -> u32 {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A span in the file a flow belongs to (1-based lines, columns in characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub(crate) struct Pos {
+    pub(crate) line: u32,
+    pub(crate) column: u32,
+    pub(crate) end_line: u32,
+    pub(crate) end_column: u32,
+}
+
+impl Pos {
+    pub(crate) fn of(loc: &Loc) -> Pos {
+        Pos {
+            line: loc.line as u32,
+            column: loc.column as u32,
+            end_line: loc.end_line as u32,
+            end_column: loc.end_column as u32,
+        }
+    }
+
+    fn loc(self, file: &str) -> Loc {
+        Loc {
+            file: file.to_string(),
+            line: self.line as usize,
+            column: self.column as usize,
+            end_line: self.end_line as usize,
+            end_column: self.end_column as usize,
+        }
+    }
+}
+
+/// A flow from a value's source to a place: `DEFAULT_FETCHES` into `Limits::new`'s first
+/// parameter, at the argument.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Edge {
+    pub(crate) from: Node,
+    pub(crate) to: Node,
+    pub(crate) at: Pos,
+}
+
+/// A literal stored into a place: where a capacity may start.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Seed {
+    pub(crate) value: u64,
+    pub(crate) loc: Loc,
+    pub(crate) to: Node,
+    /// The site the literal is named by when it is a capacity (`crate::m::Limits::fetches`,
+    /// `crate::m::f::new(fetches)`), and the item (`fetches`).
+    pub(crate) site: String,
+    pub(crate) item: String,
+    pub(crate) kind: crate::index::CapacityKind,
+}
+
+/// A parameter's name, for paths: `Limits::new`'s parameter 0 is `fetches`.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct ParamName {
+    pub(crate) key: String,
+    pub(crate) index: usize,
+    pub(crate) name: String,
+}
+
+/// What one file contributes to the flow graph.
+#[derive(Debug, Clone, Default, Serialize)]
+pub(crate) struct FileFlow {
+    /// The file, workspace-relative: where its edges are.
+    pub(crate) file: String,
+    pub(crate) edges: Vec<Edge>,
+    pub(crate) seeds: Vec<Seed>,
+    pub(crate) params: Vec<ParamName>,
+    /// The capacity APIs where a 1 is a lock or a hand-off (`Semaphore::new(1)`).
+    pub(crate) handoff: Vec<String>,
+}
+
+/// Method names every type has, or that only pass a value on: a call of one on an unknown
+/// receiver is not followed into the workspace's methods of that name.
+const COMMON_METHODS: &[&str] = &[
+    "new",
+    "default",
+    "clone",
+    "into",
+    "from",
+    "len",
+    "get",
+    "iter",
+    "unwrap",
+    "expect",
+    "as_ref",
+    "to_owned",
+    "to_string",
+    "build",
+    "map",
+    "and_then",
+    "parse",
+    "try_from",
+    "try_into",
+    "is_empty",
+    "min",
+    "max",
+    "clamp",
+    "count",
+    "next",
+    "insert",
+    "push",
+    "with_capacity",
+    "unwrap_or",
+    "unwrap_or_default",
+    "ok",
+    "lock",
+    "read",
+    "write",
+    "load",
+    "store",
+    "call",
+    "send",
+    "recv",
+    "fmt",
+    "eq",
+    "cmp",
+    "hash",
+    "deref",
+    "drop",
+    "take",
+    "run",
+    "start",
+    "spawn",
+];
+
+/// Whether a method call of this name is not followed into the workspace's methods.
+pub(crate) fn is_common_method(name: &str) -> bool {
+    COMMON_METHODS.contains(&name) || CARRYING_METHODS.contains(&name)
+}
+
+/// Methods that carry their receiver's value on (wrappers, conversions, arithmetic): both the
+/// receiver and the arguments set the result.
+const CARRYING_METHODS: &[&str] = &[
+    "unwrap",
+    "expect",
+    "into",
+    "try_into",
+    "to_owned",
+    "clone",
+    "get",
+    "min",
+    "max",
+    "clamp",
+    "saturating_mul",
+    "saturating_add",
+    "saturating_sub",
+    "saturating_div",
+    "checked_mul",
+    "checked_add",
+    "checked_sub",
+    "checked_div",
+    "wrapping_mul",
+    "wrapping_add",
+    "div_ceil",
+    "next_power_of_two",
+    "pow",
+    "unwrap_or",
+    "unwrap_or_default",
+    "map_or",
+    "unwrap_or_else",
+    "map_or_else",
+    "or",
+    "or_else",
+    "copied",
+    "cloned",
+];
+
+/// Types whose associated functions are the language's or a trait's, never the workspace's own
+/// (`Default::default()`, `Vec::with_capacity(n)`, `Arc::new(x)`): a call of one is not followed.
+const FOREIGN_TYPES: &[&str] = &[
+    "Default",
+    "From",
+    "Into",
+    "TryFrom",
+    "TryInto",
+    "Clone",
+    "Iterator",
+    "IntoIterator",
+    "FromIterator",
+    "FromStr",
+    "ToString",
+    "AsRef",
+    "Self",
+    "Vec",
+    "VecDeque",
+    "String",
+    "Box",
+    "Arc",
+    "Rc",
+    "Cell",
+    "RefCell",
+    "Mutex",
+    "RwLock",
+    "HashMap",
+    "HashSet",
+    "BTreeMap",
+    "BTreeSet",
+    "Option",
+    "Result",
+    "Some",
+    "Ok",
+    "Err",
+    "Duration",
+    "Instant",
+    "SystemTime",
+    "PathBuf",
+    "Path",
+    "Cow",
+    "Pin",
+    "PhantomData",
+    "Wrapping",
+    "Ordering",
+    "Error",
+    "Bytes",
+    "BytesMut",
+];
+
+/// Whether `ty` names a type whose associated functions the workspace may define: not a
+/// generic parameter (`T::new`) nor one of `FOREIGN_TYPES`.
+fn own_type(ty: &str) -> bool {
+    ty.len() > 1 && ty.chars().any(|c| c.is_ascii_lowercase()) && !FOREIGN_TYPES.contains(&ty)
+}
+
+/// Whether a value of this declared type can be a count: an integer, an `Option`, `NonZero*`
+/// or `Wrapping` of one, or a type whose name says nothing (an alias such as `Permits` may be an
+/// integer). A reference is its referent's. Strings, collections, generic parameters (`T`) and
+/// types (`Tx<T, Semaphore>`), tuples, closures and trait objects cannot.
+pub(crate) fn may_hold_int(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(r) => may_hold_int(&r.elem),
+        syn::Type::Paren(p) => may_hold_int(&p.elem),
+        syn::Type::Group(g) => may_hold_int(&g.elem),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return true;
+            };
+            let name = last.ident.to_string();
+            if is_int_name(&name) {
+                return true;
+            }
+            let first_arg = || match &last.arguments {
+                syn::PathArguments::AngleBracketed(a) => match a.args.first() {
+                    Some(syn::GenericArgument::Type(t)) => may_hold_int(t),
+                    _ => true,
+                },
+                _ => true,
+            };
+            match name.as_str() {
+                "Option" | "Wrapping" | "Saturating" | "Cell" | "Atomic" => first_arg(),
+                n if n.starts_with("NonZero") || n.starts_with("Atomic") => true,
+                "String" | "str" | "bool" | "char" | "f32" | "f64" | "Vec" | "VecDeque"
+                | "HashMap" | "BTreeMap" | "HashSet" | "BTreeSet" | "Duration" | "Instant"
+                | "SystemTime" | "PathBuf" | "Path" | "Bytes" | "BytesMut" | "Box" | "Arc"
+                | "Rc" | "Mutex" | "RwLock" | "Sender" | "Receiver" | "Result" | "Cow" => false,
+                // `T`, `S`: a generic parameter, whatever the caller's type.
+                n if n.len() == 1 => false,
+                _ => matches!(last.arguments, syn::PathArguments::None),
+            }
+        }
+        syn::Type::Infer(_) | syn::Type::Macro(_) | syn::Type::Verbatim(_) => true,
+        _ => false,
+    }
+}
+
+/// Whether a function declaring this result can return a count: an integer, or an `Option` of
+/// one. A named type is taken for a struct here (`fn new(..) -> Self`, `-> Reset`): constructors
+/// are what most functions returning a plain name are.
+pub(crate) fn may_return_int(output: &syn::ReturnType) -> bool {
+    let syn::ReturnType::Type(_, ty) = output else {
+        return false;
+    };
+    let mut t: &syn::Type = ty;
+    while let syn::Type::Reference(r) = t {
+        t = &r.elem;
+    }
+    match t {
+        syn::Type::Path(p) => {
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            let name = last.ident.to_string();
+            is_int_name(&name)
+                || name.starts_with("NonZero")
+                || (matches!(name.as_str(), "Option" | "Wrapping") && may_hold_int(t))
+        }
+        _ => false,
+    }
+}
+
+/// The function key of a definition: `Type::name` for an associated function, `.name` for a
+/// method (a call names no type), `name` for a free function.
+pub(crate) fn def_key(name: &str, self_ty: Option<&str>, has_self: bool) -> String {
+    match (has_self, self_ty) {
+        (true, _) => format!(".{name}"),
+        (false, Some(ty)) => format!("{ty}::{name}"),
+        (false, None) => name.to_string(),
+    }
+}
+
+/// The function key of a call `path(..)`: `Type::name` when the path names a type (`Self`
+/// meaning the impl's), else the function's own name.
+pub(crate) fn fn_key(path: &syn::Path, self_ty: Option<&str>) -> Option<String> {
+    let segs = crate::syntax::path_idents(path);
+    let name = segs.last()?;
+    match segs.len().checked_sub(2).map(|i| segs[i].as_str()) {
+        Some("Self") => Some(format!("{}::{name}", self_ty.filter(|t| own_type(t))?)),
+        Some(q) if q.starts_with(char::is_uppercase) => own_type(q).then(|| format!("{q}::{name}")),
+        _ => Some(name.clone()),
+    }
+}
+
+/// Where an expression's value comes from, in the function at `fn_site` (locals are its).
+pub(crate) struct Sources<'a> {
+    /// The enclosing function's `fn_id`, for its locals.
+    pub(crate) fn_id: Option<u32>,
+    pub(crate) self_ty: Option<&'a str>,
+    /// The types the function's parameters declare (`cfg: &Config` -> `Config`).
+    pub(crate) param_types: &'a [(String, String)],
+}
+
+/// One source of a value: a literal or a place.
+#[derive(Debug, Clone)]
+pub(crate) enum Source<'e> {
+    Lit(u64, &'e Expr),
+    Place(Node),
+}
+
+impl Sources<'_> {
+    /// Every source of `e`'s value: literals and places, through wrappers, arithmetic (its places
+    /// only), bounds, fallbacks, branches and the calls whose result the workspace defines. A
+    /// lower bound of 0 or 1 only keeps a value from being zero: its literal is no source.
+    pub(crate) fn of<'e>(&self, e: &'e Expr) -> Vec<Source<'e>> {
+        let mut out = Vec::new();
+        self.into(e, &mut out, 0, false);
+        out
+    }
+
+    fn into<'e>(&self, e: &'e Expr, out: &mut Vec<Source<'e>>, depth: usize, floor: bool) {
+        if depth > 24 {
+            return;
+        }
+        let go = |x: &'e Expr, out: &mut Vec<Source<'e>>| self.into(x, out, depth + 1, false);
+        let floor_of = |x: &'e Expr, out: &mut Vec<Source<'e>>| self.into(x, out, depth + 1, true);
+        match e {
+            Expr::Lit(l) => {
+                if let syn::Lit::Int(i) = &l.lit {
+                    if let Ok(v) = i.base10_parse::<u64>() {
+                        if !floor || v >= 2 {
+                            out.push(Source::Lit(v, e));
+                        }
+                    }
+                }
+            }
+            Expr::Paren(p) => self.into(&p.expr, out, depth + 1, floor),
+            Expr::Group(g) => self.into(&g.expr, out, depth + 1, floor),
+            Expr::Cast(c) => self.into(&c.expr, out, depth + 1, floor),
+            Expr::Reference(r) => self.into(&r.expr, out, depth + 1, floor),
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                self.into(&u.expr, out, depth + 1, floor)
+            }
+            Expr::Path(p) if p.qself.is_none() => {
+                let segs = crate::syntax::path_idents(&p.path);
+                let Some(last) = segs.last() else { return };
+                // `u32::MAX`, `std::usize::MAX`: the language's, not the workspace's.
+                let primitive = segs.iter().rev().skip(1).any(|s| is_int_name(s));
+                if crate::index::value::is_const_name(last) && !primitive {
+                    out.push(Source::Place(Node::Const(last.clone())));
+                } else if let (1, Some(id)) = (segs.len(), self.fn_id) {
+                    out.push(Source::Place(Node::Local(id, last.clone())));
+                }
+            }
+            Expr::Field(f) => {
+                if let syn::Member::Named(n) = &f.member {
+                    let ty = self.type_of(&f.base);
+                    out.push(Source::Place(Node::Field(ty, n.to_string())));
+                }
+            }
+            Expr::Binary(b) => match b.op {
+                syn::BinOp::Add(_)
+                | syn::BinOp::Sub(_)
+                | syn::BinOp::Mul(_)
+                | syn::BinOp::Div(_)
+                | syn::BinOp::Rem(_)
+                | syn::BinOp::Shl(_)
+                | syn::BinOp::Shr(_) => {
+                    // A literal operand scales or offsets the value (`n * 2`, `total / 3`,
+                    // `n + 1`): a per-unit number (`per-unit-cap`'s), not a setting. The places
+                    // on either side are followed (`DEFAULT_MAX_NODES * 2`).
+                    for side in [&b.left, &b.right] {
+                        let mut found = Vec::new();
+                        go(side, &mut found);
+                        out.extend(found.into_iter().filter(|s| matches!(s, Source::Place(_))));
+                    }
+                }
+                _ => {}
+            },
+            Expr::If(_) | Expr::Match(_) | Expr::Block(_) | Expr::Unsafe(_) => {
+                for b in tails(e) {
+                    self.into(b, out, depth + 1, floor);
+                }
+            }
+            Expr::Call(c) => self.call(c, out, depth, floor),
+            Expr::MethodCall(m) => {
+                let name = m.method.to_string();
+                match name.as_str() {
+                    // `n.max(1)`, `n.clamp(1, 64)`: the lower bound is a floor.
+                    "max" => {
+                        go(&m.receiver, out);
+                        m.args.iter().for_each(|a| floor_of(a, out));
+                    }
+                    "clamp" if m.args.len() == 2 => {
+                        go(&m.receiver, out);
+                        floor_of(&m.args[0], out);
+                        go(&m.args[1], out);
+                    }
+                    "unwrap_or_else" | "map_or_else" | "or_else" => {
+                        go(&m.receiver, out);
+                        if let Some(Expr::Closure(c)) = m.args.first() {
+                            if c.inputs.is_empty() {
+                                go(&c.body, out);
+                            }
+                        }
+                    }
+                    "map_or" => {
+                        go(&m.receiver, out);
+                        if let Some(a) = m.args.first() {
+                            go(a, out);
+                        }
+                    }
+                    n if CARRYING_METHODS.contains(&n) => {
+                        go(&m.receiver, out);
+                        m.args.iter().for_each(|a| go(a, out));
+                    }
+                    n if !COMMON_METHODS.contains(&n) => {
+                        out.push(Source::Place(Node::Ret(format!(".{n}"))));
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A call's value: a wrapper's argument (`Some(x)`, `NonZeroUsize::new(x)`, `u32::from(x)`),
+    /// both sides of a free `min`/`max`, or what the workspace's function of that key returns.
+    fn call<'e>(&self, c: &'e syn::ExprCall, out: &mut Vec<Source<'e>>, depth: usize, floor: bool) {
+        let Expr::Path(p) = &*c.func else { return };
+        let segs = crate::syntax::path_idents(&p.path);
+        let Some(last) = segs.last().map(String::as_str) else {
+            return;
+        };
+        let ty = segs.len().checked_sub(2).map(|i| segs[i].as_str());
+        let wrapper = last == "Some"
+            || last == "Ok"
+            || ty.is_some_and(|t| t.starts_with("NonZero") || is_int_name(t))
+                && matches!(last, "new" | "new_unchecked" | "from" | "try_from");
+        if wrapper {
+            if let Some(a) = c.args.first() {
+                self.into(a, out, depth + 1, floor);
+            }
+            return;
+        }
+        if matches!(last, "min" | "max") && c.args.len() == 2 {
+            for a in &c.args {
+                // `cmp::max(n, 1)`: either side may be the floor.
+                self.into(a, out, depth + 1, last == "max");
+            }
+            return;
+        }
+        // `Reset::new(..)`, `Config::default()`, `Frame::with_id(..)`: a constructor gives a
+        // struct, not a count.
+        let constructor = ty.is_some_and(|t| t.starts_with(char::is_uppercase))
+            && (matches!(last, "new" | "default" | "builder" | "build")
+                || last.starts_with("with_")
+                || last.starts_with("from_"));
+        if constructor {
+            return;
+        }
+        if let Some(key) = fn_key(&p.path, self.self_ty) {
+            out.push(Source::Place(Node::Ret(key)));
+        }
+    }
+
+    /// The type of a field's owner, when the code says it: `self` in an impl, a parameter whose
+    /// type names a struct.
+    pub(crate) fn type_of(&self, base: &Expr) -> Option<String> {
+        let Expr::Path(p) = base else { return None };
+        let id = p.path.get_ident()?.to_string();
+        if id == "self" {
+            return self.self_ty.map(str::to_string);
+        }
+        self.param_types
+            .iter()
+            .find(|(n, _)| *n == id)
+            .map(|(_, t)| t.clone())
+    }
+}
+
+/// An integer type's name (`usize`, `u32`): `usize::from(x)` carries `x`.
+fn is_int_name(t: &str) -> bool {
+    matches!(
+        t,
+        "u8" | "u16"
+            | "u32"
+            | "u64"
+            | "u128"
+            | "usize"
+            | "i8"
+            | "i16"
+            | "i32"
+            | "i64"
+            | "i128"
+            | "isize"
+    )
+}
+
+/// The expressions whose value a branching expression takes: every `match` arm, an `if`'s
+/// branches, a block's tail (through `return` too).
+fn tails(e: &Expr) -> Vec<&Expr> {
+    fn tail(b: &syn::Block) -> Option<&Expr> {
+        match b.stmts.last() {
+            Some(syn::Stmt::Expr(x, None)) => Some(x),
+            _ => None,
+        }
+    }
+    match e {
+        Expr::Match(m) => m.arms.iter().map(|a| &*a.body).collect(),
+        Expr::If(i) => tail(&i.then_branch)
+            .into_iter()
+            .chain(i.else_branch.as_ref().map(|(_, els)| &**els))
+            .collect(),
+        Expr::Block(b) => tail(&b.block).into_iter().collect(),
+        Expr::Unsafe(u) => tail(&u.block).into_iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// One step of a path: the place a value went next, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Step {
+    pub(crate) loc: Loc,
+    pub(crate) note: String,
+}
+
+/// A capacity the flow found: a seed whose place reaches a capacity API.
+#[derive(Debug, Clone)]
+pub(crate) struct Found<'f> {
+    pub(crate) seed: &'f Seed,
+    /// The API the value reaches.
+    pub(crate) api: String,
+    /// The places it passes, in order, ending at the API's argument.
+    pub(crate) path: Vec<Step>,
+}
+
+/// What the sparse parse must read to see every store into the places a value reaches an API
+/// through: the cut items of `packages` that mention `key` (the identifier kept from then on)
+/// and every one of `also` (`new`, for `Limits::new`: a file that never says it calls nothing).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Wanted {
+    pub(crate) key: String,
+    pub(crate) also: Vec<String>,
+    pub(crate) packages: Vec<String>,
+}
+
+/// A place in one package: places are joined across packages only where one depends on the
+/// other (`workspace::Deps`), so two unrelated crates' `.resize` or `.capacity` never meet.
+type At<'f> = (u32, &'f Node);
+
+/// Where a step happens: a file and a span in it.
+type Where<'f> = (&'f str, Pos);
+
+/// Every file's flow, joined.
+pub(crate) struct Graph<'f> {
+    /// For each place that reaches an API: the next place towards it and where the value goes
+    /// (`None` for the step from a package's place to the same place in a related package).
+    next: HashMap<At<'f>, (At<'f>, Option<Where<'f>>)>,
+    seeds: Vec<(u32, &'f Seed)>,
+    params: std::collections::HashMap<(String, usize), String>,
+    handoff: HashSet<&'f str>,
+    packages: Vec<&'f str>,
+    /// `deps[a][b]`: package `a` depends on package `b`, directly or not.
+    deps: Vec<Vec<bool>>,
+}
+
+impl<'f> Graph<'f> {
+    /// Join the files' flows, each with its package; `depends(a, b)` says whether package `a`
+    /// depends on package `b` (values pass between a package and those it depends on).
+    pub(crate) fn new(
+        flows: impl IntoIterator<Item = (&'f FileFlow, &'f str)>,
+        depends: &dyn Fn(&str, &str) -> bool,
+    ) -> Graph<'f> {
+        let mut packages: Vec<&str> = Vec::new();
+        let mut id_of: HashMap<&str, u32> = HashMap::default();
+        let mut back: HashMap<At, Vec<(At, Where)>> = HashMap::default();
+        // Which packages hold each place that is the same across packages.
+        let mut held: HashMap<&Node, Vec<u32>> = HashMap::default();
+        // Each package's fields by name: an untyped read joins every field of that name in its
+        // package, typed or not.
+        let mut fields: HashMap<(u32, &str), Vec<&Node>> = HashMap::default();
+        // The constants each package defines: its own `MAX` is the one its code means.
+        let mut defines: HashSet<At> = HashSet::default();
+        let mut sinks: Vec<At> = Vec::new();
+        let mut params = std::collections::HashMap::new();
+        let mut handoff = HashSet::default();
+        let mut seeds = Vec::new();
+        for (flow, package) in flows {
+            let p = *id_of.entry(package).or_insert_with(|| {
+                packages.push(package);
+                packages.len() as u32 - 1
+            });
+            let mut hold = |n: &'f Node| {
+                if n.shared() {
+                    let ps = held.entry(n).or_default();
+                    if !ps.contains(&p) {
+                        ps.push(p);
+                    }
+                }
+                if let Node::Field(_, name) = n {
+                    let same = fields.entry((p, name.as_str())).or_default();
+                    if !same.contains(&n) {
+                        same.push(n);
+                    }
+                }
+            };
+            for e in &flow.edges {
+                if matches!(e.to, Node::Const(_)) {
+                    defines.insert((p, &e.to));
+                }
+                back.entry((p, &e.to))
+                    .or_default()
+                    .push(((p, &e.from), (flow.file.as_str(), e.at)));
+                hold(&e.to);
+                hold(&e.from);
+                if matches!(e.to, Node::Sink(_)) {
+                    sinks.push((p, &e.to));
+                }
+            }
+            for s in &flow.seeds {
+                if matches!(s.to, Node::Sink(_)) {
+                    sinks.push((p, &s.to));
+                }
+                if matches!(s.to, Node::Const(_)) {
+                    defines.insert((p, &s.to));
+                }
+                hold(&s.to);
+                seeds.push((p, s));
+            }
+            for n in &flow.params {
+                params
+                    .entry((n.key.clone(), n.index))
+                    .or_insert_with(|| n.name.clone());
+            }
+            handoff.extend(flow.handoff.iter().map(String::as_str));
+        }
+        let n = packages.len();
+        let deps: Vec<Vec<bool>> = (0..n)
+            .map(|a| (0..n).map(|b| depends(packages[a], packages[b])).collect())
+            .collect();
+        // Breadth first from the APIs, so each place's next step is on a shortest path.
+        let mut next: HashMap<At, (At, Option<Where>)> = HashMap::default();
+        sinks.sort();
+        sinks.dedup();
+        let mut seen: HashSet<At> = sinks.iter().copied().collect();
+        let mut queue: VecDeque<At> = sinks.into_iter().collect();
+        while let Some(at) = queue.pop_front() {
+            let (p, node) = at;
+            for &(from, loc) in back.get(&at).into_iter().flatten() {
+                if seen.insert(from) {
+                    next.insert(from, (at, Some(loc)));
+                    queue.push_back(from);
+                }
+            }
+            for &q in held.get(node).into_iter().flatten() {
+                let from = (q, node);
+                // Which way a value crosses between packages: into a function's parameter from
+                // the packages that call it (they depend on its own); out of its result, or out
+                // of a constant from the package that defines it, into those that depend on it;
+                // a typed field either way.
+                let (uq, up) = (q as usize, p as usize);
+                let crosses = match node {
+                    Node::Param(..) => deps[uq][up],
+                    Node::Ret(_) => deps[up][uq],
+                    Node::Const(_) => {
+                        deps[up][uq] && defines.contains(&from) && !defines.contains(&at)
+                    }
+                    _ => deps[uq][up] || deps[up][uq],
+                };
+                if q != p && crosses && seen.insert(from) {
+                    next.insert(from, (at, None));
+                    queue.push_back(from);
+                }
+            }
+            if let Node::Field(ty, name) = node {
+                for &other in fields.get(&(p, name.as_str())).into_iter().flatten() {
+                    let Node::Field(other_ty, _) = other else {
+                        continue;
+                    };
+                    // Untyped joins typed; two known types are two fields.
+                    let joins = ty.is_none() || other_ty.is_none();
+                    let from = (p, other);
+                    if joins && seen.insert(from) {
+                        next.insert(from, (at, None));
+                        queue.push_back(from);
+                    }
+                }
+            }
+        }
+        Graph {
+            next,
+            seeds,
+            params,
+            handoff,
+            packages,
+            deps,
+        }
+    }
+
+    /// Whether a value stored in `at` reaches a capacity API.
+    fn reaches(&self, at: At<'f>) -> bool {
+        matches!(at.1, Node::Sink(_)) || self.next.contains_key(&at)
+    }
+
+    /// The identifiers of every place that reaches an API, each with the packages whose code
+    /// could store into it: its own package, and for a function's parameter the packages that
+    /// depend on it (its callers), for its result those it depends on (its definer), for a typed
+    /// field both. Code elsewhere, or that mentions none of them, stores nothing that reaches one.
+    pub(crate) fn idents(&self) -> Vec<Wanted> {
+        let mut by_ident: HashMap<Vec<&str>, HashSet<u32>> = HashMap::default();
+        let all = 0..self.packages.len();
+        for &(p, n) in self.next.keys() {
+            let mentions = n.mentions();
+            if mentions.is_empty() {
+                continue;
+            }
+            let at = by_ident.entry(mentions).or_default();
+            at.insert(p);
+            let p = p as usize;
+            let also: Vec<usize> = match n {
+                Node::Param(key, _) if !key.starts_with('.') => {
+                    all.clone().filter(|&q| self.deps[q][p]).collect()
+                }
+                Node::Ret(key) if !key.starts_with('.') => {
+                    all.clone().filter(|&q| self.deps[p][q]).collect()
+                }
+                Node::Field(Some(_), _) => all
+                    .clone()
+                    .filter(|&q| self.deps[p][q] || self.deps[q][p])
+                    .collect(),
+                _ => Vec::new(),
+            };
+            at.extend(also.into_iter().map(|q| q as u32));
+        }
+        let mut out: Vec<Wanted> = by_ident
+            .into_iter()
+            .map(|(mentions, ps)| {
+                let mut packages: Vec<String> = ps
+                    .into_iter()
+                    .map(|p| self.packages[p as usize].to_string())
+                    .collect();
+                packages.sort();
+                Wanted {
+                    key: mentions[0].to_string(),
+                    also: mentions[1..].iter().map(|m| m.to_string()).collect(),
+                    packages,
+                }
+            })
+            .collect();
+        out.sort_by(|a, b| (&a.key, &a.also).cmp(&(&b.key, &b.also)));
+        out
+    }
+
+    /// The steps from `at` to the API it reaches, and the API.
+    fn path(&self, mut at: At<'f>) -> (Vec<Step>, String) {
+        let mut steps = Vec::new();
+        // Each step is one shorter than the last: the walk ends, at the latest after every place.
+        for _ in 0..=self.next.len() {
+            if let Node::Sink(api) = at.1 {
+                return (steps, api.clone());
+            }
+            let Some(&(to, loc)) = self.next.get(&at) else {
+                break;
+            };
+            if let Some((file, pos)) = loc {
+                steps.push(Step {
+                    loc: pos.loc(file),
+                    note: match to.1 {
+                        Node::Sink(api) => format!("flows into {api}"),
+                        other => format!("flows into {}", other.shown(&self.params)),
+                    },
+                });
+            }
+            at = to;
+        }
+        (steps, String::new())
+    }
+
+    /// The literals whose value reaches a capacity API, each with its path. A 0 sets nothing; a
+    /// 1 given to a lock or a hand-off (`Semaphore::new(1)`) is no capacity.
+    pub(crate) fn capacities(&self) -> Vec<Found<'f>> {
+        let mut out = Vec::new();
+        for &(p, s) in &self.seeds {
+            let at = (p, &s.to);
+            if s.value == 0 || !self.reaches(at) {
+                continue;
+            }
+            let (path, api) = self.path(at);
+            if api.is_empty() || (s.value == 1 && self.handoff.contains(api.as_str())) {
+                continue;
+            }
+            out.push(Found { seed: s, api, path });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loc(line: usize) -> Loc {
+        Loc {
+            file: "src/lib.rs".into(),
+            line,
+            column: 1,
+            end_line: line,
+            end_column: 2,
+        }
+    }
+
+    #[test]
+    fn a_literal_reaches_an_api_through_a_constant_a_parameter_and_a_field() {
+        let c = Node::Const("DEFAULT_FETCHES".into());
+        let p = Node::Param("Limits::new".into(), 0);
+        let f = Node::Field(Some("Limits".into()), "fetches".into());
+        let sink = Node::Sink("Semaphore::new".into());
+        let flow = FileFlow {
+            file: "src/lib.rs".into(),
+            edges: vec![
+                Edge {
+                    from: c.clone(),
+                    to: p.clone(),
+                    at: Pos::of(&loc(2)),
+                },
+                Edge {
+                    from: p.clone(),
+                    to: Node::Local(7, "fetches".into()),
+                    at: Pos::of(&loc(3)),
+                },
+                Edge {
+                    from: Node::Local(7, "fetches".into()),
+                    to: f.clone(),
+                    at: Pos::of(&loc(4)),
+                },
+                Edge {
+                    from: f.clone(),
+                    to: sink.clone(),
+                    at: Pos::of(&loc(5)),
+                },
+            ],
+            seeds: vec![
+                Seed {
+                    value: 50,
+                    loc: loc(1),
+                    to: c,
+                    site: "m::DEFAULT_FETCHES".into(),
+                    item: "DEFAULT_FETCHES".into(),
+                    kind: crate::index::CapacityKind::Const,
+                },
+                Seed {
+                    value: 7,
+                    loc: loc(9),
+                    to: Node::Field(None, "unrelated".into()),
+                    site: "m::X::unrelated".into(),
+                    item: "unrelated".into(),
+                    kind: crate::index::CapacityKind::Field,
+                },
+            ],
+            params: vec![ParamName {
+                key: "Limits::new".into(),
+                index: 0,
+                name: "fetches".into(),
+            }],
+            handoff: Vec::new(),
+        };
+        let g = Graph::new([(&flow, "m")], &|_, _| false);
+        let found = g.capacities();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].api, "Semaphore::new");
+        let notes: Vec<&str> = found[0].path.iter().map(|s| s.note.as_str()).collect();
+        assert_eq!(
+            notes,
+            [
+                "flows into Limits::new(fetches)",
+                "flows into fetches",
+                "flows into Limits.fetches",
+                "flows into Semaphore::new"
+            ]
+        );
+        let wanted: Vec<(String, Vec<String>)> =
+            g.idents().into_iter().map(|w| (w.key, w.also)).collect();
+        let s = |x: &str| x.to_string();
+        assert_eq!(
+            wanted,
+            [
+                (s("DEFAULT_FETCHES"), vec![]),
+                (s("Limits"), vec![s("new")]),
+                (s("fetches"), vec![])
+            ]
+        );
+    }
+}
