@@ -9,6 +9,7 @@ pub mod check;
 pub mod logs;
 pub mod model;
 pub mod prom;
+pub mod prometheus;
 pub mod report;
 pub mod scrape;
 pub mod signals;
@@ -31,6 +32,12 @@ pub struct Options {
     pub scrape_before: Option<PathBuf>,
     pub scrape_after: Option<PathBuf>,
     pub scrape_url: Option<String>,
+    /// `--prometheus URL`: the window from a Prometheus server's HTTP API.
+    pub prometheus: Option<String>,
+    /// `--match {..}`: the selector every Prometheus query carries.
+    pub match_selector: Option<String>,
+    /// `--at`: the window's end, Unix seconds (default: now).
+    pub at: Option<f64>,
     pub window: Option<Duration>,
     pub settings: Settings,
     /// `--write [PATH]`: `Some(None)` writes at the workspace's manifest path.
@@ -158,6 +165,79 @@ pub fn run(opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Exit> 
     })
 }
 
+/// Every box's log shows a failed start: refused like bad input, each at its failure line.
+fn all_failed(boxes: &[BoxInput]) -> Option<InputErrors> {
+    let failed = |b: &BoxInput| b.facts.failed.clone();
+    if boxes.is_empty() || !boxes.iter().all(|b| failed(b).is_some()) {
+        return None;
+    }
+    let mut problems = InputErrors::default();
+    for b in boxes {
+        if let Some(f) = failed(b) {
+            problems.files.push(InputError {
+                file: b.path.clone(),
+                problems: vec![Problem::new(
+                    f.line,
+                    f.column,
+                    format!(
+                        "expected a server that started, found a failed start: {} (box `{}`)",
+                        f.reason, b.name
+                    ),
+                )],
+            });
+        }
+    }
+    Some(problems)
+}
+
+/// The seconds since the Unix epoch now, for a Prometheus window that ends now.
+fn now_s() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// Pair each Prometheus instance with the log box it names; the windows, in instance order,
+/// and what did not pair.
+fn pair_windows(
+    fleet: &prometheus::Fleet,
+    boxes: &[BoxInput],
+    warnings: &mut Vec<String>,
+) -> Vec<model::BoxWindow> {
+    let mut windows = Vec::new();
+    let mut paired = Vec::new();
+    for i in &fleet.instances {
+        let b = boxes.iter().find(|b| prometheus::pairs(&i.name, &b.name));
+        let name = b.map_or_else(|| i.name.clone(), |b| b.name.clone());
+        if let Some(b) = b {
+            paired.push(b.name.clone());
+            let logged: u64 = b.facts.engines.iter().map(|e| e.value).sum();
+            if let Some(k) = &i.signals.kv_cache_tokens
+                && !b.facts.engines.is_empty()
+                && k.value != logged
+            {
+                warnings.push(format!(
+                    "instance `{}` exports {} KV cache tokens ({}), the log of `{}` says {logged}",
+                    i.name, k.value, k.name, b.name
+                ));
+            }
+        } else if !boxes.is_empty() {
+            warnings.push(format!(
+                "instance `{}` pairs with no --log (name a log after the instance or its host for its capacity)",
+                i.name
+            ));
+        }
+        windows.push(i.window(&name));
+    }
+    for b in boxes.iter().filter(|b| !paired.contains(&b.name)) {
+        warnings.push(format!(
+            "box `{}` pairs with no Prometheus instance (its name is not an instance, nor an instance's host): its window is not read",
+            b.name
+        ));
+    }
+    windows
+}
+
 fn measure(mut opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Exit> {
     // The manifest `--write` would change is checked before any evidence is read: a FIFO or a
     // device there is refused now, not after a scrape window.
@@ -190,13 +270,25 @@ fn measure(mut opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Ex
         }
         expositions = a.map(|a| (b.flatten(), a));
     }
-    if opts.logs.is_empty() && texts.is_none() {
+    if opts.logs.is_empty() && texts.is_none() && opts.prometheus.is_none() {
         problems.unlocated.push(
-            "expected evidence: --log [NAME=]PATH, --scrape-after PATH or --scrape-url URL"
+            "expected evidence: --log [NAME=]PATH, --scrape-after PATH, --scrape-url URL or --prometheus URL"
                 .to_string(),
         );
     }
     problems.into_result()?;
+    if let Some(failed) = all_failed(&boxes) {
+        return Err(failed.into());
+    }
+    let fleet = match &opts.prometheus {
+        Some(url) => Some(prometheus::window(
+            url,
+            opts.window.unwrap_or_default(),
+            opts.match_selector.as_deref(),
+            opts.at.unwrap_or_else(now_s),
+        )?),
+        None => None,
+    };
 
     let mut window_s = texts.as_ref().and_then(|t| t.3);
     if window_s.is_none()
@@ -204,17 +296,29 @@ fn measure(mut opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Ex
     {
         window_s = window::timestamp_span(b, a);
     }
-    let signals = expositions.as_ref().map(|(b, a)| {
+    let mut signals = expositions.as_ref().map(|(b, a)| {
         let w = window::Window {
             before: b.as_ref(),
             after: a,
         };
         signals::read(&w)
     });
+    let mut shown = texts.as_ref().map(|t| t.2.clone()).unwrap_or_default();
+    let mut windows = Vec::new();
+    if let Some(f) = &fleet {
+        window_s = Some(f.window_s);
+        shown = f.cited.clone();
+        windows = pair_windows(f, &boxes, &mut window_warnings);
+        signals = signals::merge(&f.instances.iter().map(|i| &i.signals).collect::<Vec<_>>());
+    }
     opts.settings.window_s = window_s;
-    let shown = texts.as_ref().map(|t| t.2.as_str()).unwrap_or_default();
-    let mut m = capacity::compute(&boxes, signals.as_ref().map(|s| (s, shown)), &opts.settings);
+    let mut m = capacity::compute(
+        &boxes,
+        signals.as_ref().map(|s| (s, shown.as_str())),
+        &opts.settings,
+    );
     m.warnings.extend(window_warnings);
+    m.windows = windows;
     let written = match &target {
         Some(target) => {
             let w = write::update(target, &m, &opts.settings)?;
@@ -231,5 +335,18 @@ fn measure(mut opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Ex
         opts.json,
         opts.colour,
     ));
-    Ok(Exit::Clean)
+    if m.failed_boxes.is_empty() {
+        return Ok(Exit::Clean);
+    }
+    // Some boxes measured fine: their report is out; the run still fails, naming the others.
+    for b in m.boxes.iter().filter(|b| !b.started) {
+        eprintln!(
+            "error: box `{}` did not start: {}",
+            b.name,
+            b.failure
+                .as_deref()
+                .unwrap_or("its log shows a failed start")
+        );
+    }
+    Ok(Exit::Usage)
 }

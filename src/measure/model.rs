@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::logs::{LimitSource, ServerKind};
+use super::logs::{BlockSizeSource, LimitSource, ServerKind};
 
 /// A latency phase a what-if can shorten.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -71,7 +71,7 @@ pub struct BoxReport {
     pub engines: usize,
     /// False when the log shows a failed or partial start: no capacity comes from this box.
     pub started: bool,
-    /// Why the start failed, with its line.
+    /// Why the start failed, at `file:line:column` of the server's own failure line.
     pub failure: Option<String>,
     /// None when the log printed no KV cache size (a start that failed before it).
     pub kv_cache_tokens: Option<u64>,
@@ -79,6 +79,12 @@ pub struct BoxReport {
     pub max_num_seqs_measured: bool,
     /// Which source decided `max_num_seqs`, in the server's precedence.
     pub max_num_seqs_source: Option<LimitSource>,
+    /// TGI's router admission limit: requests past it are refused, so it bounds the capacity too.
+    pub max_concurrent_requests: Option<u64>,
+    pub max_concurrent_requests_source: Option<LimitSource>,
+    /// vLLM's tokens per block, when the KV size was printed in blocks.
+    pub block_size: Option<u64>,
+    pub block_size_source: Option<BlockSizeSource>,
     /// vLLM's own `Maximum concurrency for N tokens per request`, summed over engines.
     pub server_max_concurrency: Option<f64>,
     pub max_model_len: Option<u64>,
@@ -87,6 +93,8 @@ pub struct BoxReport {
     /// The capacity rests on an assumed `max_num_seqs`: for some engine the KV cache allowed
     /// more, so the min() picked the server's default, which the log did not state.
     pub capacity_assumed: bool,
+    /// What the capacity's min() took: `kv_cache`, `max_num_seqs` or `max_concurrent_requests`.
+    pub capacity_bound: Option<&'static str>,
     pub pessimistic_floor: Option<u64>,
     pub source: String,
 }
@@ -126,13 +134,21 @@ pub struct Measurement {
     pub boxes: Vec<BoxReport>,
     pub p90_prompt_tokens: Option<f64>,
     pub p90_prompt_is_lower_bound: bool,
+    /// The p90 is the mean prompt (the window had no prompt histogram): an estimate.
+    pub p90_prompt_is_estimate: bool,
     pub per_box_capacity: Option<u64>,
+    /// The box whose capacity is the per-box value: the narrowest.
+    pub per_box_capacity_box: Option<String>,
     /// Bound by an assumed `max_num_seqs` (see [`BoxReport::capacity_assumed`]): not written.
     pub per_box_capacity_assumed: bool,
     pub fleet_capacity: Option<u64>,
     pub fleet_capacity_assumed: bool,
     pub pessimistic_floor: Option<u64>,
+    /// The box whose floor is the per-box floor: the narrowest.
+    pub pessimistic_floor_box: Option<String>,
     pub fleet_pessimistic_floor: Option<u64>,
+    /// Boxes whose log shows a failed start; `measure` exits 2 when there is one.
+    pub failed_boxes: Vec<String>,
     /// Boxes the fleet capacity leaves out because they have none (no p90, a failed start).
     pub boxes_without_capacity: Vec<String>,
     /// Boxes the fleet floor leaves out (no model length in the log, a failed start).
@@ -142,6 +158,10 @@ pub struct Measurement {
     pub queue_p90_s: Option<f64>,
     pub roster: Option<Roster>,
     pub kv_usage_peak: Option<f64>,
+    /// The peak is every sample's maximum in the window (Prometheus), not two readings.
+    pub kv_usage_peak_is_true: bool,
+    /// The waiting queue's peak (largest over boxes), read as the KV usage's.
+    pub waiting_peak: Option<f64>,
     /// KV cache tokens the later scrape reports itself (vLLM `cache_config_info`, SGLang's
     /// `max_total_num_tokens` gauge), summed over engines.
     pub scrape_kv_cache_tokens: Option<u64>,
@@ -150,8 +170,40 @@ pub struct Measurement {
     pub what_if: Vec<WhatIfReport>,
     pub window_s: Option<f64>,
     pub requests: Option<f64>,
+    /// Each box's own window, from Prometheus (`--prometheus`): one per instance.
+    pub windows: Vec<BoxWindow>,
     pub warnings: Vec<String>,
     pub sources: BTreeMap<String, String>,
+}
+
+/// A histogram's quantiles and mean over a window.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Quantiles {
+    pub p50: Option<f64>,
+    pub p90: Option<f64>,
+    pub p99: Option<f64>,
+    /// The p90's rank fell in the `+Inf` bucket: the value is the highest finite bound.
+    pub p90_is_lower_bound: bool,
+    pub mean: Option<f64>,
+    pub observations: Option<f64>,
+}
+
+/// One box's window from Prometheus, under its `instance` label.
+#[derive(Debug, Clone, Serialize)]
+pub struct BoxWindow {
+    pub instance: String,
+    /// The box it pairs with (a `--log NAME`), else the instance.
+    pub name: String,
+    pub server: ServerKind,
+    /// `queue`, `prefill`, `decode`, `e2e` (seconds) and `prompt` (tokens).
+    pub histograms: BTreeMap<&'static str, Quantiles>,
+    pub breakdown: Option<Breakdown>,
+    pub requests: Option<f64>,
+    pub preemptions: Option<f64>,
+    pub kv_usage_peak: Option<f64>,
+    pub waiting_peak: Option<f64>,
+    pub prompt_mean_tokens: Option<f64>,
+    pub scrape_kv_cache_tokens: Option<u64>,
 }
 
 #[cfg(test)]

@@ -21,7 +21,13 @@ static CHUNK: LazyLock<Regex> = LazyLock::new(|| re(r"\bchunked_prefill_size=(\d
 static DP: LazyLock<Regex> = LazyLock::new(|| re(r"^\[[^\]]*\bDP(\d+)"));
 static NO_MEMORY: LazyLock<Regex> =
     LazyLock::new(|| re(r"Not enough memory\. Please try to increase --mem-fraction-static"));
-static LIFE: LazyLock<Regex> = LazyLock::new(|| re(r"server_args=ServerArgs\("));
+/// A scheduler process died before or while serving (`launch_server` and the scheduler print these).
+static DIED: LazyLock<Regex> =
+    LazyLock::new(|| re(r"Received sigquit from a child process|Scheduler hit an exception"));
+/// Printed once per start by `launch_server`.
+static BANNER: LazyLock<Regex> = LazyLock::new(|| re(r"server_args=ServerArgs\("));
+/// Printed once per rank at its start (keyed by data-parallel rank).
+static INIT: LazyLock<Regex> = LazyLock::new(|| re(r"Init torch distributed begin"));
 
 pub(super) const ANCHORS: [Anchor; 2] = [
     Anchor {
@@ -42,7 +48,12 @@ pub(super) fn detect(text: &str) -> bool {
 
 pub(super) fn read(clean: &mut Clean, errors: &mut Vec<Problem>) -> LogFacts {
     let warnings = clean
-        .last_life(&LIFE, &[&TOTAL, &ALLOC, &NO_MEMORY])
+        .last_life(
+            &BANNER,
+            Some(&INIT),
+            &[&TOTAL, &ALLOC, &NO_MEMORY, &DIED],
+            Some(&DP),
+        )
         .into_iter()
         .collect();
     let mut kv = clean.numbers(&TOTAL, errors);
@@ -60,13 +71,17 @@ pub(super) fn read(clean: &mut Clean, errors: &mut Vec<Problem>) -> LogFacts {
     });
     LogFacts {
         kind: ServerKind::Sglang,
-        failed: failure(clean, &NO_MEMORY, "not enough memory for the KV cache pool"),
+        failed: failure(clean, &NO_MEMORY, "not enough memory for the KV cache pool")
+            .or_else(|| failure(clean, &DIED, "a scheduler process died")),
         engines,
         max_num_seqs,
         max_model_len: clean.last(&CONTEXT, errors),
         max_num_batched_tokens: clean.last(&CHUNK, errors),
         max_concurrency: Vec::new(),
+        block_size: None,
+        admission_limit: None,
         warnings,
+        foreign_lines: Vec::new(),
     }
 }
 
