@@ -227,7 +227,7 @@ fn when_every_box_failed_to_start_each_is_located_and_the_run_exits_2() {
             )
         })
         .collect();
-    assert_eq!(at, [("zero.log".into(), 1, 1), ("long.log".into(), 2, 25)]);
+    assert_eq!(at, [("zero.log".into(), 1, 53), ("long.log".into(), 2, 25)]);
     assert!(
         stderr.contains("long.log:2:25: expected a server that started"),
         "{stderr}"

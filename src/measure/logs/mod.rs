@@ -108,16 +108,20 @@ fn re(pattern: &str) -> Regex {
 }
 
 static ANSI: LazyLock<Regex> = LazyLock::new(|| re(r"\x1b\[[0-9;?]*[ -/]*[@-~]"));
-static PREFIX: LazyLock<Regex> =
-    LazyLock::new(|| re(r"^\s*\(([A-Za-z][\w.-]*)(?: rank=\d+)? pid=\d+(?:, ip=[^)]*)?\)\s*"));
-static DP_RANK: LazyLock<Regex> = LazyLock::new(|| re(r"(?:DP_?|EngineCore_)(\d+)"));
+static PREFIX: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^[ \t]*\(([A-Za-z][0-9A-Za-z_.-]*)(?: rank=[0-9]+)? pid=[0-9]+(?:, ip=[^)]*)?\)[ \t]*")
+});
+static DP_RANK: LazyLock<Regex> = LazyLock::new(|| re(r"(?:DP_?|EngineCore_)([0-9]+)"));
 /// A shell prompt (`user@host:~/dir$ `, `(venv) user@host:~$ `, `$ `, `>>> `).
-static PROMPT: LazyLock<Regex> =
-    LazyLock::new(|| re(r"^\s*(?:\([\w.-]+\)\s+)?(?:[\w.-]+@[\w.-]+:\S*\s?[$#]|\$|>>>)\s"));
+static PROMPT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"^[ \t]*(?:\([0-9A-Za-z_.-]+\)[ \t]+)?(?:[0-9A-Za-z_.-]+@[0-9A-Za-z_.-]+:[^ \t\n]*[ \t]?[$#]|\$|>>>)[ \t]",
+    )
+});
 /// The command that starts a server, as a user types it (environment assignments first).
 static COMMAND: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"^\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:sudo\s+)?(?:vllm\s+serve\b|python3?\s+(?:-m\s+)?(?:vllm|sglang)\b|sglang\s+serve\b|text-generation-launcher\s|docker\s+run\b|podman\s+run\b|nohup\s|(?:[A-Za-z_]\w*=\S*\s+)+\\$)",
+        r"^[ \t]*(?:[A-Za-z_](?-u:\w)*=[^ \t\n]*[ \t]+)*(?:sudo[ \t]+)?(?:[^ \t\n]*/)?(?:vllm[ \t]+serve(?-u:\b)|python3?(?:\.[0-9]+)?[ \t]+(?:-m[ \t]+)?(?:vllm|sglang)(?-u:\b)|sglang[ \t]+serve(?-u:\b)|text-generation-launcher[ \t]|docker[ \t]+run(?-u:\b)|podman[ \t]+run(?-u:\b)|nohup[ \t]|(?:[A-Za-z_](?-u:\w)*=[^ \t\n]*[ \t]+)+\\$)",
     )
 });
 

@@ -11,14 +11,17 @@ use super::{Anchor, Clean, LimitSource, LogFacts, ServerKind, failure, per_engin
 use crate::diag::Problem;
 
 /// `\b`: `profiled_max_total_num_tokens=` (a heuristic's input) is not the pool.
-static TOTAL: LazyLock<Regex> = LazyLock::new(|| re(r"\bmax_total_num_tokens=(\d+)"));
-static TOTAL_ANCHOR: LazyLock<Regex> = LazyLock::new(|| re(r"\bmax_total_num_tokens="));
-static ALLOC: LazyLock<Regex> = LazyLock::new(|| re(r"KV Cache is allocated\. #tokens: (\d+)"));
+static TOTAL: LazyLock<Regex> = LazyLock::new(|| re(r"(?-u:\b)max_total_num_tokens=([0-9]+)"));
+static TOTAL_ANCHOR: LazyLock<Regex> = LazyLock::new(|| re(r"(?-u:\b)max_total_num_tokens="));
+/// `KV Cache is allocated. #tokens: N`; 2026 builds put the dtype first (`.. allocated. dtype:
+/// torch.float8_e4m3fn, #tokens: N`).
+static ALLOC: LazyLock<Regex> =
+    LazyLock::new(|| re(r"KV Cache is allocated\.(?: dtype: [^,\n]*,)? #tokens: ([0-9]+)"));
 static ALLOC_ANCHOR: LazyLock<Regex> = LazyLock::new(|| re(r"KV Cache is allocated"));
-static RUNNING: LazyLock<Regex> = LazyLock::new(|| re(r"\bmax_running_requests=(\d+)"));
-static CONTEXT: LazyLock<Regex> = LazyLock::new(|| re(r"\bcontext_len(?:gth)?=(\d+)"));
-static CHUNK: LazyLock<Regex> = LazyLock::new(|| re(r"\bchunked_prefill_size=(\d+)"));
-static DP: LazyLock<Regex> = LazyLock::new(|| re(r"^\[[^\]]*\bDP(\d+)"));
+static RUNNING: LazyLock<Regex> = LazyLock::new(|| re(r"(?-u:\b)max_running_requests=([0-9]+)"));
+static CONTEXT: LazyLock<Regex> = LazyLock::new(|| re(r"(?-u:\b)context_len(?:gth)?=([0-9]+)"));
+static CHUNK: LazyLock<Regex> = LazyLock::new(|| re(r"(?-u:\b)chunked_prefill_size=([0-9]+)"));
+static DP: LazyLock<Regex> = LazyLock::new(|| re(r"^\[[^\]]*(?-u:\b)DP([0-9]+)"));
 static NO_MEMORY: LazyLock<Regex> =
     LazyLock::new(|| re(r"Not enough memory\. Please try to increase --mem-fraction-static"));
 /// A scheduler process died before or while serving (`launch_server` and the scheduler print these).

@@ -13,26 +13,29 @@ use regex::Regex;
 use super::{Anchor, Clean, LimitSource, LogFacts, ServerKind, failure, per_engine, re};
 use crate::diag::Problem;
 
-static TOTAL: LazyLock<Regex> = LazyLock::new(|| re(r"Setting max batch total tokens to (\d+)"));
+static TOTAL: LazyLock<Regex> = LazyLock::new(|| re(r"Setting max batch total tokens to ([0-9]+)"));
 static TOTAL_ANCHOR: LazyLock<Regex> = LazyLock::new(|| re(r"Setting max batch total tokens to"));
 static ARGS_TOTAL: LazyLock<Regex> =
-    LazyLock::new(|| re(r"\bmax_batch_total_tokens: (?:Some\(\s*)?(\d+)"));
-static BATCH: LazyLock<Regex> = LazyLock::new(|| re(r"\bmax_batch_size: (?:Some\(\s*)?(\d+)"));
-static CONCURRENT: LazyLock<Regex> = LazyLock::new(|| re(r"\bmax_concurrent_requests: (\d+)"));
-static LEN: LazyLock<Regex> = LazyLock::new(|| re(r"\bmax_total_tokens: (?:Some\(\s*)?(\d+)"));
+    LazyLock::new(|| re(r"(?-u:\b)max_batch_total_tokens: (?:Some\([ \t\n]*)?([0-9]+)"));
+static BATCH: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?-u:\b)max_batch_size: (?:Some\([ \t\n]*)?([0-9]+)"));
+static CONCURRENT: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?-u:\b)max_concurrent_requests: ([0-9]+)"));
+static LEN: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?-u:\b)max_total_tokens: (?:Some\([ \t\n]*)?([0-9]+)"));
 /// The launcher's default (2.x) and the v3 router's (3.x).
 static DEFAULT_LEN: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?:Default `max_total_tokens` to|Maximum total tokens defaulted to) (\d+)")
+    re(r"(?:Default `max_total_tokens` to|Maximum total tokens defaulted to) ([0-9]+)")
 });
 static PREFILL: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?:\bmax_batch_prefill_tokens: (?:Some\(\s*)?|Default `max_batch_prefill_tokens` to )(\d+)",
+        r"(?:(?-u:\b)max_batch_prefill_tokens: (?:Some\([ \t\n]*)?|Default `max_batch_prefill_tokens` to )([0-9]+)",
     )
 });
-/// The launcher's and the router's own failure lines.
+/// The launcher's, the router's and a shard's own failure lines.
 static FAILED: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"Shard \d+ failed to start|Error: (?:ShardCannotStart|ShardFailed|WebserverFailed)|Webserver Crashed|Not enough memory to handle",
+        r"Shard [0-9]+ failed to start|Error: (?:ShardCannotStart|ShardFailed|WebserverFailed)|Webserver Crashed|Not enough memory to handle|Error when initializing model",
     )
 });
 /// The launcher's first line, once per start.

@@ -17,15 +17,17 @@ use super::{
 };
 use crate::diag::Problem;
 
-static KV: LazyLock<Regex> = LazyLock::new(|| re(r"GPU KV cache size: ([\d,]+) tokens"));
+static KV: LazyLock<Regex> = LazyLock::new(|| re(r"GPU KV cache size: ([0-9,]+) tokens"));
 static KV_ANCHOR: LazyLock<Regex> = LazyLock::new(|| re(r"GPU KV cache size:"));
 /// `# GPU blocks: 5225, # CPU blocks: 2048`: the first `# <device> blocks:` of a line is the KV
 /// cache (`# CPU blocks` after it is swap space); any device (`CUDA`, `HPU`, `neuron`, `CPU` on
 /// the CPU backend); pastes that lost the `#` name a known device.
 static BLOCKS: LazyLock<Regex> =
-    LazyLock::new(|| re(r"(#\s*)?\b([A-Za-z][\w-]*) blocks: ?([\d,]+)"));
-static BLOCKS_ANCHOR: LazyLock<Regex> = LazyLock::new(|| re(r"#\s*[A-Za-z][\w-]* blocks:"));
-static BLOCKS_LINE: LazyLock<Regex> = LazyLock::new(|| re(r"#\s*[A-Za-z][\w-]* blocks: ?[\d,]+"));
+    LazyLock::new(|| re(r"(#[ \t]*)?(?-u:\b)([A-Za-z][0-9A-Za-z_-]*) blocks: ?([0-9,]+)"));
+static BLOCKS_ANCHOR: LazyLock<Regex> =
+    LazyLock::new(|| re(r"#[ \t]*[A-Za-z][0-9A-Za-z_-]* blocks:"));
+static BLOCKS_LINE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"#[ \t]*[A-Za-z][0-9A-Za-z_-]* blocks: ?[0-9,]+"));
 /// Devices a block line may name without its `#`.
 const DEVICES: [&str; 10] = [
     "gpu", "cuda", "hpu", "tpu", "xpu", "npu", "mlu", "cpu", "neuron", "xla",
@@ -34,50 +36,57 @@ const DEVICES: [&str; 10] = [
 /// value (`args: Namespace(..)`, older versions).
 fn argument(name: &str) -> Regex {
     re(&format!(
-        r"(?:non-default args: \{{.*?'{name}': |Namespace\(.*?\b{name}=)(\d+)"
+        r"(?:non-default args: \{{.*?'{name}': |Namespace\(.*?(?-u:\b){name}=)([0-9]+)"
     ))
 }
 static BLOCK_SIZE: LazyLock<Regex> = LazyLock::new(|| argument("block_size"));
 static SEQS_ARG: LazyLock<Regex> = LazyLock::new(|| argument("max_num_seqs"));
-static SEQS_CONTEXT: LazyLock<Regex> =
-    LazyLock::new(|| re(r"(?:Setting|Defaulting) max_num_seqs to (\d+) for \S+ usage context"));
-static MODEL_LEN: LazyLock<Regex> = LazyLock::new(|| re(r"Using max model len (\d+)"));
+static SEQS_CONTEXT: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?:Setting|Defaulting) max_num_seqs to ([0-9]+) for [^ \t\n]+ usage context")
+});
+static MODEL_LEN: LazyLock<Regex> = LazyLock::new(|| re(r"Using max model len ([0-9]+)"));
 /// The engine config line: `Initializing an LLM engine (v0.6.3) with config: ..., max_seq_len=2048, ...`.
-static MAX_SEQ_LEN: LazyLock<Regex> = LazyLock::new(|| re(r"with config: .*?\bmax_seq_len=(\d+)"));
+static MAX_SEQ_LEN: LazyLock<Regex> =
+    LazyLock::new(|| re(r"with config: .*?(?-u:\b)max_seq_len=([0-9]+)"));
 static MODEL_LEN_ARG: LazyLock<Regex> = LazyLock::new(|| argument("max_model_len"));
 static CONCURRENCY: LazyLock<Regex> =
-    LazyLock::new(|| re(r"Maximum concurrency for ([\d,]+) tokens per request: ([\d.]+)x"));
+    LazyLock::new(|| re(r"Maximum concurrency for ([0-9,]+) tokens per request: ([0-9.]+)x"));
 static CONCURRENCY_ANCHOR: LazyLock<Regex> = LazyLock::new(|| re(r"Maximum concurrency for"));
 static BATCHED: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?:non-default args: \{.*?'max_num_batched_tokens': |Namespace\(.*?\bmax_num_batched_tokens=|Chunked prefill is enabled with max_num_batched_tokens=)(\d+)",
+        r"(?:non-default args: \{.*?'max_num_batched_tokens': |Namespace\(.*?(?-u:\b)max_num_batched_tokens=|Chunked prefill is enabled with max_num_batched_tokens=)([0-9]+)",
     )
 });
 /// V0: `The model's max seq len (29000) is larger than the maximum number of tokens that can be
 /// stored in KV cache (23648).`
 static TOO_LONG: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)",
+        r"max seq len \(([0-9]+)\) is larger than the maximum number of tokens that can be stored in KV cache \(([0-9]+)\)",
     )
 });
 /// V1: `To serve at least one request with the models's max seq len (N), (X GiB KV cache is
 /// needed, which is larger than the available KV cache memory (Y GiB).`
 static TOO_LONG_V1: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"max seq len \((\d+)\), \([\d.]+ GiB KV cache is needed, which is larger than the available KV cache memory",
+        r"max seq len \(([0-9]+)\), \([0-9.]+ GiB KV cache is needed, which is larger than the available KV cache memory",
     )
 });
+/// The message, not the traceback's `raise ValueError("No available memory ..` above it.
 static NO_MEMORY: LazyLock<Regex> =
-    LazyLock::new(|| re(r"No available memory for the cache blocks"));
+    LazyLock::new(|| re(r"No available memory for the cache blocks\. Try"));
 /// The engine core died: V1's `EngineCore failed to start`, `Engine core initialization
-/// failed`, and 0.8's `EngineCore hit an exception` (printed when the core's start or loop raised).
+/// failed`, 0.8's `EngineCore hit an exception` (printed when the core's start or loop raised),
+/// and V0's distributed workers failing a start-up method (`Error executing method
+/// initialize_cache`).
 static ENGINE_FAILED: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"EngineCore failed to start|Engine core initialization failed|EngineCore hit an exception")
+    re(
+        r"EngineCore failed to start|Engine core initialization failed|EngineCore hit an exception|Error executing method (?:initialize_cache|determine_num_available_blocks|init_device|load_model)",
+    )
 });
 /// Printed once per start by the API server.
 static BANNER: LazyLock<Regex> = LazyLock::new(|| re(r"vLLM API server version"));
 /// Printed once per engine start (keyed by engine: data-parallel engines each print one).
-static INIT: LazyLock<Regex> = LazyLock::new(|| re(r"Initializing an? (?:V\d )?LLM engine"));
+static INIT: LazyLock<Regex> = LazyLock::new(|| re(r"Initializing an? (?:V[0-9] )?LLM engine"));
 
 pub(super) const ANCHORS: [Anchor; 3] = [
     Anchor {
@@ -292,11 +301,11 @@ pub(super) fn read(clean: &mut Clean, errors: &mut Vec<Problem>) -> LogFacts {
     let engines = per_engine(clean, kv, None);
     failed = failed
         .or_else(|| failure(clean, &NO_MEMORY, "no memory was left for the KV cache"))
-        .or_else(|| failure(clean, &ENGINE_FAILED, "the engine core failed"))
+        .or_else(|| failure(clean, &ENGINE_FAILED, "the engine failed to start"))
         .or_else(|| {
             engines.iter().find(|e| e.value == 0).map(|e| Failure {
                 line: e.line,
-                column: 1,
+                column: clean.column(e.line, "#", 0),
                 reason: "the engine has 0 KV cache blocks".to_string(),
             })
         });
