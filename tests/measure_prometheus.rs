@@ -616,6 +616,20 @@ fn a_fleet_window_from_a_real_prometheus() {
     let p90 = got["p90_prompt_tokens"].as_f64().unwrap();
     assert_eq!(capacity(0), (42_656.0 / p90).floor() as u64);
 
+    // The human report names each box's window and says the peak is every sample's.
+    let mut human = args.clone();
+    human.truncate(human.len() - 2);
+    human.extend(["--color", "never"]);
+    let text = crate::support::stdout(&capcheck(&human));
+    for want in [
+        "Per box, over the window (Prometheus)",
+        "box-a",
+        "box-b",
+        "every sample in the window",
+    ] {
+        assert!(text.contains(want), "missing `{want}` in:\n{text}");
+    }
+
     // A box that restarted in the window: refused, with the query and the instance.
     let out = capcheck(&[
         "measure",

@@ -124,4 +124,16 @@ mod tests {
             vec![100, 90]
         );
     }
+
+    #[test]
+    fn a_dead_scheduler_is_a_failed_start_and_the_2026_pool_line_is_read() {
+        let log = "[2026-09-12 00:22:48 TP0] KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: 454112, K size: 3.46 GB, V size: 3.46 GB\n\
+                   [2026-09-12 00:22:50] Received sigquit from a child process. It usually means the child failed.\n";
+        let f = parse(log).unwrap();
+        assert_eq!(
+            f.engines.iter().map(|e| e.value).collect::<Vec<_>>(),
+            vec![454112]
+        );
+        assert_eq!(f.failed.map(|x| (x.line, x.column)), Some((2, 23)));
+    }
 }
