@@ -13,6 +13,7 @@ mod manifest;
 mod measure;
 mod measure_evidence;
 mod measure_logs;
+mod measure_prometheus;
 mod measure_real;
 mod mutants;
 mod mutants_select;

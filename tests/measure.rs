@@ -319,8 +319,14 @@ fn vllm_v0_log_and_multiprocess_scrape() {
     assert_eq!(got["requests"], 15385.0);
     assert_same("kv usage", num(&got, "/kv_usage_peak"), 0.94117585);
     assert_eq!(got["prefix_cache_hit_rate"], 0.4127);
+    // The log prints no block size; its own `Maximum concurrency` line fixes it at 16.
+    assert_eq!(b["block_size"], 16);
+    assert_eq!(b["block_size_source"], "concurrency");
     let warnings = got["warnings"].to_string();
-    assert!(warnings.contains("block size not in the log"), "{warnings}");
+    assert!(
+        !warnings.contains("block size not in the log"),
+        "{warnings}"
+    );
     assert!(warnings.contains("only one scrape"), "{warnings}");
 }
 
@@ -449,7 +455,10 @@ fn tgi_log_and_scrape() {
     let b = &got["boxes"][0];
     assert_eq!(b["server"], "tgi");
     assert_eq!(b["kv_cache_tokens"], 1_490_816);
-    assert_eq!(b["max_num_seqs"], 128);
+    // `max_concurrent_requests` is the router's admission limit, reported under its own name.
+    assert_eq!(b["max_num_seqs"], Value::Null);
+    assert_eq!(b["max_concurrent_requests"], 128);
+    assert_eq!(b["max_concurrent_requests_source"], "server");
     assert_eq!(b["max_model_len"], 131_072);
     assert_eq!(b["max_num_batched_tokens"], 8192);
     // tgi_request_input_length: rank 0.9 x 528 = 475.2 falls in (129760.29, 131071], 470 -> 528.
@@ -760,4 +769,40 @@ fn write_without_a_path_goes_to_the_workspace_manifest_path_names() {
     let written = std::fs::read_to_string(ws.path().join("capacity.toml")).unwrap();
     assert!(written.contains("[[backend]]"), "{written}");
     assert_eq!(std::fs::read(root().join("capacity.toml")).unwrap(), ours);
+}
+
+#[test]
+fn sglang_without_a_prompt_histogram_estimates_from_the_mean_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("capacity.toml");
+    let got = json(&[
+        "--log",
+        "fixtures/measure/sglang/sglang_startup_excerpt.log",
+        "--scrape-after",
+        "fixtures/measure/sglang/sglang_metrics_excerpt.prom",
+        "--write",
+        manifest.to_str().unwrap(),
+    ]);
+    // sglang:prompt_tokens_total / sglang:num_requests_total of the scrape.
+    let mean = 6.32471733e8 / 15385.0;
+    assert_same("mean prompt", num(&got, "/p90_prompt_tokens"), mean);
+    assert_eq!(got["p90_prompt_is_estimate"], true);
+    assert_eq!(
+        got["boxes"][0]["capacity"],
+        ((1_492_882.0 / mean).floor() as u64).min(160)
+    );
+    let warnings = got["warnings"].to_string();
+    assert!(warnings.contains("as an estimate of the p90"), "{warnings}");
+    assert!(
+        warnings.contains("[derived] per_box_capacity not written"),
+        "{warnings}"
+    );
+    let written: toml::Table = std::fs::read_to_string(&manifest).unwrap().parse().unwrap();
+    assert_eq!(
+        written["prompt"]["estimated_from_mean"].as_bool(),
+        Some(true)
+    );
+    let derived = written["derived"].as_table().unwrap();
+    assert!(!derived.contains_key("per_box_capacity"), "{derived:?}");
+    assert_eq!(derived["pessimistic_floor"].as_integer(), Some(11));
 }

@@ -109,8 +109,9 @@ fn the_model_length_of_v0s_engine_line_and_tgis_launcher_give_a_floor() {
     assert_eq!(b[0]["pessimistic_floor"], 16_000 / 2048);
     assert_eq!(b[1]["max_model_len"], 4096);
     assert_eq!(b[1]["pessimistic_floor"], 10);
-    assert_eq!(b[2]["max_num_seqs"], 32);
-    assert_eq!(b[2]["max_num_seqs_source"], "server");
+    assert_eq!(b[2]["max_num_seqs"], Value::Null);
+    assert_eq!(b[2]["max_concurrent_requests"], 32);
+    assert_eq!(b[2]["max_concurrent_requests_source"], "server");
     assert_eq!(b[2]["pessimistic_floor"], 10);
     assert_eq!(v["fleet_pessimistic_floor"], 7 + 10 + 10);
 }
@@ -120,11 +121,14 @@ fn a_failed_start_is_a_warning_and_no_capacity_never_a_zero() {
     let zero =
         "INFO 06-12 08:12:23 distributed_gpu_executor.py:45] # GPU blocks: 0, # CPU blocks: 2048\n";
     let ok = "INFO GPU KV cache size: 100,000 tokens, Maximum concurrency for 10,000 tokens per request: 10.00x\n";
-    let (code, v, _) = measure_logs(
+    let (code, v, stderr) = measure_logs(
         &[("zero.log", zero), ("ok.log", ok)],
         &["--p90-prompt-tokens", "1000"],
     );
-    assert_eq!(code, 0);
+    // The box that started is measured and reported; the run still fails, naming the other.
+    assert_eq!(code, 2);
+    assert!(stderr.contains("box `zero` did not start"), "{stderr}");
+    assert_eq!(v["failed_boxes"], serde_json::json!(["zero"]));
     let failed = &v["boxes"][0];
     assert_eq!(failed["started"], false);
     assert_eq!(failed["capacity"], Value::Null);
@@ -169,7 +173,7 @@ fn write_leaves_out_a_box_that_did_not_start() {
         "json",
     ]);
     let (code, v) = json_of(&out);
-    assert_eq!(code, 0, "{v:#}");
+    assert_eq!(code, 2, "{v:#}");
     assert!(
         v["warnings"]
             .to_string()
@@ -199,5 +203,33 @@ fn one_box_without_a_floor_does_not_null_the_fleets() {
             .to_string()
             .contains("the fleet pessimistic floor covers 1 of 2 boxes: `b` has none"),
         "{v:#}"
+    );
+}
+
+#[test]
+fn when_every_box_failed_to_start_each_is_located_and_the_run_exits_2() {
+    let zero =
+        "INFO 06-12 08:12:23 distributed_gpu_executor.py:45] # GPU blocks: 0, # CPU blocks: 2048\n";
+    let too_long = "INFO x\nValueError: The model's max seq len (4096) is larger than the maximum number of tokens that can be stored in KV cache (3664). Try\n";
+    let (code, v, stderr) = measure_logs(&[("zero.log", zero), ("long.log", too_long)], &[]);
+    assert_eq!(code, 2, "{v:#}");
+    let at: Vec<(String, u64, u64)> = v["error"]["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let file = p["file"].as_str().unwrap();
+            let name = file.rsplit('/').next().unwrap().to_string();
+            (
+                name,
+                p["line"].as_u64().unwrap(),
+                p["column"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(at, [("zero.log".into(), 1, 53), ("long.log".into(), 2, 25)]);
+    assert!(
+        stderr.contains("long.log:2:25: expected a server that started"),
+        "{stderr}"
     );
 }

@@ -1,7 +1,9 @@
 //! The real-output corpus in fixtures/measure/real: short excerpts of startup logs and /metrics
 //! scrapes people pasted into public issues and docs, each with its provenance and the figures
 //! the server printed about itself (labelled by reading it, in expected.json). Every one of
-//! those figures must be capcheck's, through the real binary.
+//! those figures must be capcheck's, through the real binary. A failed start exits 2 at the
+//! server's own failure line; run beside a box that started, its figures are in the report and
+//! the run still exits 2.
 
 use std::path::Path;
 
@@ -48,7 +50,7 @@ fn every_figure_the_servers_printed_is_capchecks() {
         .map(|e| e["server"].as_str().unwrap())
         .collect();
     assert_eq!(servers.len(), 3, "{servers:?}");
-    assert!(expected.len() >= 20, "{} excerpts", expected.len());
+    assert!(expected.len() >= 56, "{} excerpts", expected.len());
 
     for e in &expected {
         for key in ["source", "version", "printed"] {
@@ -80,20 +82,43 @@ fn every_figure_the_servers_printed_is_capchecks() {
             ));
         }
     }
+    // A log that started, to run a failed start beside.
+    let good = root.join("vllm/v1_enginecore_dp0.log");
+    let mut forms = std::collections::BTreeSet::new();
     for e in expected.iter().filter(|e| e["log"].is_string()) {
         let log = e["log"].as_str().unwrap();
         let path = root.join(log);
-        let out = capcheck(&[
-            "measure",
-            "--log",
-            &format!("box={}", path.display()),
-            "--p90-prompt-tokens",
-            "1000",
-            "--format",
-            "json",
-        ]);
+        for f in e["forms"].as_array().into_iter().flatten() {
+            forms.insert(f.as_str().unwrap().to_string());
+        }
+        let started = e["started"] == Value::Bool(true);
+        let mut args = vec![
+            "measure".to_string(),
+            "--log".into(),
+            format!("box={}", path.display()),
+        ];
+        if !started {
+            // Alone, a failed start is refused at its failure line.
+            let mut alone = args.clone();
+            alone.extend(["--format".into(), "json".into()]);
+            let out = capcheck(&alone.iter().map(String::as_str).collect::<Vec<_>>());
+            let (code, got) = json_of(&out);
+            let p = &got["error"]["problems"][0];
+            if code != 2
+                || p["line"] != e["failure_line"]
+                || p["file"] != path.display().to_string()
+            {
+                wrong.push(format!(
+                    "{log}: a failed start alone should exit 2 at line {}, got exit {code}: {got:#}",
+                    e["failure_line"]
+                ));
+            }
+            args.extend(["--log".into(), format!("ok={}", good.display())]);
+        }
+        args.extend(["--p90-prompt-tokens", "1000", "--format", "json"].map(String::from));
+        let out = capcheck(&args.iter().map(String::as_str).collect::<Vec<_>>());
         let (code, got) = json_of(&out);
-        assert_eq!(code, 0, "{log}: {got:#}");
+        assert_eq!(code, if started { 0 } else { 2 }, "{log}: {got:#}");
         let b = &got["boxes"][0];
         let mut check = |what: &str, actual: &Value, want: &Value| {
             if actual != want {
@@ -110,10 +135,28 @@ fn every_figure_the_servers_printed_is_capchecks() {
         ] {
             check(key, &b[key], &e[key]);
         }
-        if !e["max_num_seqs"].is_null() {
-            check("max_num_seqs", &b["max_num_seqs"], &e["max_num_seqs"]);
+        for key in [
+            "max_num_seqs",
+            "block_size",
+            "block_size_source",
+            "max_concurrent_requests",
+            "max_concurrent_requests_source",
+        ] {
+            if !e[key].is_null() {
+                check(key, &b[key], &e[key]);
+            }
         }
-        let started = e["started"] == Value::Bool(true);
+        if let Some(lines) = e["foreign_lines"].as_array() {
+            let at = |l: &Value| format!("{}:{l}", path.display());
+            let said = got["warnings"].to_string();
+            for l in lines {
+                check(
+                    "a warning that a line is not server output",
+                    &Value::Bool(said.contains(&format!("{}: not server output", at(l)))),
+                    &Value::Bool(true),
+                );
+            }
+        }
         if let Some(x) = e["max_concurrency"].as_f64() {
             check(
                 "server_max_concurrency",
@@ -136,15 +179,30 @@ fn every_figure_the_servers_printed_is_capchecks() {
                 &b["pessimistic_floor"],
                 &Value::Null,
             );
-            let said = got["warnings"].to_string().contains("did not start");
             check(
-                "a warning that it did not start",
-                &Value::Bool(said),
+                "the failed boxes",
+                &got["failed_boxes"],
+                &serde_json::json!(["box"]),
+            );
+            let at = format!("{}:{}:", path.display(), e["failure_line"]);
+            check(
+                "the failure at its line",
+                &Value::Bool(b["failure"].as_str().is_some_and(|f| f.starts_with(&at))),
                 &Value::Bool(true),
             );
         } else if b["capacity"].is_null() {
             wrong.push(format!("{log}: a started box with a p90 has no capacity"));
         }
+    }
+    for form in [
+        "out_of_order",
+        "device_blocks",
+        "concurrency_block_size",
+        "shell_command",
+        "tgi_admission",
+        "failed_start",
+    ] {
+        assert!(forms.contains(form), "no real log of the form `{form}`");
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

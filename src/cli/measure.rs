@@ -29,7 +29,23 @@ pub(crate) struct MeasureArgs {
     /// Scrape this /metrics endpoint twice, --window apart.
     #[arg(long, value_name = "URL", requires = "window")]
     pub(crate) scrape_url: Option<String>,
-    /// The window between two scrapes, e.g. 15m, 900s, 200ms (with files: their distance).
+    /// Read the window from this Prometheus server's HTTP API, per instance (a box). Credentials
+    /// from CAPCHECK_PROMETHEUS_TOKEN (bearer) or CAPCHECK_PROMETHEUS_USER and _PASSWORD.
+    #[arg(
+        long,
+        value_name = "URL",
+        requires = "window",
+        conflicts_with_all = ["scrape_url", "scrape_after", "scrape_before"]
+    )]
+    pub(crate) prometheus: Option<String>,
+    /// With --prometheus: the series selector every query carries, e.g. '{job="vllm"}'.
+    #[arg(long = "match", value_name = "SELECTOR", requires = "prometheus")]
+    pub(crate) match_selector: Option<String>,
+    /// With --prometheus: the window's end, Unix seconds or RFC 3339 (default: now).
+    #[arg(long, value_name = "TIME", requires = "prometheus", value_parser = parse_at)]
+    pub(crate) at: Option<f64>,
+    /// The window between two scrapes, e.g. 15m, 900s, 200ms (with files: their distance), or
+    /// the window Prometheus is asked about.
     #[arg(long, value_name = "DURATION", value_parser = parse_window)]
     pub(crate) window: Option<Duration>,
     /// How many requests the workload can have in flight at once (its natural bound).
@@ -69,6 +85,10 @@ fn parse_p90(s: &str) -> Result<f64, String> {
     }
 }
 
+fn parse_at(s: &str) -> Result<f64, String> {
+    crate::measure::prometheus::client::parse_time(s)
+}
+
 fn parse_what_if(s: &str) -> Result<WhatIf, String> {
     s.parse()
 }
@@ -81,6 +101,9 @@ impl MeasureArgs {
             scrape_before: self.scrape_before,
             scrape_after: self.scrape_after,
             scrape_url: self.scrape_url,
+            prometheus: self.prometheus,
+            match_selector: self.match_selector,
+            at: self.at,
             window: self.window,
             settings: Settings {
                 roster: self.roster,

@@ -91,9 +91,18 @@ fn measure(args: MeasureArgs) -> anyhow::Result<Exit> {
     let opts = args.into_options();
     let json = opts.json;
     match crate::measure::run(opts, manifest_path.as_deref()) {
-        Ok(measured) => {
+        Ok(measured) if measured.failed.is_empty() => {
             print!("{}", measured.report);
             Ok(Exit::Clean)
+        }
+        Ok(measured) => {
+            // Some boxes measured fine: their report is out; the run still fails, naming the
+            // others.
+            print!("{}", measured.report);
+            for (name, why) in &measured.failed {
+                eprintln!("error: box `{name}` did not start: {why}");
+            }
+            Ok(Exit::Usage)
         }
         Err(e) => {
             if json {

@@ -1,6 +1,8 @@
 //! The arithmetic (seed article, sections 3 and 4) over the evidence, into a [`Measurement`]:
 //! per engine = min(floor(KV tokens / p90 prompt), max_num_seqs), summed per box and fleet;
 //! the pessimistic floor KV / max_model_len; the latency breakdown of means; waves; what-ifs.
+//! Where the window has no prompt histogram but counts prompt tokens and requests (SGLang), the
+//! mean prompt stands in for the p90, flagged as an estimate.
 
 use std::collections::BTreeMap;
 
@@ -53,6 +55,21 @@ pub(crate) fn compute(
         },
         (None, None) => (None, false),
     };
+    let mut estimate = false;
+    let (p90, lower_bound) = match (p90, signals) {
+        (None, Some(s)) if let Some(mean) = s.prompt_mean() => {
+            estimate = true;
+            if let Some(t) = &s.prompt_totals {
+                sources.insert("p90_prompt_tokens".into(), cite(&t.lines));
+            }
+            warnings.push(format!(
+                "no prompt-length histogram with requests in the window: the capacity uses the mean prompt, {mean:.1} tokens ({} over finished requests), as an estimate of the p90; a p90 is at or above the mean in most workloads, so the capacity is likely an overestimate",
+                s.prompt_totals.as_ref().map_or("prompt tokens", |t| t.name)
+            ));
+            (Some(mean), false)
+        }
+        (p, _) => (p, lower_bound),
+    };
     let p90 = match p90 {
         Some(p) if !(p.is_finite() && p > 0.0) => {
             warnings.push(format!("the p90 prompt length is {p} tokens, not a positive number: capacity is not computed"));
@@ -102,6 +119,19 @@ pub(crate) fn compute(
     });
     let fleet_capacity_assumed =
         fleet_capacity.is_some() && reports.iter().any(|b| b.capacity_assumed);
+    // The narrowest box, named: the one whose figure the per-box value is.
+    let narrowest = |get: fn(&BoxReport) -> Option<u64>| {
+        reports
+            .iter()
+            .filter_map(|b| get(b).map(|v| (v, b.name.clone())))
+            .min_by_key(|(v, _)| *v)
+            .map(|(_, n)| n)
+    };
+    let failed_boxes: Vec<String> = reports
+        .iter()
+        .filter(|b| !b.started)
+        .map(|b| b.name.clone())
+        .collect();
 
     if let (Some(s), [only]) = (signals, reports.as_slice())
         && let Some(kv) = &s.kv_cache_tokens
@@ -169,13 +199,20 @@ pub(crate) fn compute(
     }
 
     let kv_usage_peak = signals.and_then(|s| s.kv_usage_peak.as_ref());
+    let true_peak = signals.is_some_and(|s| s.true_peak);
     if let Some(k) = kv_usage_peak {
         sources.insert("kv_usage_peak".into(), cite(&k.lines));
-        warnings.push(if signals.is_some_and(|s| s.windowed) {
-            "the KV usage peak is the larger of two gauge readings (one per scrape), not the true peak of the window".to_string()
-        } else {
-            "the KV usage is one gauge reading, not a peak".to_string()
-        });
+        if !true_peak {
+            warnings.push(if signals.is_some_and(|s| s.windowed) {
+                "the KV usage peak is the larger of two gauge readings (one per scrape), not the true peak of the window".to_string()
+            } else {
+                "the KV usage is one gauge reading, not a peak".to_string()
+            });
+        }
+    }
+    let waiting_peak = signals.and_then(|s| s.waiting_peak.as_ref());
+    if let Some(w) = waiting_peak {
+        sources.insert("waiting_peak".into(), cite(&w.lines));
     }
     let roster = opts.roster.map(|size| Roster {
         size,
@@ -206,6 +243,10 @@ pub(crate) fn compute(
     Measurement {
         p90_prompt_tokens: p90,
         p90_prompt_is_lower_bound: lower_bound,
+        p90_prompt_is_estimate: estimate && p90.is_some(),
+        per_box_capacity_box: narrowest(|b| b.capacity),
+        pessimistic_floor_box: narrowest(|b| b.pessimistic_floor),
+        failed_boxes,
         per_box_capacity,
         per_box_capacity_assumed,
         fleet_capacity,
@@ -220,6 +261,8 @@ pub(crate) fn compute(
         queue_p90_s: queue_p90,
         roster,
         kv_usage_peak: kv_usage_peak.map(|k| k.value),
+        kv_usage_peak_is_true: kv_usage_peak.is_some() && true_peak,
+        waiting_peak: waiting_peak.map(|w| w.value),
         scrape_kv_cache_tokens: scraped_kv.map(|k| k.value),
         preemptions: signals
             .and_then(|s| s.preemptions.as_ref())
@@ -230,6 +273,7 @@ pub(crate) fn compute(
         what_if,
         window_s,
         requests,
+        windows: Vec::new(),
         warnings,
         sources,
     }
@@ -256,7 +300,7 @@ fn no_breakdown(s: &Signals) -> String {
     }
 }
 
-fn breakdown(s: &Signals) -> Option<Breakdown> {
+pub(super) fn breakdown(s: &Signals) -> Option<Breakdown> {
     let (queue_s, prefill_s, decode_s) = (mean(&s.queue)?, mean(&s.prefill)?, mean(&s.decode)?);
     let sum_s = queue_s + prefill_s + decode_s;
     if sum_s <= 0.0 {

@@ -9,6 +9,7 @@ pub(crate) mod check;
 pub(crate) mod logs;
 pub(crate) mod model;
 pub(crate) mod prom;
+pub(crate) mod prometheus;
 pub(crate) mod report;
 pub(crate) mod scrape;
 pub(crate) mod signals;
@@ -30,6 +31,12 @@ pub(crate) struct Options {
     pub(crate) scrape_before: Option<PathBuf>,
     pub(crate) scrape_after: Option<PathBuf>,
     pub(crate) scrape_url: Option<String>,
+    /// `--prometheus URL`: the window from a Prometheus server's HTTP API.
+    pub(crate) prometheus: Option<String>,
+    /// `--match {..}`: the selector every Prometheus query carries.
+    pub(crate) match_selector: Option<String>,
+    /// `--at`: the window's end, Unix seconds (default: now).
+    pub(crate) at: Option<f64>,
     pub(crate) window: Option<Duration>,
     pub(crate) settings: Settings,
     /// `--write [PATH]`: `Some(None)` writes at the workspace's manifest path.
@@ -151,12 +158,92 @@ fn scrape_texts(opts: &Options, problems: &mut InputErrors) -> anyhow::Result<Op
 pub(crate) struct Measured {
     /// The rendered report (text or JSON, as asked).
     pub(crate) report: String,
+    /// The boxes whose logs show a failed start while others measured fine, each with its
+    /// server's failure line: the report is out, and the run still fails.
+    pub(crate) failed: Vec<(String, String)>,
 }
 
 /// Run `measure`: read, compute, render, and write the manifest when asked. `manifest_path`
 /// is `--manifest-path`, for `--write` without a path. It never prints: the report comes back
 /// rendered, and an error as an error (`report::error_json` renders it for `--format json`).
-pub(crate) fn run(mut opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Measured> {
+pub(crate) fn run(opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Measured> {
+    measure(opts, manifest_path)
+}
+
+/// Every box's log shows a failed start: refused like bad input, each at its failure line.
+fn all_failed(boxes: &[BoxInput]) -> Option<InputErrors> {
+    let failed = |b: &BoxInput| b.facts.failed.clone();
+    if boxes.is_empty() || !boxes.iter().all(|b| failed(b).is_some()) {
+        return None;
+    }
+    let mut problems = InputErrors::default();
+    for b in boxes {
+        if let Some(f) = failed(b) {
+            problems.files.push(InputError {
+                file: b.path.clone(),
+                problems: vec![Problem::new(
+                    f.line,
+                    f.column,
+                    format!(
+                        "expected a server that started, found a failed start: {} (box `{}`)",
+                        f.reason, b.name
+                    ),
+                )],
+            });
+        }
+    }
+    Some(problems)
+}
+
+/// The seconds since the Unix epoch now, for a Prometheus window that ends now.
+fn now_s() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// Pair each Prometheus instance with the log box it names; the windows, in instance order,
+/// and what did not pair.
+fn pair_windows(
+    fleet: &prometheus::Fleet,
+    boxes: &[BoxInput],
+    warnings: &mut Vec<String>,
+) -> Vec<model::BoxWindow> {
+    let mut windows = Vec::new();
+    let mut paired = Vec::new();
+    for i in &fleet.instances {
+        let b = boxes.iter().find(|b| prometheus::pairs(&i.name, &b.name));
+        let name = b.map_or_else(|| i.name.clone(), |b| b.name.clone());
+        if let Some(b) = b {
+            paired.push(b.name.clone());
+            let logged: u64 = b.facts.engines.iter().map(|e| e.value).sum();
+            if let Some(k) = &i.signals.kv_cache_tokens
+                && !b.facts.engines.is_empty()
+                && k.value != logged
+            {
+                warnings.push(format!(
+                    "instance `{}` exports {} KV cache tokens ({}), the log of `{}` says {logged}",
+                    i.name, k.value, k.name, b.name
+                ));
+            }
+        } else if !boxes.is_empty() {
+            warnings.push(format!(
+                "instance `{}` pairs with no --log (name a log after the instance or its host for its capacity)",
+                i.name
+            ));
+        }
+        windows.push(i.window(&name));
+    }
+    for b in boxes.iter().filter(|b| !paired.contains(&b.name)) {
+        warnings.push(format!(
+            "box `{}` pairs with no Prometheus instance (its name is not an instance, nor an instance's host): its window is not read",
+            b.name
+        ));
+    }
+    windows
+}
+
+fn measure(mut opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Measured> {
     // The manifest `--write` would change is checked before any evidence is read: a FIFO or a
     // device there is refused now, not after a scrape window.
     let target = match &opts.write {
@@ -188,13 +275,25 @@ pub(crate) fn run(mut opts: Options, manifest_path: Option<&Path>) -> anyhow::Re
         }
         expositions = a.map(|a| (b.flatten(), a));
     }
-    if opts.logs.is_empty() && texts.is_none() {
+    if opts.logs.is_empty() && texts.is_none() && opts.prometheus.is_none() {
         problems.unlocated.push(
-            "expected evidence: --log [NAME=]PATH, --scrape-after PATH or --scrape-url URL"
+            "expected evidence: --log [NAME=]PATH, --scrape-after PATH, --scrape-url URL or --prometheus URL"
                 .to_string(),
         );
     }
     problems.into_result()?;
+    if let Some(failed) = all_failed(&boxes) {
+        return Err(failed.into());
+    }
+    let fleet = match &opts.prometheus {
+        Some(url) => Some(prometheus::window(
+            url,
+            opts.window.unwrap_or_default(),
+            opts.match_selector.as_deref(),
+            opts.at.unwrap_or_else(now_s),
+        )?),
+        None => None,
+    };
 
     let mut window_s = texts.as_ref().and_then(|t| t.3);
     if window_s.is_none()
@@ -202,17 +301,29 @@ pub(crate) fn run(mut opts: Options, manifest_path: Option<&Path>) -> anyhow::Re
     {
         window_s = window::timestamp_span(b, a);
     }
-    let signals = expositions.as_ref().map(|(b, a)| {
+    let mut signals = expositions.as_ref().map(|(b, a)| {
         let w = window::Window {
             before: b.as_ref(),
             after: a,
         };
         signals::read(&w)
     });
+    let mut shown = texts.as_ref().map(|t| t.2.clone()).unwrap_or_default();
+    let mut windows = Vec::new();
+    if let Some(f) = &fleet {
+        window_s = Some(f.window_s);
+        shown = f.cited.clone();
+        windows = pair_windows(f, &boxes, &mut window_warnings);
+        signals = signals::merge(&f.instances.iter().map(|i| &i.signals).collect::<Vec<_>>());
+    }
     opts.settings.window_s = window_s;
-    let shown = texts.as_ref().map(|t| t.2.as_str()).unwrap_or_default();
-    let mut m = capacity::compute(&boxes, signals.as_ref().map(|s| (s, shown)), &opts.settings);
+    let mut m = capacity::compute(
+        &boxes,
+        signals.as_ref().map(|s| (s, shown.as_str())),
+        &opts.settings,
+    );
     m.warnings.extend(window_warnings);
+    m.windows = windows;
     let written = match &target {
         Some(target) => {
             let w = write::update(target, &m, &opts.settings)?;
@@ -221,7 +332,22 @@ pub(crate) fn run(mut opts: Options, manifest_path: Option<&Path>) -> anyhow::Re
         }
         None => None,
     };
+    // Some boxes may have failed while others measured fine: their report goes out, and the
+    // run still fails, naming the others (`cli` says so and exits 2).
+    let failed = m
+        .boxes
+        .iter()
+        .filter(|b| !m.failed_boxes.is_empty() && !b.started)
+        .map(|b| {
+            let why = b
+                .failure
+                .as_deref()
+                .unwrap_or("its log shows a failed start");
+            (b.name.clone(), why.to_string())
+        })
+        .collect();
     Ok(Measured {
         report: report::render(&m, written.as_deref(), opts.json, opts.colour),
+        failed,
     })
 }

@@ -142,6 +142,52 @@ fn bar(b: &Breakdown) -> String {
     format!("[{}{}{}]", "q".repeat(q), "p".repeat(p), "d".repeat(d))
 }
 
+/// Each box's window from Prometheus, one row per instance.
+fn windows(m: &Measurement, st: &Style) -> String {
+    let mut out = st.bold("\nPer box, over the window (Prometheus)\n");
+    let secs = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v:.3}"));
+    let q =
+        |w: &super::model::BoxWindow, h: &str, get: fn(&super::model::Quantiles) -> Option<f64>| {
+            w.histograms.get(h).and_then(get)
+        };
+    let mut rows = vec![
+        [
+            "box",
+            "instance",
+            "requests",
+            "queue p50",
+            "queue p90",
+            "e2e p50",
+            "e2e p90",
+            "e2e p99",
+            "prompt p90",
+            "KV peak",
+            "waiting peak",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
+    for w in &m.windows {
+        rows.push(vec![
+            w.name.clone(),
+            w.instance.clone(),
+            w.requests.map_or_else(|| "-".into(), |r| format!("{r:.0}")),
+            secs(q(w, "queue", |q| q.p50)),
+            secs(q(w, "queue", |q| q.p90)),
+            secs(q(w, "e2e", |q| q.p50)),
+            secs(q(w, "e2e", |q| q.p90)),
+            secs(q(w, "e2e", |q| q.p99)),
+            q(w, "prompt", |q| q.p90).map_or_else(|| "-".into(), |p| format!("{p:.0}")),
+            w.kv_usage_peak
+                .map_or_else(|| "-".into(), |k| format!("{:.1}%", k * 100.0)),
+            w.waiting_peak
+                .map_or_else(|| "-".into(), |p| format!("{p}")),
+        ]);
+    }
+    out.push_str(&table(&rows));
+    out
+}
+
 pub(crate) fn human(m: &Measurement, written: Option<&Path>, colour: bool) -> String {
     let st = Style(colour);
     let mut out = String::new();
@@ -164,10 +210,13 @@ pub(crate) fn human(m: &Measurement, written: Option<&Path>, colour: bool) -> St
             .to_vec(),
         ];
         for b in &m.boxes {
-            let seqs = match (b.max_num_seqs, b.max_num_seqs_measured) {
+            let mut seqs = match (b.max_num_seqs, b.max_num_seqs_measured) {
                 (Some(s), false) => format!("{} (default)", n(s)),
                 (s, _) => opt(s),
             };
+            if let Some(c) = b.max_concurrent_requests {
+                seqs.push_str(&format!(", router admits {}", n(c)));
+            }
             rows.push(vec![
                 b.name.clone(),
                 format!("{:?}", b.server).to_lowercase(),
@@ -201,8 +250,13 @@ pub(crate) fn human(m: &Measurement, written: Option<&Path>, colour: bool) -> St
         } else {
             ""
         };
+        let estimate = if m.p90_prompt_is_estimate {
+            " (an estimate: the mean prompt, no prompt histogram)"
+        } else {
+            ""
+        };
         out.push_str(&format!(
-            "p90 prompt: {} tokens{bound}\n",
+            "p90 prompt: {} tokens{bound}{estimate}\n",
             n(p.round() as u64)
         ));
     }
@@ -211,13 +265,30 @@ pub(crate) fn human(m: &Measurement, written: Option<&Path>, colour: bool) -> St
             0 => String::new(),
             n => format!(" ({} of {} boxes)", m.boxes.len() - n, m.boxes.len()),
         };
+        let named = |b: &Option<String>| {
+            b.as_ref()
+                .filter(|_| m.boxes.len() > 1)
+                .map_or_else(String::new, |b| format!(" (`{b}`)"))
+        };
         out.push_str(&format!(
-            "per box {}, fleet {}{}, pessimistic floor (requests of max_model_len at once) {} per box{}\n",
+            "per box {}{}, fleet {}{}, pessimistic floor (requests of max_model_len at once) {} per box{}{}\n",
             assumed(m.per_box_capacity, m.per_box_capacity_assumed),
+            named(&m.per_box_capacity_box),
             assumed(m.fleet_capacity, m.fleet_capacity_assumed),
             of(&m.boxes_without_capacity),
             opt(m.pessimistic_floor),
+            named(&m.pessimistic_floor_box),
             of(&m.boxes_without_floor),
+        ));
+    }
+    if !m.failed_boxes.is_empty() {
+        out.push_str(&format!(
+            "did not start: {}\n",
+            m.failed_boxes
+                .iter()
+                .map(|b| format!("`{b}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     }
     if let Some(b) = &m.breakdown {
@@ -249,12 +320,23 @@ pub(crate) fn human(m: &Measurement, written: Option<&Path>, colour: bool) -> St
     if let (Some(p50), Some(p90)) = (m.queue_p50_s, m.queue_p90_s) {
         out.push_str(&format!("queue time p50 {p50:.3} s, p90 {p90:.3} s\n"));
     }
+    if !m.windows.is_empty() {
+        out.push_str(&windows(m, &st));
+    }
     let mut facts = Vec::new();
     if let Some(k) = m.kv_usage_peak {
         facts.push(format!(
-            "KV usage peak {:.1}% (two-point sample)",
-            k * 100.0
+            "KV usage peak {:.1}% ({})",
+            k * 100.0,
+            if m.kv_usage_peak_is_true {
+                "every sample in the window"
+            } else {
+                "two-point sample"
+            }
         ));
+    }
+    if let Some(w) = m.waiting_peak {
+        facts.push(format!("waiting queue peak {w}"));
     }
     if let Some(p) = m.preemptions {
         facts.push(format!("preemptions {p}"));

@@ -46,7 +46,7 @@ pub(crate) fn twice(
     window: Duration,
     check: impl FnOnce(&str) -> anyhow::Result<()>,
 ) -> anyhow::Result<Live> {
-    let agent = agent();
+    let agent = agent(true);
     let before = fetch(&agent, url)?;
     check(&before)?;
     let start = Instant::now();
@@ -59,13 +59,39 @@ pub(crate) fn twice(
     })
 }
 
-/// An HTTP agent that sends no `Accept` header and gives up after 30 s.
-fn agent() -> ureq::Agent {
+/// How long one HTTP exchange of `measure` may take in all: a scrape, a Prometheus query.
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(30);
+/// The largest response body `measure` reads: a scrape, a Prometheus answer.
+pub(crate) const MAX_BODY: u64 = 10 * 1024 * 1024;
+
+/// An HTTP agent that sends no `Accept` header and gives up after [`TIMEOUT`]. With
+/// `statuses_as_errors` false, a 4xx or 5xx answer is returned to read its body (Prometheus
+/// says what was wrong with a query there).
+pub(super) fn agent(statuses_as_errors: bool) -> ureq::Agent {
     let config = ureq::Agent::config_builder()
         .accept(ureq::config::AutoHeaderValue::None)
-        .timeout_global(Some(Duration::from_secs(30)))
+        .timeout_global(Some(TIMEOUT))
+        .http_status_as_error(statuses_as_errors)
         .build();
     ureq::Agent::new_with_config(config)
+}
+
+/// A response's body as text, at most [`MAX_BODY`] bytes.
+pub(super) fn body(
+    response: &mut ureq::http::Response<ureq::Body>,
+    url: &str,
+) -> anyhow::Result<String> {
+    response
+        .body_mut()
+        .with_config()
+        .limit(MAX_BODY)
+        .read_to_string()
+        .with_context(|| {
+            format!(
+                "{url}: cannot read the response (at most {} MiB are read)",
+                MAX_BODY / 1024 / 1024
+            )
+        })
 }
 
 /// One scrape's body.
@@ -74,10 +100,7 @@ fn fetch(agent: &ureq::Agent, url: &str) -> anyhow::Result<String> {
         .get(url)
         .call()
         .with_context(|| format!("{url}: cannot scrape"))?;
-    response
-        .body_mut()
-        .read_to_string()
-        .with_context(|| format!("{url}: cannot read the response"))
+    body(&mut response, url)
 }
 
 /// Wait `window`, with a progress bar on a terminal's stderr.

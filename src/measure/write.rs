@@ -8,6 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{Context, bail};
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, Value};
 
+use super::logs::LimitSource;
 use super::model::{Measurement, Settings};
 use crate::diag::{InputError, Problem, line_col};
 
@@ -183,6 +184,14 @@ pub(crate) fn update(path: &Path, m: &Measurement, opts: &Settings) -> anyhow::R
                 set(t, "max_num_seqs", int(s));
                 set(t, "max_num_seqs_measured", b.max_num_seqs_measured);
             }
+            if let Some(c) = b.max_concurrent_requests {
+                set(t, "max_concurrent_requests", int(c));
+                set(
+                    t,
+                    "max_concurrent_requests_measured",
+                    b.max_concurrent_requests_source != Some(LimitSource::Default),
+                );
+            }
             if let Some(l) = b.max_model_len {
                 set(t, "max_model_len", int(l));
             }
@@ -197,6 +206,9 @@ pub(crate) fn update(path: &Path, m: &Measurement, opts: &Settings) -> anyhow::R
         let t = table(&mut doc, "prompt")?;
         set(t, "p90_tokens", number(p90));
         set(t, "lower_bound", m.p90_prompt_is_lower_bound);
+        if m.p90_prompt_is_estimate {
+            set(t, "estimated_from_mean", true);
+        }
         if let Some(w) = m.window_s {
             set(t, "window_s", number(w));
         }
@@ -241,10 +253,30 @@ fn write_derived(doc: &mut DocumentMut, m: &Measurement, now: &str) -> anyhow::R
         .map(|b| b.name.as_str())
         .collect();
     let mut warnings = Vec::new();
+    let estimate = m.p90_prompt_is_estimate;
+    let derived = derived.map(|(k, v, assumed)| {
+        // The pessimistic floor needs no prompt length; the capacities rest on the estimate.
+        let estimated = estimate && k != "pessimistic_floor";
+        if estimated && let Some(v) = v {
+            let earlier = doc
+                .get_mut("derived")
+                .and_then(Item::as_table_mut)
+                .and_then(|t| t.remove(k))
+                .and_then(|i| i.as_integer());
+            warnings.push(format!(
+                "[derived] {k} not written{}: {v} rests on the mean prompt, an estimate of the p90 (no prompt histogram in the window)",
+                earlier.map_or_else(String::new, |e| format!(" (its earlier value {e} removed)")),
+            ));
+        }
+        (k, v, assumed || estimated)
+    });
     for (key, value, assumed) in derived {
         let (Some(v), true) = (value, assumed) else {
             continue;
         };
+        if estimate && key != "pessimistic_floor" {
+            continue;
+        }
         let earlier = doc
             .get_mut("derived")
             .and_then(Item::as_table_mut)

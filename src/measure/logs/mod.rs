@@ -2,7 +2,9 @@
 //! the KV cache size of every engine, the limits the server was started with, and whether it
 //! started at all. Lines are cleaned of ANSI colour codes and of process prefixes like
 //! `(EngineCore_DP0 pid=410)` or `(VllmWorker rank=1 pid=7)` before matching; each server's
-//! lines live in its own module.
+//! lines live in its own module. Lines the server did not print (a shell prompt, the command
+//! that started it, its continuation lines) never supply a figure, and sections pasted in any
+//! order are read as one server life unless the log really restarted (see [`Clean::last_life`]).
 
 mod sglang;
 mod tgi;
@@ -52,6 +54,8 @@ pub(crate) struct Read {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Failure {
     pub(crate) line: usize,
+    /// 1-based column, in the raw line, of the text that says so.
+    pub(crate) column: usize,
     pub(crate) reason: String,
 }
 
@@ -68,8 +72,35 @@ pub(crate) struct LogFacts {
     /// vLLM's own `Maximum concurrency for N tokens per request: Xx` of each engine, with its
     /// line, in the order of `engines` (empty when not printed).
     pub(crate) max_concurrency: Vec<(f64, usize)>,
+    /// vLLM blocks' size in tokens, when the KV size was printed in blocks.
+    pub(crate) block_size: Option<BlockSize>,
+    /// TGI's router admission limit (`max_concurrent_requests`): requests past it are refused.
+    pub(crate) admission_limit: Option<(Read, LimitSource)>,
     pub(crate) failed: Option<Failure>,
     pub(crate) warnings: Vec<String>,
+    /// Lines read as not the server's (a shell command pasted above the log), 1-based.
+    pub(crate) foreign_lines: Vec<usize>,
+}
+
+/// Where a vLLM block size came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum BlockSizeSource {
+    /// Printed in the server's arguments (`block_size=16`, `'block_size': 32`).
+    Log,
+    /// Fixed by the server's own `Maximum concurrency for N tokens per request: Xx`, which is
+    /// blocks x block size / N.
+    Concurrency,
+    /// Not in the log: vLLM's default on CUDA, assumed.
+    Default,
+}
+
+/// A block size, where it came from, and its line (0 when assumed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BlockSize {
+    pub(crate) tokens: u64,
+    pub(crate) source: BlockSizeSource,
+    pub(crate) line: usize,
 }
 
 fn re(pattern: &str) -> Regex {
@@ -77,9 +108,22 @@ fn re(pattern: &str) -> Regex {
 }
 
 static ANSI: LazyLock<Regex> = LazyLock::new(|| re(r"\x1b\[[0-9;?]*[ -/]*[@-~]"));
-static PREFIX: LazyLock<Regex> =
-    LazyLock::new(|| re(r"^\s*\(([A-Za-z][\w.-]*)(?: rank=\d+)? pid=\d+(?:, ip=[^)]*)?\)\s*"));
-static DP_RANK: LazyLock<Regex> = LazyLock::new(|| re(r"(?:DP_?|EngineCore_)(\d+)"));
+static PREFIX: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^[ \t]*\(([A-Za-z][0-9A-Za-z_.-]*)(?: rank=[0-9]+)? pid=[0-9]+(?:, ip=[^)]*)?\)[ \t]*")
+});
+static DP_RANK: LazyLock<Regex> = LazyLock::new(|| re(r"(?:DP_?|EngineCore_)([0-9]+)"));
+/// A shell prompt (`user@host:~/dir$ `, `(venv) user@host:~$ `, `$ `, `>>> `).
+static PROMPT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"^[ \t]*(?:\([0-9A-Za-z_.-]+\)[ \t]+)?(?:[0-9A-Za-z_.-]+@[0-9A-Za-z_.-]+:[^ \t\n]*[ \t]?[$#]|\$|>>>)[ \t]",
+    )
+});
+/// The command that starts a server, as a user types it (environment assignments first).
+static COMMAND: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"^[ \t]*(?:[A-Za-z_](?-u:\w)*=[^ \t\n]*[ \t]+)*(?:sudo[ \t]+)?(?:[^ \t\n]*/)?(?:vllm[ \t]+serve(?-u:\b)|python3?(?:\.[0-9]+)?[ \t]+(?:-m[ \t]+)?(?:vllm|sglang)(?-u:\b)|sglang[ \t]+serve(?-u:\b)|text-generation-launcher[ \t]|docker[ \t]+run(?-u:\b)|podman[ \t]+run(?-u:\b)|nohup[ \t]|(?:[A-Za-z_](?-u:\w)*=[^ \t\n]*[ \t]+)+\\$)",
+    )
+});
 
 /// A cleaned log: one string, with each line's start offset, process prefix and raw text kept.
 pub(crate) struct Clean<'a> {
@@ -87,6 +131,8 @@ pub(crate) struct Clean<'a> {
     starts: Vec<usize>,
     prefix: Vec<String>,
     raw: Vec<&'a str>,
+    /// Lines the server did not print: a prompt, a command, and the command's continuations.
+    foreign: Vec<bool>,
     /// The first line of the server life that is read (1-based): earlier lives are skipped.
     from: usize,
 }
@@ -98,8 +144,10 @@ impl<'a> Clean<'a> {
             starts: Vec::new(),
             prefix: Vec::new(),
             raw: Vec::new(),
+            foreign: Vec::new(),
             from: 1,
         };
+        let mut continued = false;
         for raw_line in raw.lines() {
             let line = ANSI.replace_all(raw_line.trim_end_matches('\r'), "");
             let (prefix, body) = match PREFIX.captures(&line) {
@@ -109,6 +157,9 @@ impl<'a> Clean<'a> {
                 ),
                 None => (String::new(), line.to_string()),
             };
+            let foreign = continued || PROMPT.is_match(&body) || COMMAND.is_match(&body);
+            continued = foreign && body.trim_end().ends_with('\\');
+            clean.foreign.push(foreign);
             clean.starts.push(clean.text.len());
             clean.prefix.push(prefix);
             clean.raw.push(raw_line);
@@ -157,8 +208,17 @@ impl<'a> Clean<'a> {
         pattern.captures_iter(&self.text).filter_map(move |c| {
             let at = c.get(1).or_else(|| c.get(0))?.start();
             let line = self.line_of(at);
-            (line >= self.from).then_some((line, c))
+            (line >= self.from && !self.foreign[line - 1]).then_some((line, c))
         })
+    }
+
+    /// Every match in any life (restart detection looks at all of them), the server's lines only.
+    fn all_lines(&self, pattern: &Regex) -> Vec<usize> {
+        pattern
+            .find_iter(&self.text)
+            .map(|m| self.line_of(m.start()))
+            .filter(|&l| !self.foreign[l - 1])
+            .collect()
     }
 
     fn last(&self, pattern: &Regex, errors: &mut Vec<Problem>) -> Option<Read> {
@@ -176,11 +236,6 @@ impl<'a> Clean<'a> {
             .find_map(|(pattern, source)| self.last(pattern, errors).map(|r| (r, *source)))
     }
 
-    /// The first line of the life being read matching `pattern`.
-    fn first_line(&self, pattern: &Regex) -> Option<usize> {
-        self.captures(pattern).map(|(line, _)| line).next()
-    }
-
     /// The data-parallel rank a line belongs to, from its process prefix or an SGLang `DPn` tag;
     /// every other worker (tensor or pipeline parallel) belongs to the one engine.
     fn engine_key(&self, line: usize, body_tag: Option<&Regex>) -> String {
@@ -194,21 +249,48 @@ impl<'a> Clean<'a> {
             .map_or_else(String::new, |r| format!("dp{r:0>6}"))
     }
 
-    /// Start reading at the last server life: a `marker` line after an `outcome` line (a KV
-    /// cache size, or a failed start) starts a new one. Returns a warning when the log holds
-    /// more than one start.
-    fn last_life(&mut self, marker: &Regex, outcome: &[&Regex]) -> Option<String> {
-        let kv_lines: Vec<usize> = outcome
+    /// Start reading at the last server life. A `banner` line (printed once per start: vLLM's
+    /// `vLLM API server version`, SGLang's `ServerArgs(..)`, TGI's `Args {`) or an engine's
+    /// `init` line begins a new life only when an outcome (a KV cache size, a failed start) came
+    /// before it (for an init line, an outcome of the same engine) and another comes after it: a
+    /// section pasted out of order (the arguments below the KV lines) is no restart, and an
+    /// arguments line is never one. Returns a warning when the log holds more than one start.
+    fn last_life(
+        &mut self,
+        banner: &Regex,
+        init: Option<&Regex>,
+        outcome: &[&Regex],
+        tag: Option<&Regex>,
+    ) -> Option<String> {
+        let mut outcomes: Vec<(usize, String)> = outcome
             .iter()
-            .flat_map(|p| self.captures(p).map(|(l, _)| l).collect::<Vec<_>>())
+            .flat_map(|p| self.all_lines(p))
+            .map(|l| (l, self.engine_key(l, tag)))
             .collect();
+        outcomes.sort();
+        let mut markers: Vec<(usize, Option<String>)> = self
+            .all_lines(banner)
+            .into_iter()
+            .map(|l| (l, None))
+            .collect();
+        if let Some(init) = init {
+            markers.extend(
+                self.all_lines(init)
+                    .into_iter()
+                    .map(|l| (l, Some(self.engine_key(l, tag)))),
+            );
+        }
+        markers.sort();
         let mut starts = vec![1];
-        let mut start = 1;
-        for (line, _) in self.captures(marker).collect::<Vec<_>>() {
-            if kv_lines.iter().any(|&k| k >= start && k < line) {
+        for (line, key) in markers {
+            let from = *starts.last().unwrap_or(&1);
+            let before = outcomes
+                .iter()
+                .any(|(o, k)| *o >= from && *o < line && key.as_ref().is_none_or(|key| key == k));
+            let after = outcomes.iter().any(|(o, _)| *o > line);
+            if before && after {
                 starts.push(line);
             }
-            start = line;
         }
         let lives = starts.len();
         self.from = *starts.last().unwrap_or(&1);
@@ -218,6 +300,13 @@ impl<'a> Clean<'a> {
                 self.from
             )
         })
+    }
+
+    /// The lines read as not the server's, for the report.
+    fn foreign_lines(&self) -> Vec<usize> {
+        (1..=self.foreign.len())
+            .filter(|&l| self.foreign[l - 1])
+            .collect()
     }
 }
 
@@ -259,12 +348,24 @@ pub(crate) struct Anchor {
     expected: &'static str,
 }
 
-/// A failed start: the first line matching `pattern`, described as `reason`.
+/// A failed start: the first line matching `pattern`, described as `reason`, located at the
+/// column of the text that matched.
 fn failure(clean: &Clean, pattern: &Regex, reason: &str) -> Option<Failure> {
-    clean.first_line(pattern).map(|line| Failure {
+    clean
+        .captures(pattern)
+        .next()
+        .map(|(line, c)| failure_at(clean, line, &c, reason.to_string()))
+}
+
+/// A failure at `line`, at the column of the whole match `c`.
+fn failure_at(clean: &Clean, line: usize, c: &regex::Captures, reason: String) -> Failure {
+    let m = c.get(0).map_or("", |m| m.as_str());
+    let offset = c.get(0).map_or(0, |m| m.start() - clean.starts[line - 1]);
+    Failure {
         line,
-        reason: reason.to_string(),
-    })
+        column: clean.column(line, m, offset),
+        reason,
+    }
 }
 
 /// Read a startup log. Every malformed line is reported at the column of its anchor text in
@@ -280,8 +381,14 @@ pub(crate) fn parse(raw: &str) -> Result<LogFacts, Vec<Problem>> {
     for a in anchors {
         for m in a.anchor.find_iter(&clean.text) {
             let line = clean.line_of(m.start());
-            if !a.pattern.is_match(clean.line(line)) {
-                let offset = m.start() - clean.starts[line - 1];
+            let offset = m.start() - clean.starts[line - 1];
+            // The pattern must hold where its anchor stands: a good `# CPU blocks: 10` later on
+            // the line does not excuse a bad `# GPU blocks: many`.
+            let here = a
+                .pattern
+                .find_at(clean.line(line), offset)
+                .is_some_and(|p| p.start() == offset);
+            if !clean.foreign[line - 1] && !here {
                 errors.push(Problem::new(
                     line,
                     clean.column(line, m.as_str().trim_start(), offset),
@@ -298,11 +405,12 @@ pub(crate) fn parse(raw: &str) -> Result<LogFacts, Vec<Problem>> {
     } else {
         ServerKind::Vllm
     };
-    let facts = match kind {
+    let mut facts = match kind {
         ServerKind::Vllm => vllm::read(&mut clean, &mut errors),
         ServerKind::Sglang => sglang::read(&mut clean, &mut errors),
         ServerKind::Tgi => tgi::read(&mut clean, &mut errors),
     };
+    facts.foreign_lines = clean.foreign_lines();
     if facts.engines.is_empty() && facts.failed.is_none() && errors.is_empty() {
         errors.push(Problem::new(1, 1, "expected a KV cache size line (vLLM `GPU KV cache size: N tokens` or `# GPU blocks: N`, SGLang `max_total_num_tokens=N` or `KV Cache is allocated. #tokens: N`, TGI `Setting max batch total tokens to N`)"));
     }

@@ -11,17 +11,26 @@ use super::{Anchor, Clean, LimitSource, LogFacts, ServerKind, failure, per_engin
 use crate::diag::Problem;
 
 /// `\b`: `profiled_max_total_num_tokens=` (a heuristic's input) is not the pool.
-static TOTAL: LazyLock<Regex> = LazyLock::new(|| re(r"\bmax_total_num_tokens=(\d+)"));
-static TOTAL_ANCHOR: LazyLock<Regex> = LazyLock::new(|| re(r"\bmax_total_num_tokens="));
-static ALLOC: LazyLock<Regex> = LazyLock::new(|| re(r"KV Cache is allocated\. #tokens: (\d+)"));
+static TOTAL: LazyLock<Regex> = LazyLock::new(|| re(r"(?-u:\b)max_total_num_tokens=([0-9]+)"));
+static TOTAL_ANCHOR: LazyLock<Regex> = LazyLock::new(|| re(r"(?-u:\b)max_total_num_tokens="));
+/// `KV Cache is allocated. #tokens: N`; 2026 builds put the dtype first (`.. allocated. dtype:
+/// torch.float8_e4m3fn, #tokens: N`).
+static ALLOC: LazyLock<Regex> =
+    LazyLock::new(|| re(r"KV Cache is allocated\.(?: dtype: [^,\n]*,)? #tokens: ([0-9]+)"));
 static ALLOC_ANCHOR: LazyLock<Regex> = LazyLock::new(|| re(r"KV Cache is allocated"));
-static RUNNING: LazyLock<Regex> = LazyLock::new(|| re(r"\bmax_running_requests=(\d+)"));
-static CONTEXT: LazyLock<Regex> = LazyLock::new(|| re(r"\bcontext_len(?:gth)?=(\d+)"));
-static CHUNK: LazyLock<Regex> = LazyLock::new(|| re(r"\bchunked_prefill_size=(\d+)"));
-static DP: LazyLock<Regex> = LazyLock::new(|| re(r"^\[[^\]]*\bDP(\d+)"));
+static RUNNING: LazyLock<Regex> = LazyLock::new(|| re(r"(?-u:\b)max_running_requests=([0-9]+)"));
+static CONTEXT: LazyLock<Regex> = LazyLock::new(|| re(r"(?-u:\b)context_len(?:gth)?=([0-9]+)"));
+static CHUNK: LazyLock<Regex> = LazyLock::new(|| re(r"(?-u:\b)chunked_prefill_size=([0-9]+)"));
+static DP: LazyLock<Regex> = LazyLock::new(|| re(r"^\[[^\]]*(?-u:\b)DP([0-9]+)"));
 static NO_MEMORY: LazyLock<Regex> =
     LazyLock::new(|| re(r"Not enough memory\. Please try to increase --mem-fraction-static"));
-static LIFE: LazyLock<Regex> = LazyLock::new(|| re(r"server_args=ServerArgs\("));
+/// A scheduler process died before or while serving (`launch_server` and the scheduler print these).
+static DIED: LazyLock<Regex> =
+    LazyLock::new(|| re(r"Received sigquit from a child process|Scheduler hit an exception"));
+/// Printed once per start by `launch_server`.
+static BANNER: LazyLock<Regex> = LazyLock::new(|| re(r"server_args=ServerArgs\("));
+/// Printed once per rank at its start (keyed by data-parallel rank).
+static INIT: LazyLock<Regex> = LazyLock::new(|| re(r"Init torch distributed begin"));
 
 pub(super) const ANCHORS: [Anchor; 2] = [
     Anchor {
@@ -42,7 +51,12 @@ pub(super) fn detect(text: &str) -> bool {
 
 pub(super) fn read(clean: &mut Clean, errors: &mut Vec<Problem>) -> LogFacts {
     let warnings = clean
-        .last_life(&LIFE, &[&TOTAL, &ALLOC, &NO_MEMORY])
+        .last_life(
+            &BANNER,
+            Some(&INIT),
+            &[&TOTAL, &ALLOC, &NO_MEMORY, &DIED],
+            Some(&DP),
+        )
         .into_iter()
         .collect();
     let mut kv = clean.numbers(&TOTAL, errors);
@@ -60,13 +74,17 @@ pub(super) fn read(clean: &mut Clean, errors: &mut Vec<Problem>) -> LogFacts {
     });
     LogFacts {
         kind: ServerKind::Sglang,
-        failed: failure(clean, &NO_MEMORY, "not enough memory for the KV cache pool"),
+        failed: failure(clean, &NO_MEMORY, "not enough memory for the KV cache pool")
+            .or_else(|| failure(clean, &DIED, "a scheduler process died")),
         engines,
         max_num_seqs,
         max_model_len: clean.last(&CONTEXT, errors),
         max_num_batched_tokens: clean.last(&CHUNK, errors),
         max_concurrency: Vec::new(),
+        block_size: None,
+        admission_limit: None,
         warnings,
+        foreign_lines: Vec::new(),
     }
 }
 
@@ -105,5 +123,17 @@ mod tests {
             f.engines.iter().map(|e| e.value).collect::<Vec<_>>(),
             vec![100, 90]
         );
+    }
+
+    #[test]
+    fn a_dead_scheduler_is_a_failed_start_and_the_2026_pool_line_is_read() {
+        let log = "[2026-09-12 00:22:48 TP0] KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: 454112, K size: 3.46 GB, V size: 3.46 GB\n\
+                   [2026-09-12 00:22:50] Received sigquit from a child process. It usually means the child failed.\n";
+        let f = parse(log).unwrap();
+        assert_eq!(
+            f.engines.iter().map(|e| e.value).collect::<Vec<_>>(),
+            vec![454112]
+        );
+        assert_eq!(f.failed.map(|x| (x.line, x.column)), Some((2, 23)));
     }
 }
