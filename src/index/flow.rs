@@ -31,7 +31,13 @@ pub(crate) enum Node {
     Const(String),
     /// A struct field: its type when the code says it (`Limits { fetches: .. }`,
     /// `self.fetches` in `impl Limits`, `cfg.queue` for a parameter `cfg: &Config`), and its name.
+    /// Without a type, it is what a write to an unknown struct's field stores (`x.queue = ..`):
+    /// that may be any type's.
     Field(Option<String>, String),
+    /// A read of an unknown struct's field (`cfg.queue`): any type's field of that name, in the
+    /// package, may be what it reads. Kept apart from an untyped write, so that two types' fields
+    /// never meet through it.
+    FieldRead(String),
     /// Parameter `.1` (0-based, `self` not counted) of the function keyed `.0` (see [`fn_key`]).
     Param(String, usize),
     /// What the function keyed so returns.
@@ -48,7 +54,7 @@ impl Node {
     /// field's, a function's name (or its type's, for an associated function such as `new`).
     pub(crate) fn ident(&self) -> Option<&str> {
         match self {
-            Node::Const(n) | Node::Field(_, n) => Some(n),
+            Node::Const(n) | Node::Field(_, n) | Node::FieldRead(n) => Some(n),
             Node::Param(key, _) | Node::Ret(key) => Some(key_ident(key)),
             Node::Local(..) | Node::Sink(_) => None,
         }
@@ -73,7 +79,7 @@ impl Node {
         match self {
             Node::Const(_) | Node::Field(Some(_), _) => true,
             Node::Param(key, _) | Node::Ret(key) => !key.starts_with('.'),
-            Node::Field(None, _) | Node::Local(..) | Node::Sink(_) => false,
+            Node::Field(None, _) | Node::FieldRead(_) | Node::Local(..) | Node::Sink(_) => false,
         }
     }
 
@@ -82,7 +88,7 @@ impl Node {
         match self {
             Node::Const(n) => n.clone(),
             Node::Field(Some(ty), f) => format!("{ty}.{f}"),
-            Node::Field(None, f) => format!(".{f}"),
+            Node::Field(None, f) | Node::FieldRead(f) => format!(".{f}"),
             Node::Param(key, i) => match params.get(&(key.clone(), *i)) {
                 Some(p) => format!("{key}({p})"),
                 None => format!("{key}(#{i})"),
@@ -483,8 +489,18 @@ impl Sources<'_> {
             }
             Expr::Field(f) => {
                 if let syn::Member::Named(n) = &f.member {
-                    let ty = self.type_of(&f.base);
-                    out.push(Source::Place(Node::Field(ty, n.to_string())));
+                    let n = n.to_string();
+                    out.push(Source::Place(match self.type_of(&f.base) {
+                        Some(ty) => Node::Field(Some(ty), n),
+                        None => Node::FieldRead(n),
+                    }));
+                }
+            }
+            // `1024 * 64`: arithmetic of literals alone is one literal, typed by hand.
+            Expr::Binary(_) if crate::index::value::Val::of(e).literal().is_some() => {
+                let v = crate::index::value::Val::of(e).literal().unwrap_or_default();
+                if !floor || v >= 2 {
+                    out.push(Source::Lit(v, e));
                 }
             }
             Expr::Binary(b) => match b.op {
@@ -727,7 +743,7 @@ impl<'f> Graph<'f> {
                         ps.push(p);
                     }
                 }
-                if let Node::Field(_, name) = n {
+                if let Node::Field(_, name) | Node::FieldRead(name) = n {
                     let same = fields.entry((p, name.as_str())).or_default();
                     if !same.contains(&n) {
                         same.push(n);
@@ -802,13 +818,19 @@ impl<'f> Graph<'f> {
                     queue.push_back(from);
                 }
             }
-            if let Node::Field(ty, name) = node {
+            // Within a package: a typed field may hold what an untyped write stored; an untyped
+            // read may read any field of its name, typed or not.
+            let field = match node {
+                Node::Field(Some(_), name) | Node::FieldRead(name) => Some(name),
+                _ => None,
+            };
+            if let Some(name) = field {
                 for &other in fields.get(&(p, name.as_str())).into_iter().flatten() {
-                    let Node::Field(other_ty, _) = other else {
-                        continue;
+                    let joins = match (node, other) {
+                        (Node::Field(Some(_), _), Node::Field(None, _)) => true,
+                        (Node::FieldRead(_), Node::Field(..)) => true,
+                        _ => false,
                     };
-                    // Untyped joins typed; two known types are two fields.
-                    let joins = ty.is_none() || other_ty.is_none();
                     let from = (p, other);
                     if joins && seen.insert(from) {
                         next.insert(from, (at, None));
