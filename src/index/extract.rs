@@ -773,12 +773,28 @@ pub(crate) fn is_int_type(s: &str) -> bool {
     )
 }
 
-/// Where a field's command-line default is written: `#[arg(default_value_t = 4)]`,
-/// `#[clap(default_value = "128")]`, structopt's `#[structopt(default_value = "8")]`.
+/// Where a field's default is written in an attribute: clap's `#[arg(default_value_t = 4)]`,
+/// `#[clap(default_value = "128")]`, structopt's, argh's `#[argh(option, default = "8")]` and
+/// other derives' `#[option(default = "50")]`. Not serde's, whose `default = "path"` names a
+/// function (`flow_struct` follows it), nor the attributes that never hold one.
 fn cli_default_attr(a: &syn::Attribute) -> bool {
-    ["arg", "clap", "structopt"]
-        .iter()
-        .any(|p| a.path().is_ident(p))
+    ![
+        "doc", "cfg", "cfg_attr", "derive", "serde", "allow", "deny", "warn", "expect",
+    ]
+    .iter()
+    .any(|p| a.path().is_ident(p))
+        && matches!(a.meta, syn::Meta::List(_))
+}
+
+/// The integers a default written as a string holds: `"128"`, and each of a list's
+/// (`default_value = "512,512"` with `value_delimiter = ','`).
+fn string_ints(s: &str) -> Vec<u64> {
+    s.split([',', ' '])
+        .map(|x| x.replace('_', ""))
+        .filter(|x| !x.trim().is_empty())
+        .map(|x| x.trim().parse::<u64>())
+        .collect::<Result<Vec<u64>, _>>()
+        .unwrap_or_default()
 }
 
 /// The literals of a clap or structopt attribute's defaults, with their locations.
@@ -799,13 +815,19 @@ fn cli_defaults(rel: &str, a: &syn::Attribute) -> Vec<(u64, Loc)> {
         }
         let value: Expr = meta.value()?.parse()?;
         match (name.as_str(), &value) {
-            ("default_value", Expr::Lit(l)) => {
-                if let syn::Lit::Str(s) = &l.lit {
-                    if let Ok(v) = s.value().replace('_', "").trim().parse::<u64>() {
-                        out.push((v, loc_of(rel, s)));
-                    }
-                }
-            }
+            ("default_value" | "default", Expr::Lit(l)) => match &l.lit {
+                syn::Lit::Str(s) => out.extend(
+                    string_ints(&s.value())
+                        .into_iter()
+                        .map(|v| (v, loc_of(rel, s))),
+                ),
+                syn::Lit::Int(i) => out.extend(
+                    i.base10_parse::<u64>()
+                        .ok()
+                        .map(|v| (v, crate::syntax::expr_loc(rel, &value))),
+                ),
+                _ => {}
+            },
             ("default_value_t" | "default_values_t", e) => {
                 let elems: Vec<&Expr> = match e {
                     Expr::Array(a) => a.elems.iter().collect(),
@@ -882,6 +904,99 @@ impl Extractor<'_> {
                 quiet_at_one: true,
             });
         }
+    }
+
+    /// clap's builder API: `Arg::new("batch_size").long("batch-size").default_value("4096")`. The
+    /// argument's name (its id, or its long flag) says what the default sets.
+    fn builder_default(&mut self, v: &View, m: &syn::ExprMethodCall) {
+        let ["default_value" | "default_values"] = [m.method.to_string().as_str()] else {
+            return;
+        };
+        let Some(Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        })) = m.args.first()
+        else {
+            return;
+        };
+        let values = string_ints(&s.value());
+        if values.is_empty() {
+            return;
+        }
+        let (root, methods) = crate::syntax::chain(&m.receiver);
+        let str_arg = |args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>| match args.first()
+        {
+            Some(Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            })) => Some(s.value()),
+            _ => None,
+        };
+        let long = methods
+            .iter()
+            .filter(|c| c.method == "long" || c.method == "id")
+            .find_map(|c| str_arg(&c.args));
+        let new = match root {
+            Expr::Call(c) => match &*c.func {
+                Expr::Path(p)
+                    if path_ends_with(&p.path, "Arg::new")
+                        || path_ends_with(&p.path, "Arg::with_name") =>
+                {
+                    str_arg(&c.args)
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let named = [new, long]
+            .into_iter()
+            .flatten()
+            .map(|n| n.replace('-', "_"))
+            .find(|n| self.tables.capacity_names.matches(n));
+        let Some(name) = named else {
+            return;
+        };
+        for value in values {
+            self.facts.named_lits.push(NamedLit {
+                site: crate::site::child(&v.function_site(), &name),
+                ident: name.clone(),
+                value,
+                loc: loc_of(v.rel, s),
+                in_test: v.in_test(),
+                kind: CapacityKind::Field,
+                visibility: Visibility::Public,
+                flows: Vec::new(),
+            });
+        }
+    }
+
+    /// `std::env::var("MAX_CONNECTIONS")...unwrap_or(100)`: the fallback of a setting read from
+    /// the environment, named by the variable.
+    fn env_fallback(&mut self, v: &View, e: &Expr, m: &syn::ExprMethodCall) {
+        if !matches!(
+            m.method.to_string().as_str(),
+            "unwrap_or" | "unwrap_or_else" | "map_or" | "map_or_else"
+        ) {
+            return;
+        }
+        let (root, _) = crate::syntax::chain(&m.receiver);
+        let Expr::Call(c) = root else { return };
+        let Expr::Path(p) = &*c.func else { return };
+        let named = path_ends_with(&p.path, "env::var") || path_ends_with(&p.path, "env::var_os");
+        let Some(Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(var),
+            ..
+        })) = c.args.first()
+        else {
+            return;
+        };
+        let var = var.value();
+        if !named || !self.tables.capacity_names.matches(&var) {
+            return;
+        }
+        let site = crate::site::child(&v.function_site(), &var);
+        let public = Visibility::Public;
+        self.leaf_lits(v, e, &site, &var, CapacityKind::Env, &public);
     }
 
     /// `cfg.max_conns = opt.map_or(48, ..)`: a capacity field set outside a struct literal.
@@ -1042,7 +1157,7 @@ impl Extractor<'_> {
         for (i, a) in args.iter().enumerate() {
             let item = format!("{text}(#{i})");
             let to = flow::Node::Param(key.to_string(), i);
-            self.flows_into(v, a, to, (&site, &item, CapacityKind::ApiArg));
+            self.flows_into(v, a, to, (&site, &item, CapacityKind::Arg));
         }
     }
 
@@ -1353,6 +1468,8 @@ impl Collector for Extractor<'_> {
             }
             Expr::MethodCall(m) => {
                 self.parallelism_default(v, e, m);
+                self.builder_default(v, m);
+                self.env_fallback(v, e, m);
                 self.bounds(v, e);
                 let mul = [
                     "saturating_mul",
@@ -1382,6 +1499,16 @@ impl Collector for Extractor<'_> {
                 self.product(v, &b.left, &b.right, None)
             }
             Expr::Binary(b) if matches!(b.op, syn::BinOp::Add(_)) => self.base(v, e, b),
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::Div(_)) && !v.in_test() => {
+                if let (Val::Const(n) | Val::Field(n), Some(k)) = (
+                    Val::of(&b.left),
+                    Val::of(&b.right).literal().filter(|k| *k >= 2),
+                ) {
+                    if !self.facts.splits.contains(&(n.clone(), k)) {
+                        self.facts.splits.push((n, k));
+                    }
+                }
+            }
 
             _ => {}
         }

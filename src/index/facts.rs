@@ -166,6 +166,9 @@ pub(crate) struct FileFacts {
     pub(crate) named_lits: Vec<NamedLit>,
     pub(crate) api_args: Vec<ApiArg>,
     pub(crate) products: Vec<Product>,
+    /// Splits in production code: a constant or field divided by a literal (`MAX_NODES / 3`), by
+    /// name and divisor. A test may pin the share rather than the whole.
+    pub(crate) splits: Vec<(String, u64)>,
     pub(crate) comparisons: Vec<Comparison>,
     pub(crate) const_refs: Vec<ConstRef>,
     pub(crate) ceilings: Vec<CeilingFn>,

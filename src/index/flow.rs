@@ -498,7 +498,9 @@ impl Sources<'_> {
             }
             // `1024 * 64`: arithmetic of literals alone is one literal, typed by hand.
             Expr::Binary(_) if crate::index::value::Val::of(e).literal().is_some() => {
-                let v = crate::index::value::Val::of(e).literal().unwrap_or_default();
+                let v = crate::index::value::Val::of(e)
+                    .literal()
+                    .unwrap_or_default();
                 if !floor || v >= 2 {
                     out.push(Source::Lit(v, e));
                 }
@@ -826,11 +828,11 @@ impl<'f> Graph<'f> {
             };
             if let Some(name) = field {
                 for &other in fields.get(&(p, name.as_str())).into_iter().flatten() {
-                    let joins = match (node, other) {
-                        (Node::Field(Some(_), _), Node::Field(None, _)) => true,
-                        (Node::FieldRead(_), Node::Field(..)) => true,
-                        _ => false,
-                    };
+                    let joins = matches!(
+                        (node, other),
+                        (Node::Field(Some(_), _), Node::Field(None, _))
+                            | (Node::FieldRead(_), Node::Field(..))
+                    );
                     let from = (p, other);
                     if joins && seen.insert(from) {
                         next.insert(from, (at, None));
@@ -847,6 +849,11 @@ impl<'f> Graph<'f> {
             packages,
             deps,
         }
+    }
+
+    /// How a path names a place (`Limits::new(outbox)`, `Settings.inbox`).
+    pub(crate) fn shown(&self, n: &Node) -> String {
+        n.shown(&self.params)
     }
 
     /// Whether a value stored in `at` reaches a capacity API.

@@ -35,6 +35,11 @@ pub(crate) enum CapacityKind {
     Let,
     Fn,
     ApiArg,
+    /// The fallback of a setting read from an environment variable (`$MAX_CONNECTIONS`).
+    Env,
+    /// An argument of one of the workspace's own functions (`Limits::new(outbox)`), whose value
+    /// reaches a capacity API through it (`index::flow`).
+    Arg,
 }
 
 /// Where a capacity flows: a related location with a note.
@@ -267,7 +272,11 @@ fn flow_capacities(files: &[FileFacts], deps: &Deps) -> (Vec<Capacity>, FlowIden
             let s = found.seed;
             Capacity {
                 site: s.site.clone(),
-                item: s.item.clone(),
+                // An argument is named by the parameter it is given to.
+                item: match s.to {
+                    flow::Node::Param(..) => graph.shown(&s.to),
+                    _ => s.item.clone(),
+                },
                 value: s.value,
                 kind: s.kind,
                 loc: s.loc.clone(),

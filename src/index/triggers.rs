@@ -26,6 +26,13 @@ thread_local! {
 /// Each `Triggers` (and each extension of one) gets its own memo generation.
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
+/// clap's builder API sets a default by a method whose argument is a string
+/// (`.default_value("4096")`): the name is in another string (`Arg::new("batch_size")`).
+const BUILDER_DEFAULTS: &[&str] = &["default_value", "default_values"];
+/// An environment variable read with a fallback (`env::var("WORKERS")..unwrap_or(8)`): the name
+/// is a string, the value a literal.
+const ENV_READS: &[&str] = &["var", "var_os"];
+
 #[derive(Debug, Clone)]
 pub(crate) struct Triggers {
     id: u64,
@@ -90,8 +97,12 @@ impl Triggers {
             // whose sources the flow then looks for (`index::flow`).
             prod: w.iter().any(|x| self.count_words.contains(x))
                 || (name && value)
-                || self.apis.contains(ident),
-            prod_with_value: name || self.apis.contains(ident) || self.calls.contains(ident),
+                || self.apis.contains(ident)
+                || BUILDER_DEFAULTS.contains(&ident),
+            prod_with_value: name
+                || self.apis.contains(ident)
+                || self.calls.contains(ident)
+                || ENV_READS.contains(&ident),
             value,
             test: name && value,
             subject: w.iter().any(|x| self.subject_words.contains(x)),

@@ -16,10 +16,10 @@ pub(crate) fn check(index: &Index) -> Vec<Finding> {
             if p.multiplier > 1 {
                 terms.insert(0, p.multiplier.to_string());
             }
-            let arithmetic = if terms.len() == 1 {
-                format!("{v} = {}", terms[0])
-            } else {
-                format!("{v} = {}", terms.join(" x "))
+            let arithmetic = match (terms.len(), p.divisor) {
+                (1, 1) => format!("{v} = {}", terms[0]),
+                (_, 1) => format!("{v} = {}", terms.join(" x ")),
+                (_, k) => format!("{v} = {} / {k}", terms.join(" x ")),
             };
             let names: Vec<&str> = p.factors.iter().map(|c| c.item.as_str()).collect();
             let mut f = super::finding(

@@ -14,6 +14,8 @@ pub(crate) fn finding(c: &Capacity) -> Finding {
         CapacityKind::Let => format!("`let {} = {}`", c.item, c.value),
         CapacityKind::Fn => format!("`fn {}()` returning {}", c.item, c.value),
         CapacityKind::ApiArg => format!("`{}` with {}", c.item, c.value),
+        CapacityKind::Arg => format!("`{}` given {}", c.item, c.value),
+        CapacityKind::Env => format!("`${}` falling back to {}", c.item, c.value),
     };
     let mut message = format!("{what} is a capacity nobody measured");
     if let Some(api) = c.api.as_ref().filter(|_| c.kind != CapacityKind::ApiArg) {

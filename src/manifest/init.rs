@@ -65,7 +65,8 @@ pub(crate) fn add_unmeasured(existing: &str, caps: &[Capacity]) -> anyhow::Resul
         t.insert("role", value(role(cap)));
         t.insert("method", value("unmeasured"));
         let what = match cap.kind {
-            CapacityKind::ApiArg => format!("argument of {}", cap.item),
+            CapacityKind::ApiArg | CapacityKind::Arg => format!("argument of {}", cap.item),
+            CapacityKind::Env => format!("fallback of ${}", cap.item),
             _ => cap.item.clone(),
         };
         t.insert(

@@ -18,14 +18,23 @@ pub(crate) struct Pin<'a> {
     /// The capacities whose product, times `multiplier`, is the literal.
     pub(crate) factors: Vec<&'a Capacity>,
     pub(crate) multiplier: u64,
+    /// What the code divides the capacity by to get the literal (`3 = MAX_NODES / 3`); 1 when
+    /// it does not.
+    pub(crate) divisor: u64,
     /// How the test's code reaches them (`trace`).
     pub(crate) path: String,
 }
 
 /// Every pin of the index, in file order.
 pub(crate) fn find(index: &Index) -> Vec<Pin<'_>> {
-    let all: Vec<&Capacity> = named_capacities(index);
     let graph = trace::Graph::new(index);
+    // A value set in a function only tests call (a `test_config()` helper outside `cfg(test)`)
+    // is test set-up: an assertion on it pins nothing.
+    let test_only = graph.test_only();
+    let all: Vec<&Capacity> = named_capacities(index)
+        .into_iter()
+        .filter(|cap| within(index, cap).is_none_or(|f| !test_only.contains(f)))
+        .collect();
     let mut out = Vec::new();
     for f in &index.files {
         let own = of_package(&all, &f.package);
@@ -47,6 +56,21 @@ pub(crate) fn find(index: &Index) -> Vec<Pin<'_>> {
     out
 }
 
+/// The function a capacity's literal is written in, where its site does not say it: a function
+/// returning it, or the one building the struct literal that sets the field.
+fn within<'a>(index: &'a Index, cap: &'a Capacity) -> Option<&'a str> {
+    match cap.kind {
+        crate::index::CapacityKind::Fn => Some(cap.site.as_str()),
+        crate::index::CapacityKind::Field => index
+            .files
+            .iter()
+            .flat_map(|f| &f.fields)
+            .find(|x| x.loc == cap.loc)
+            .map(|x| x.function.as_str()),
+        _ => None,
+    }
+}
+
 /// Whether code in `from` (a site, `crate::module::fn`) can name the capacity.
 fn visible(cap: &Capacity, from: &str) -> bool {
     use crate::index::facts::Visibility;
@@ -65,7 +89,12 @@ fn named_capacities(index: &Index) -> Vec<&Capacity> {
     let mut caps: Vec<&Capacity> = index
         .capacities
         .iter()
-        .filter(|c| !matches!(c.kind, CapacityKind::ApiArg | CapacityKind::Let) && c.value >= 2)
+        .filter(|c| {
+            !matches!(
+                c.kind,
+                CapacityKind::ApiArg | CapacityKind::Arg | CapacityKind::Let
+            ) && c.value >= 2
+        })
         .collect();
     caps.sort_by(|a, b| (a.value, &a.item).cmp(&(b.value, &b.item)));
     caps.dedup_by(|a, b| a.item == b.item && a.value == b.value && a.package == b.package);
@@ -76,6 +105,8 @@ fn named_capacities(index: &Index) -> Vec<&Capacity> {
 struct Explanation<'a> {
     factors: Vec<&'a Capacity>,
     multiplier: u64,
+    /// The share the code splits the capacity into (`MAX_NODES / 3`): 1 when it does not.
+    divisor: u64,
 }
 
 /// The explanations of `v`, best first: the constant whose name shares most words with the
@@ -84,7 +115,7 @@ struct Explanation<'a> {
 fn explain<'a>(
     v: u64,
     caps: &[&'a Capacity],
-    max_k: u64,
+    (max_k, splits): (u64, &[(String, u64)]),
     subject: &[String],
 ) -> Vec<Explanation<'a>> {
     let mut candidates: Vec<(usize, u64, Explanation<'a>)> = Vec::new();
@@ -102,8 +133,25 @@ fn explain<'a>(
                 Explanation {
                     factors: vec![c],
                     multiplier: k,
+                    divisor: 1,
                 },
             ));
+        }
+    }
+    // The share of a capacity the code splits it into (`MAX_NODES / 3`).
+    for c in caps {
+        for (_, k) in splits.iter().filter(|(name, _)| *name == c.item) {
+            if c.value % k == 0 && c.value / k == v {
+                candidates.push((
+                    related(c),
+                    max_k + 2,
+                    Explanation {
+                        factors: vec![c],
+                        multiplier: 1,
+                        divisor: *k,
+                    },
+                ));
+            }
         }
     }
     for (i, a) in caps.iter().enumerate() {
@@ -119,6 +167,7 @@ fn explain<'a>(
                 Explanation {
                     factors: vec![a, b],
                     multiplier: 1,
+                    divisor: 1,
                 },
             ));
         }
@@ -152,6 +201,7 @@ fn pin<'a>(
         value: v,
         factors: e.factors,
         multiplier: e.multiplier,
+        divisor: e.divisor,
         path,
     })
 }
@@ -179,7 +229,14 @@ fn explanations<'a>(
                 && subject.val.literal().is_none()
                 && t.subject_words.matches_words(&subject.words) =>
         {
-            explain(v, caps, t.max_multiplier, &subject.words)
+            let package = caps.first().map(|c| c.package.as_str());
+            let splits: Vec<(String, u64)> = index
+                .files
+                .iter()
+                .filter(|f| Some(f.package.as_str()) == package)
+                .flat_map(|f| f.splits.iter().cloned())
+                .collect();
+            explain(v, caps, (t.max_multiplier, &splits), &subject.words)
         }
         _ => Vec::new(),
     }

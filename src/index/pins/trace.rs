@@ -125,6 +125,78 @@ impl<'a> Graph<'a> {
     }
 }
 
+impl Graph<'_> {
+    /// The test helpers outside test code (a `test_config()` in `src/`), by site: only test code
+    /// calls them, and their name says what they are for (`test`, `mock`, `fake`, `stub`,
+    /// `dummy`, `fixture`). Their values are test set-up. A library's other functions only its
+    /// tests call are still its API (its users call `Limits::default()`), and a function nobody
+    /// calls is no helper.
+    pub(crate) fn test_only(&self) -> BTreeSet<&str> {
+        // Who calls a name, by name: `f` and `Q::f` both call `f`; a method call `.f` too.
+        let mut callers: HashMap<&str, Vec<&FnNode>> = HashMap::new();
+        for c in &self.nodes {
+            for called in c.calls.iter().chain(&c.methods) {
+                let name = called.rsplit("::").next().unwrap_or(called);
+                callers.entry(name).or_default().push(c);
+            }
+        }
+        let calls = |caller: &FnNode, callee: &FnNode| {
+            if callee.has_self {
+                caller.methods.contains(&callee.name)
+            } else {
+                caller.calls.iter().any(|c| match c.rsplit_once("::") {
+                    None => c == &callee.name,
+                    Some((q, n)) => {
+                        n == callee.name
+                            && (callee.self_ty.is_none() || callee.self_ty.as_deref() == Some(q))
+                    }
+                })
+            }
+        };
+        let mut test: BTreeSet<&str> = self
+            .nodes
+            .iter()
+            .filter(|n| n.is_test)
+            .map(|n| n.site.as_str())
+            .collect();
+        let mut out = BTreeSet::new();
+        // Each round adds functions; they are finitely many.
+        loop {
+            let before = out.len();
+            let helper = |n: &FnNode| {
+                n.trait_name.is_none()
+                    && crate::index::names::words(&n.name).iter().any(|w| {
+                        matches!(
+                            w.as_str(),
+                            "test" | "tests" | "mock" | "fake" | "stub" | "dummy" | "fixture"
+                        )
+                    })
+            };
+            for n in self
+                .nodes
+                .iter()
+                .filter(|n| !test.contains(n.site.as_str()) && helper(n))
+            {
+                let package = self.package.get(n.site.as_str());
+                let mut by = callers
+                    .get(n.name.as_str())
+                    .into_iter()
+                    .flatten()
+                    .filter(|c| c.site != n.site && self.package.get(c.site.as_str()) == package)
+                    .filter(|c| calls(c, n))
+                    .peekable();
+                if by.peek().is_some() && by.all(|c| test.contains(c.site.as_str())) {
+                    out.insert(n.site.as_str());
+                }
+            }
+            test.extend(out.iter().copied());
+            if out.len() == before {
+                return out;
+            }
+        }
+    }
+}
+
 /// The path from the test to every factor, or `None` when the test cannot reach one of them.
 /// A multiplier (`16 = 2 x PER_BACKEND`) must be a count the test passes in or the reached code
 /// holds.
