@@ -44,6 +44,10 @@ pub(crate) struct Finding {
     #[serde(skip)]
     pub(crate) label: String,
     pub(crate) related: Vec<Related>,
+    /// The path a capacity's value takes to the API that makes it one (`index::flow`), in
+    /// order; empty when a name or an API found it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) path: Vec<Related>,
 }
 
 /// Sort findings by file, line, column, then rule id and message: two runs give the same order.

@@ -461,3 +461,37 @@ fn quiet_drops_the_summary_and_verbose_adds_counts_per_rule() {
     let out = capcheck_in(ws.path(), &["check", "-q", "-v"]);
     assert_eq!(out.status.code(), Some(2), "-q and -v conflict");
 }
+
+#[test]
+fn a_capacity_found_by_its_flow_carries_the_path_in_json() {
+    let (_, report) = check_json("rules", &[]);
+    let outbox = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["item"] == "Limits::new(outbox)")
+        .expect("the literal given to Limits::new is reported");
+    assert_eq!(outbox["value"], 65536, "1024 * 64 is one literal");
+    let path: Vec<(&str, u64)> = outbox["path"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["note"].as_str().unwrap(), s["line"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        path,
+        [
+            ("flows into outbox", 15),
+            ("flows into Limits.outbox", 16),
+            ("flows into mpsc::channel", 24)
+        ]
+    );
+    // A capacity a name found has no path.
+    let named = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["item"] == "MAX_INFLIGHT_DECODES")
+        .unwrap();
+    assert!(named.get("path").is_none());
+}

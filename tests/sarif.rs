@@ -143,6 +143,34 @@ fn every_rule_s_findings_are_valid_sarif_with_their_related_places() {
     assert!(rules.contains("invalid-suppression") && rules.contains("stale-measurement"));
     assert!(found.iter().any(|r| r["relatedLocations"].is_array()));
     assert!(found.iter().any(|r| r["level"] == "error"));
+    // A capacity the flow found carries its path as a code flow: the literal, then each place.
+    let fetches = found
+        .iter()
+        .find(|r| r["properties"]["item"] == "DEFAULT_FETCHES")
+        .expect("DEFAULT_FETCHES is reported");
+    let steps: Vec<(&str, u64)> = fetches["codeFlows"][0]["threadFlows"][0]["locations"]
+        .as_array()
+        .expect("a code flow")
+        .iter()
+        .map(|l| {
+            (
+                l["location"]["message"]["text"].as_str().unwrap(),
+                l["location"]["physicalLocation"]["region"]["startLine"]
+                    .as_u64()
+                    .unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            ("typed by hand: 50", 7),
+            ("flows into Limits::new(fetches)", 30),
+            ("flows into fetches", 15),
+            ("flows into Limits.fetches", 16),
+            ("flows into Semaphore::new", 20)
+        ]
+    );
 }
 
 #[test]

@@ -63,6 +63,9 @@ pub(crate) struct Capacity {
     /// The capacity API it reaches, when known.
     pub(crate) api: Option<String>,
     pub(crate) uses: Vec<Use>,
+    /// The path its value takes to the capacity API, when the flow found it (`index::flow`):
+    /// each place it goes, in order; empty for a capacity its name or API found.
+    pub(crate) path: Vec<Use>,
     /// The package it is defined in.
     pub(crate) package: String,
     /// Who can name it (fields, functions and API arguments count as public).
@@ -87,6 +90,7 @@ impl Capacity {
             loc: d.loc.clone(),
             api: None,
             uses: Vec::new(),
+            path: Vec::new(),
             package: package.to_string(),
             visibility: d.visibility.clone(),
         })
@@ -105,6 +109,7 @@ impl Capacity {
             loc: x.loc.clone(),
             api: None,
             uses: Vec::new(),
+            path: Vec::new(),
             package: package.to_string(),
             visibility: facts::Visibility::Public,
         })
@@ -281,7 +286,8 @@ fn flow_capacities(files: &[FileFacts], deps: &Deps) -> (Vec<Capacity>, FlowIden
                 kind: s.kind,
                 loc: s.loc.clone(),
                 api: Some(found.api),
-                uses: found
+                uses: Vec::new(),
+                path: found
                     .path
                     .into_iter()
                     .map(|step| Use {
@@ -413,6 +419,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
                 kind: n.kind,
                 loc: n.loc.clone(),
                 api: n.flows.first().map(|(api, _)| api.clone()),
+                path: Vec::new(),
                 uses: n
                     .flows
                     .iter()
@@ -446,6 +453,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
                 loc: a.arg.loc.clone(),
                 api: Some(a.api.clone()),
                 uses: Vec::new(),
+                path: Vec::new(),
                 package: f.package.clone(),
                 visibility: facts::Visibility::Public,
             });
@@ -467,6 +475,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
             loc: arg.loc.clone(),
             api: Some(api),
             uses: Vec::new(),
+            path: Vec::new(),
             package: f.package.clone(),
             visibility: facts::Visibility::Public,
         });

@@ -92,5 +92,6 @@ pub(crate) fn finding(
         message,
         label,
         related: Vec::new(),
+        path: Vec::new(),
     }
 }

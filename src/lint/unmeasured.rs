@@ -34,5 +34,10 @@ pub(crate) fn finding(c: &Capacity) -> Finding {
         .iter()
         .map(|u| Related::new(&u.loc, &u.note))
         .collect();
+    f.path = c
+        .path
+        .iter()
+        .map(|u| Related::new(&u.loc, &u.note))
+        .collect();
     f
 }

@@ -182,7 +182,7 @@ pub(crate) fn check(
         .iter()
         .map(|f| {
             std::iter::once(f.loc.clone())
-                .chain(f.related.iter().map(related_loc))
+                .chain(f.related.iter().chain(&f.path).map(related_loc))
                 .collect()
         })
         .collect();
@@ -238,7 +238,8 @@ fn related_loc(r: &crate::finding::Related) -> Loc {
     }
 }
 
-/// One finding; `locs` and `placed` are its location and then each related one.
+/// One finding; `locs` and `placed` are its location and then each related one, then each step
+/// of its path, numbered.
 fn render(
     f: &Finding,
     locs: &[Loc],
@@ -258,6 +259,11 @@ fn render(
     report = labels.add(report, &locs[0], &placed[0], &f.label, Color::Red);
     for ((r, loc), at) in f.related.iter().zip(&locs[1..]).zip(&placed[1..]) {
         report = labels.add(report, loc, at, &r.note, Color::Blue);
+    }
+    let steps = locs[1..].iter().zip(&placed[1..]).skip(f.related.len());
+    for (n, (r, (loc, at))) in f.path.iter().zip(steps).enumerate() {
+        let note = format!("{}. {}", n + 1, r.note);
+        report = labels.add(report, loc, at, &note, Color::Cyan);
     }
     let note = format!("`cargo capcheck explain {}` says why", f.rule);
     labels.finish(report, &[note], None, sources, out);

@@ -306,7 +306,7 @@ pub(crate) fn check(findings: &[Finding], workspace: &Path, texts: &mut Texts) -
                     r.note
                 ));
             }
-            result(
+            let mut r = result(
                 &base,
                 &ids,
                 Item {
@@ -323,10 +323,33 @@ pub(crate) fn check(findings: &[Finding], workspace: &Path, texts: &mut Texts) -
                         .map(|r| (r.file.as_str(), r.line, r.column, r.note.as_str()))
                         .collect(),
                 },
-            )
+            );
+            if !f.path.is_empty() {
+                r["codeFlows"] = code_flow(&base, f);
+            }
+            r
         })
         .collect();
     document("check", None, &base, rules, results)
+}
+
+/// A finding's path as a SARIF code flow: the literal, then each place its value goes.
+fn code_flow(base: &Base, f: &Finding) -> Value {
+    let step = |file: &str, line: usize, column: usize, text: &str| {
+        json!({"location": {
+            "physicalLocation": {
+                "artifactLocation": {"uri": base.uri(file), "uriBaseId": BASE},
+                "region": {"startLine": line, "startColumn": column},
+            },
+            "message": {"text": text},
+        }})
+    };
+    let first = step(&f.loc.file, f.loc.line, f.loc.column, &f.label);
+    let rest = f
+        .path
+        .iter()
+        .map(|p| step(&p.file, p.line, p.column, &p.note));
+    json!([{"threadFlows": [{"locations": std::iter::once(first).chain(rest).collect::<Vec<_>>()}]}])
 }
 
 /// SARIF for a `fixtures` run: one `note` per report.
