@@ -2,7 +2,11 @@
 # Fetch the accuracy corpus: the exact published crate versions listed in corpus/crates.tsv,
 # downloaded from crates.io (static.crates.io), checked against their sha256, unpacked into
 # $CORPUS_DIR/ws/crates/NAME-VERSION and made into one Cargo workspace, so that
-# `cargo capcheck check --workspace` sees them all. Nothing is vendored into this repository.
+# `cargo capcheck check --workspace` sees them all; and the GitHub trees of corpus/repos.tsv at
+# their commits into $CORPUS_DIR/repos/NAME (each its own workspace), from codeload.github.com
+# or, with CAPCHECK_MIRROR=DIR, from bare mirrors DIR/OWNER+REPO/repo (this project's sandbox
+# reaches no GitHub; its `fetch` tool leaves such mirrors). A pinned toolchain file is removed
+# (cargo metadata would ask for that toolchain). Nothing is vendored into this repository.
 #
 # Usage: scripts/fetch-corpus.sh            (CORPUS_DIR defaults to /tmp/capcheck-corpus)
 set -euo pipefail
@@ -30,3 +34,22 @@ while read -r name version sha _; do
 done < "$here/corpus/crates.tsv"
 printf '[workspace]\nmembers = [%s]\nresolver = "2"\n' "$members" > "$dir/ws/Cargo.toml"
 echo "corpus: $dir/ws"
+mkdir -p "$dir/repos"
+while IFS=$'\t' read -r name repo commit skip _; do
+  case "$name" in ''|\#*) continue ;; esac
+  into="$dir/repos/$name"
+  [ -d "$into" ] && continue
+  mkdir -p "$into.part"
+  if [ -n "${CAPCHECK_MIRROR:-}" ]; then
+    git_dir="$CAPCHECK_MIRROR/${repo/\//+}/repo"
+    paths=$(git --git-dir="$git_dir" ls-tree --name-only "$commit" | grep -vx "$skip")
+    # shellcheck disable=SC2086
+    git --git-dir="$git_dir" archive "$commit" $paths | tar -x -C "$into.part"
+  else
+    curl -fsSL "https://codeload.github.com/$repo/tar.gz/$commit" |
+      tar -xz -C "$into.part" --strip-components=1
+  fi
+  rm -f "$into.part/rust-toolchain" "$into.part/rust-toolchain.toml"
+  mv "$into.part" "$into"
+done < "$here/corpus/repos.tsv"
+echo "repos: $dir/repos"

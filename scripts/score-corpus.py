@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
 """Score `cargo capcheck check` against the hand labels in corpus/labels/*.toml.
 
-Usage: scripts/score-corpus.py [CAPCHECK_BIN]   (after scripts/fetch-corpus.sh)
+Usage: scripts/score-corpus.py [CAPCHECK_BIN] [--sealed DATE]   (after scripts/fetch-corpus.sh)
+
+Published crates (corpus/crates.tsv) are checked together, as one workspace; each GitHub tree
+(corpus/repos.tsv, a label file with `source = "github .."`) as its own workspace. A label file
+with `sealed = "DATE"` belongs to the sealed split of that date: `--sealed DATE` scores only those
+(the score recorded once, before any tuning on them, is in docs/benchmarks.md).
 
 Each label file names the files it labels exhaustively: every capacity literal in them is a
 `[[capacity]]` label, and `[[not_capacity]]` labels are literals a reader could mistake for one.
@@ -21,24 +26,39 @@ from collections import defaultdict
 
 here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 corpus = os.environ.get("CORPUS_DIR", "/tmp/capcheck-corpus")
-binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "target/release/cargo-capcheck")
 FOUND_BY = {"unmeasured-capacity", "per-unit-cap"}
 
 extra = os.environ.get("CAPCHECK_ARGS", "").split()  # e.g. CAPCHECK_ARGS=--full-parse
-out = subprocess.run(
-    [binary, "check", "--workspace", "--format", "json",
-     "--manifest-path", os.path.join(corpus, "ws/Cargo.toml")] + extra,
-    capture_output=True, text=True)
-if out.returncode not in (0, 1):
-    sys.exit(f"capcheck failed ({out.returncode}): {out.stderr}")
-findings = json.loads(out.stdout)["findings"]
-by_place = defaultdict(list)
-for f in findings:
-    by_place[(f["file"], f["line"])].append(f)
+args = sys.argv[1:]
+sealed = None
+if "--sealed" in args:
+    at = args.index("--sealed")
+    sealed = args[at + 1]
+    del args[at:at + 2]
+binary = args[0] if args else os.path.join(here, "target/release/cargo-capcheck")
+
+_runs = {}
+
+
+def check(ws):
+    """The findings of `check --workspace` in the workspace folder `ws` (relative to the corpus
+    folder), with file paths relative to the corpus folder."""
+    if ws not in _runs:
+        out = subprocess.run(
+            [binary, "check", "--workspace", "--format", "json",
+             "--manifest-path", os.path.join(corpus, ws, "Cargo.toml")] + extra,
+            capture_output=True, text=True)
+        if out.returncode not in (0, 1):
+            sys.exit(f"capcheck failed in {ws} ({out.returncode}): {out.stderr}")
+        found = json.loads(out.stdout)["findings"]
+        for f in found:
+            f["file"] = os.path.normpath(os.path.join(ws, f["file"]))
+        _runs[ws] = found
+    return _runs[ws]
 
 def big(root, c):
     """Whether the labelled line holds an integer literal of 2 or more (comments left out)."""
-    path = os.path.join(corpus, "ws", root, c["file"])
+    path = os.path.join(corpus, root, c["file"])
     line = open(path, encoding="utf-8").read().split("\n")[c["line"] - 1].split("//")[0]
     ints = [int(x.replace("_", "")) for x in re.findall(r"(?<![\w.])\d[\d_]*(?![\w.])", line)]
     return any(i >= 2 for i in ints)
@@ -48,15 +68,27 @@ rows, totals = [], defaultdict(int)
 alarms = []
 for name in sorted(os.listdir(os.path.join(here, "corpus/labels"))):
     labels = tomllib.load(open(os.path.join(here, "corpus/labels", name), "rb"))
-    root = f"crates/{labels['crate']}-{labels['version']}/"
+    if sealed and labels.get("sealed") != sealed:
+        continue
+    if labels.get("source", "crates.io").startswith("github"):
+        root = f"repos/{labels['crate']}/"
+        ws = os.path.normpath(root + labels.get("workspace", ""))
+    else:
+        root = f"ws/crates/{labels['crate']}-{labels['version']}/"
+        ws = "ws"
+    findings = check(ws)
+    by_place = defaultdict(list)
+    for f in findings:
+        by_place[(f["file"], f["line"])].append(f)
     caps = labels.get("capacity", [])
     nots = labels.get("not_capacity", [])
-    cap_lines = {(root + c["file"], c["line"]) for c in caps}
-    not_lines = {(root + c["file"], c["line"]) for c in nots}
+    cap_lines = {(os.path.normpath(root + c["file"]), c["line"]) for c in caps}
+    not_lines = {(os.path.normpath(root + c["file"]), c["line"]) for c in nots}
     found = [c for c in caps
-             if any(f["rule"] in FOUND_BY for f in by_place[(root + c["file"], c["line"])])]
+             if any(f["rule"] in FOUND_BY
+                   for f in by_place[(os.path.normpath(root + c["file"]), c["line"])])]
     missed = [c for c in caps if c not in found]
-    labelled_files = {root + f for f in labels["files"]}
+    labelled_files = {os.path.normpath(root + f) for f in labels["files"]}
     fa = [f for f in findings
           if f["rule"] in FOUND_BY and f["file"] in labelled_files
           and (f["file"], f["line"]) not in cap_lines]
