@@ -454,6 +454,25 @@ impl Extractor<'_> {
             let field = name.to_string();
             // `#[cfg(loom)] local_queue_capacity: 4`: a field set only when testing.
             let in_test = v.in_test() || crate::syntax::is_cfg_test(&f.attrs);
+            // `QueueSizeConf { control: 2, data: 4 }`: a struct named for the capacity its
+            // fields hold, one per lane.
+            if let Val::Lit(value @ 1..) = val {
+                if self.tables.capacity_names.matches(&ty)
+                    && !self.tables.capacity_names.matches(&field)
+                    && !self.tables.capacity_names.excludes(&field)
+                {
+                    self.facts.named_lits.push(NamedLit {
+                        site: site.clone(),
+                        ident: format!("{ty}::{field}"),
+                        value,
+                        loc: lit_loc(v.rel, &f.expr),
+                        in_test,
+                        kind: CapacityKind::Field,
+                        visibility: Visibility::Public,
+                        flows: Vec::new(),
+                    });
+                }
+            }
             if !val.is_lit() && self.tables.capacity_names.matches(&field) {
                 let public = Visibility::Public;
                 let from = self.facts.named_lits.len();
@@ -1041,6 +1060,75 @@ impl Extractor<'_> {
     }
 }
 
+impl Extractor<'_> {
+    /// Capacities set in an attribute's arguments, named by the argument: a runtime's
+    /// `#[tokio::main(worker_threads = 4)]`, a derive's `#[param(worker_threads = 1)]` on an enum
+    /// variant or a field. Clap's and serde's defaults are read by `cli_args` and `flow_struct`.
+    fn attr_args(&mut self, v: &View, item: &syn::Item) {
+        let mut owners: Vec<(String, &[syn::Attribute])> = Vec::new();
+        match item {
+            syn::Item::Fn(f) => owners.push((f.sig.ident.to_string(), &f.attrs)),
+            syn::Item::Enum(e) => owners.extend(
+                e.variants
+                    .iter()
+                    .map(|x| (format!("{}::{}", e.ident, x.ident), x.attrs.as_slice())),
+            ),
+            syn::Item::Struct(s) => {
+                owners.push((s.ident.to_string(), &s.attrs));
+                owners.extend(s.fields.iter().filter_map(|f| {
+                    let name = f.ident.as_ref()?;
+                    Some((format!("{}::{name}", s.ident), f.attrs.as_slice()))
+                }));
+            }
+            _ => {}
+        }
+        for (owner, attrs) in owners {
+            let in_test = v.in_test() || crate::syntax::is_cfg_test(attrs);
+            for a in attrs.iter().filter(|a| cli_default_attr(a)) {
+                for (name, value, loc) in attr_ints(v.rel, a) {
+                    if value == 0 || !self.tables.capacity_names.matches_count(&name) {
+                        continue;
+                    }
+                    self.facts.named_lits.push(NamedLit {
+                        site: crate::site::child(&v.scope.site(&owner), &name),
+                        ident: name,
+                        value,
+                        loc,
+                        in_test,
+                        kind: CapacityKind::Attr,
+                        visibility: Visibility::Public,
+                        flows: Vec::new(),
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// The `name = integer` arguments of an attribute, at any depth (`#[param(worker_threads = 1)]`,
+/// `#[tokio::main(flavor = "multi_thread", worker_threads = 4)]`).
+fn attr_ints(rel: &str, a: &syn::Attribute) -> Vec<(String, u64, Loc)> {
+    fn nested(
+        rel: &str,
+        meta: syn::meta::ParseNestedMeta,
+        out: &mut Vec<(String, u64, Loc)>,
+    ) -> syn::Result<()> {
+        let name = meta.path.segments.last().map(|s| s.ident.to_string());
+        if meta.input.peek(syn::Token![=]) {
+            let value: Expr = meta.value()?.parse()?;
+            if let (Some(name), Val::Lit(v)) = (name, Val::of(&value)) {
+                out.push((name, v, crate::syntax::expr_loc(rel, &value)));
+            }
+        } else if meta.input.peek(syn::token::Paren) {
+            meta.parse_nested_meta(|m| nested(rel, m, out))?;
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    let _ = a.parse_nested_meta(|m| nested(rel, m, &mut out));
+    out
+}
+
 /// Where values go (`index::flow`): recorded for production code only, outside formatting
 /// macros; a literal stored somewhere is a seed, named by `site` and `item` should it reach an API.
 impl Extractor<'_> {
@@ -1335,6 +1423,9 @@ impl Collector for Extractor<'_> {
     }
 
     fn item(&mut self, v: &View, item: &syn::Item) {
+        if !v.in_format() {
+            self.attr_args(v, item);
+        }
         if let syn::Item::Struct(s) = item {
             if !v.in_format() {
                 self.cli_args(v, s);

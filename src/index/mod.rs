@@ -37,6 +37,8 @@ pub(crate) enum CapacityKind {
     ApiArg,
     /// The fallback of a setting read from an environment variable (`$MAX_CONNECTIONS`).
     Env,
+    /// An attribute's argument (`#[tokio::main(worker_threads = 4)]`).
+    Attr,
     /// An argument of one of the workspace's own functions (`Limits::new(outbox)`), whose value
     /// reaches a capacity API through it (`index::flow`).
     Arg,

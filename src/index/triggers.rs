@@ -107,7 +107,9 @@ impl Triggers {
             test: name && value,
             subject: w.iter().any(|x| self.subject_words.contains(x)),
             api: self.apis.contains(ident),
-            whole_impl: false,
+            // A type named for a capacity (`QueueSizeConf`): its `Default` sets the capacity in
+            // `Self { control: 2, .. }`, which names no capacity itself (`extract::struct_lit`).
+            whole_impl: name && !value && ident.starts_with(char::is_uppercase),
         }
     }
 

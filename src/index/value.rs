@@ -41,6 +41,17 @@ impl Val {
                 syn::Lit::Int(i) => i.base10_parse::<u64>().map(Val::Lit).unwrap_or(Val::Other),
                 _ => Val::Other,
             },
+            // `nonzero!(16)` (the `nonzero_ext` crate and its kin): a literal checked at compile
+            // time, as `NonZeroU16::new(16).unwrap()` is at run time.
+            Expr::Macro(m)
+                if crate::syntax::last_segment(&m.mac.path).as_deref() == Some("nonzero") =>
+            {
+                m.mac
+                    .parse_body::<syn::LitInt>()
+                    .ok()
+                    .and_then(|i| i.base10_parse::<u64>().ok())
+                    .map_or(Val::Other, Val::Lit)
+            }
             Expr::Path(p) if p.qself.is_none() => {
                 let last = crate::syntax::last_segment(&p.path).unwrap_or_default();
                 if is_const_name(&last) {

@@ -350,7 +350,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_, '_> {
             for a in args {
                 self.visit_expr(a);
             }
-        } else if let Ok(items) = mac.parse_body::<syn::File>() {
+        } else if let Some(items) = macro_items(mac) {
             // Items wrapped in a macro (`cfg_rt! { pub(crate) struct Builder { .. } }`, `cfg_if!`) are
             // code like any other.
             for item in &items.items {
@@ -360,4 +360,31 @@ impl<'ast> Visit<'ast> for Walker<'_, '_, '_> {
         self.view.macro_depth -= 1;
         self.view.format_depth -= usize::from(format);
     }
+}
+
+/// The items a macro's body declares: items as written (`cfg_if!`), or the lazily initialised
+/// statics of `lazy_static!` and its kin (`static ref CHANNEL_SIZE: usize = 256;`, read as
+/// `static CHANNEL_SIZE: usize = 256;`; the tokens keep their spans, so lines are the source's).
+fn macro_items(mac: &Macro) -> Option<syn::File> {
+    if let Ok(items) = mac.parse_body::<syn::File>() {
+        return Some(items);
+    }
+    let mut changed = false;
+    let mut after_static = false;
+    let tokens: proc_macro2::TokenStream = mac
+        .tokens
+        .clone()
+        .into_iter()
+        .filter(|t| {
+            let is_ident = |w: &str| matches!(t, proc_macro2::TokenTree::Ident(i) if i == w);
+            let drop = after_static && is_ident("ref");
+            changed |= drop;
+            after_static = is_ident("static");
+            !drop
+        })
+        .collect();
+    if !changed {
+        return None;
+    }
+    syn::parse2::<syn::File>(tokens).ok()
 }
