@@ -889,6 +889,19 @@ fn asks_cpus(mut e: &Expr) -> bool {
     )
 }
 
+/// The value a closure yields: its body, or the last expression of its block
+/// (`|n| { let cores = n.get(); (cores / 2).clamp(2, 16) }`).
+fn closure_value(e: &Expr) -> Option<&Expr> {
+    let Expr::Closure(c) = e else { return None };
+    match &*c.body {
+        Expr::Block(b) => match b.block.stmts.last() {
+            Some(syn::Stmt::Expr(tail, None)) => Some(tail),
+            _ => None,
+        },
+        body => Some(body),
+    }
+}
+
 impl Extractor<'_> {
     /// The fallback and bounds put on the CPU count (`available_parallelism().map_or(2, ..)`,
     /// `num_cpus::get().min(8)`): a thread or worker count whatever the name it gets.
@@ -913,6 +926,17 @@ impl Extractor<'_> {
                 .collect(),
             _ => crate::index::value::leaves(e),
         };
+        // `available_parallelism().map(|n| (n.get() / 2).clamp(2, 16)).unwrap_or(2)`: the bounds
+        // put on the count inside the closure that maps it.
+        let mapped = match &*m.receiver {
+            Expr::MethodCall(inner) if inner.method == "map" && inner.args.len() == 1 => {
+                closure_value(&inner.args[0])
+            }
+            _ => None,
+        };
+        let literals = literals
+            .into_iter()
+            .chain(mapped.into_iter().flat_map(crate::index::value::leaves));
         for leaf in literals {
             // `unwrap_or(1)`: one CPU when the platform does not say, a floor.
             self.facts.api_args.push(ApiArg {
