@@ -16,6 +16,7 @@ mod measure_logs;
 mod measure_prometheus;
 mod measure_real;
 mod mutants;
+mod mutants_report;
 mod mutants_select;
 mod operators;
 mod sarif;

@@ -346,6 +346,8 @@ fn seed_2_only_the_narrowest_box_swap_survives() {
          kv_cache_tokens, max_num_seqs and p90_prompt_tokens, so the narrowest and the widest box \
          are the same box: vary one of them"
     );
+    // The run itself (not only `merge`) writes the step: the fixture's input to vary.
+    assert_eq!(survivor["next_step"]["kind"], "fixture", "{survivor:#}");
     assert_eq!(
         found.values().filter(|(o, _)| o == "killed").count(),
         found.len() - 1,
@@ -391,7 +393,9 @@ fn seed_2_only_the_narrowest_box_swap_survives() {
     );
     assert!(lines[0].contains("title=swap-min-max::"), "{gh}");
     assert!(
-        lines[0].contains("%0Asurvived because both boxes in `two_boxes()`"),
+        lines[0].contains(
+            "%0Anext step: vary one of them (survived because both boxes in `two_boxes()`"
+        ),
         "{gh}"
     );
     assert_clean_after(&c, &before);

@@ -405,6 +405,7 @@ pub(crate) fn result(m: &Mutant, outcome: Outcome, duration_ms: u64, log: String
         ran: Vec::new(),
         killed_only_by_pins: false,
         explanation: None,
+        next_step: None,
         log: if log.is_empty() {
             log
         } else {

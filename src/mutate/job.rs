@@ -193,6 +193,9 @@ fn explain_survivors(
         };
         r.explanation = Some(crate::fixture_model::explain(analysis, &site));
     }
+    for r in results.iter_mut() {
+        r.next_step = crate::mutate::advice::next_step(r);
+    }
 }
 
 /// What must hold before a run loads anything: the test tool it was asked for is there.
@@ -404,6 +407,10 @@ pub(crate) fn merge(dirs: &[PathBuf]) -> anyhow::Result<MutantsReport> {
                 "cannot merge: the shards hold {got}, not {want}, which they were taken from; nothing was written"
             );
         }
+    }
+    // A report written before next steps existed gets them here.
+    for r in all.iter_mut().filter(|r| r.next_step.is_none()) {
+        r.next_step = crate::mutate::advice::next_step(r);
     }
     let summary = Summary::new(&all, baseline.unwrap_or_default(), elapsed, None);
     skipped.sort_by(|a, b| {

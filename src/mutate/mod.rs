@@ -3,6 +3,7 @@
 //! back as data for `report` to render.
 //! Only this module runs cargo, and only in a scratch copy; the user's tree is never written.
 
+pub(crate) mod advice;
 pub(crate) mod engine;
 pub(crate) mod job;
 pub(crate) mod once;

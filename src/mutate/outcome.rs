@@ -58,6 +58,9 @@ pub(crate) struct MutantResult {
     pub(crate) killed_only_by_pins: bool,
     /// Why it survived, from the fixture analysis; null until that analysis runs.
     pub(crate) explanation: Option<String>,
+    /// For survivors and failed guards, what to do next (`mutate::advice`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) next_step: Option<crate::mutate::advice::NextStep>,
     /// The per-mutant log, relative to the output folder.
     #[serde(default)]
     pub(crate) log: String,
@@ -316,6 +319,7 @@ mod tests {
                 ran: Vec::new(),
                 killed_only_by_pins: false,
                 explanation: None,
+                next_step: None,
                 log: String::new(),
             })
             .collect();

@@ -123,16 +123,14 @@ pub(crate) fn check_rows(findings: &[Finding], root: &Path) -> Vec<Row> {
 
 /// The step summary rows of a mutants report.
 pub(crate) fn mutant_rows(report: &MutantsReport, root: &Path) -> Vec<Row> {
-    report
-        .mutants
-        .iter()
-        .filter(|r| crate::report::sarif::flagged(r))
-        .map(|r| Row {
-            level: notice_level(crate::report::mutants::flagged_level(r)),
-            rule: r.mutant.operator.id(),
-            file: repo_path(root, &r.mutant.file),
-            line: r.mutant.line,
-            message: crate::report::mutants::survivor_message(r),
+    crate::mutate::advice::groups(report)
+        .into_iter()
+        .map(|g| Row {
+            level: notice_level(crate::report::mutants::flagged_level(g[0])),
+            rule: g[0].mutant.operator.id(),
+            file: repo_path(root, &g[0].mutant.file),
+            line: g[0].mutant.line,
+            message: crate::report::mutants::survivor_message(&g),
         })
         .collect()
 }
@@ -171,22 +169,20 @@ pub(crate) fn check(findings: &[Finding], root: &Path) -> String {
         .collect()
 }
 
-/// One annotation per surviving mutant (a `warning`) or failed guard (an `error`), with its
-/// explanation.
+/// One annotation per span with surviving mutants (a `warning`) or failed guard (an `error`),
+/// with its explanation and next step.
 pub(crate) fn mutants(report: &MutantsReport, root: &Path) -> String {
-    report
-        .mutants
-        .iter()
-        .filter(|r| crate::report::sarif::flagged(r))
-        .map(|r| {
-            let m = &r.mutant;
+    crate::mutate::advice::groups(report)
+        .into_iter()
+        .map(|g| {
+            let m = &g[0].mutant;
             annotation(
-                notice_level(crate::report::mutants::flagged_level(r)),
+                notice_level(crate::report::mutants::flagged_level(g[0])),
                 &repo_path(root, &m.file),
                 m.line,
                 m.column,
                 m.operator.id(),
-                &crate::report::mutants::survivor_message(r),
+                &crate::report::mutants::survivor_message(&g),
             )
         })
         .collect()

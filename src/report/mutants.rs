@@ -7,6 +7,7 @@ use std::path::Path;
 use ariadne::{Color, Label, Report, ReportKind};
 
 use crate::diag::plural;
+use crate::mutate::advice;
 use crate::mutate::outcome::{MutantResult, MutantsReport, Outcome, Summary};
 use crate::mutate::select::{Skipped, one_line};
 use crate::operators::mutant::Mutant;
@@ -61,8 +62,9 @@ fn skipped_count(skipped: &[Skipped]) -> String {
     }
 }
 
-/// Render a run: every survivor (and failed guard) as an ariadne report, then one line per other
-/// mutant, then the summary line. `output` is the output folder the logs are in.
+/// Render a run: every survivor (and failed guard) as an ariadne report, the mutants of one span
+/// in one report (`advice::groups`), then one line per other mutant, then the summary line.
+/// `output` is the output folder the logs are in.
 pub(crate) fn human(
     report: &MutantsReport,
     root: &Path,
@@ -72,19 +74,20 @@ pub(crate) fn human(
     let mut texts = crate::source::Texts::new(root);
     let mut out = Vec::new();
     let mut rest = String::new();
-    let mut results: Vec<&MutantResult> = report.mutants.iter().collect();
-    results.sort_by_key(|r| {
-        (
-            r.outcome != Outcome::Survived && !r.failed_guard(),
-            r.outcome,
-        )
-    });
+    let mut groups = advice::groups(report);
+    // Failed guards first: they are the errors.
+    groups.sort_by_key(|g| !g[0].failed_guard());
+    for g in &groups {
+        render(g, output, &mut texts, style, &mut out);
+    }
+    let mut results: Vec<&MutantResult> = report
+        .mutants
+        .iter()
+        .filter(|r| !advice::flagged(r))
+        .collect();
+    results.sort_by_key(|r| r.outcome);
     for r in results {
-        if r.outcome == Outcome::Survived || r.failed_guard() {
-            render(r, output, &mut texts, style, &mut out);
-        } else {
-            rest.push_str(&line(r));
-        }
+        rest.push_str(&line(r));
     }
     for k in &report.skipped {
         rest.push_str(&skipped_line(k));
@@ -123,23 +126,57 @@ fn line(r: &MutantResult) -> String {
     format!("{:9} {}{why}\n", r.outcome.as_str(), m.id)
 }
 
-fn render(
-    r: &MutantResult,
-    output: &Path,
-    texts: &mut crate::source::Texts,
-    style: crate::report::Style,
-    out: &mut Vec<u8>,
-) {
-    let m = &r.mutant;
-    let text = texts.get(&m.file).to_string();
-    let chars = |b: usize| text.get(..b).map_or(0, |s| s.chars().count());
-    let start = chars(m.byte_range.0);
-    let range = start..chars(m.byte_range.1).max(start + 1);
+/// The replacements of a group, as the label says them.
+fn replacements(g: &[&MutantResult]) -> String {
+    let each: Vec<String> = g
+        .iter()
+        .map(|r| {
+            if r.mutant.replacement.is_empty() {
+                "removed".to_string()
+            } else {
+                format!("`{}`", one_line(&r.mutant.replacement))
+            }
+        })
+        .collect();
+    match each.as_slice() {
+        [one] if one == "removed" => "removed".to_string(),
+        [one] => format!("replaced with {one}"),
+        many => format!("replaced with {} in turn: each passed", many.join(", ")),
+    }
+}
+
+/// The headline of a group: the mutant's description, or how many mutants of one span passed.
+pub(crate) fn headline(g: &[&MutantResult]) -> String {
+    let (r, m) = (g[0], &g[0].mutant);
     let what = if m.guard {
         format!("guard {}", r.outcome.as_str())
     } else {
         "survived".to_string()
     };
+    match g {
+        [_] => format!("{what}: {} in `{}`", m.description, m.function),
+        _ => format!(
+            "{what}: {} {} mutants of `{}` in `{}`",
+            g.len(),
+            m.operator,
+            one_line(&m.original),
+            m.function
+        ),
+    }
+}
+
+fn render(
+    g: &[&MutantResult],
+    output: &Path,
+    texts: &mut crate::source::Texts,
+    style: crate::report::Style,
+    out: &mut Vec<u8>,
+) {
+    let (r, m) = (g[0], &g[0].mutant);
+    let text = texts.get(&m.file).to_string();
+    let chars = |b: usize| text.get(..b).map_or(0, |s| s.chars().count());
+    let start = chars(m.byte_range.0);
+    let range = start..chars(m.byte_range.1).max(start + 1);
     let tests = if r.ran.is_empty() {
         format!("{} tests ran with this mutant and passed", r.tests_run)
     } else {
@@ -153,33 +190,62 @@ fn render(
             r.tests_run
         )
     };
-    let replacement = if m.replacement.is_empty() {
-        "removed".to_string()
-    } else {
-        format!("replaced with `{}`", one_line(&m.replacement))
+    // One severity per verdict, as in SARIF and annotations: a failed guard is an error, a
+    // survivor a warning.
+    let kind = match flagged_level(r) {
+        crate::catalog::Level::Error => ReportKind::Error,
+        _ => ReportKind::Warning,
     };
-    let mut report = Report::build(ReportKind::Error, (m.file.clone(), range.clone()))
+    let mut report = Report::build(kind, (m.file.clone(), range.clone()))
         .with_config(style.ariadne())
         .with_code(m.operator.id())
-        .with_message(format!("{what}: {} in `{}`", m.description, m.function))
+        .with_message(headline(g))
         .with_label(
             Label::new((m.file.clone(), range))
-                .with_message(replacement)
-                .with_color(Color::Red),
+                .with_message(replacements(g))
+                .with_color(Color::Yellow),
         )
         .with_note(tests);
-    if let Some(e) = &r.explanation {
+    if let Some(e) = r
+        .explanation
+        .as_ref()
+        .filter(|e| *e != crate::fixture_model::NO_EXPLANATION)
+        .filter(|_| !fixture_step(r))
+    {
         report = report.with_note(e);
     }
-    report = report.with_help(format!(
+    let ids: Vec<&str> = g.iter().map(|r| r.mutant.id.as_str()).collect();
+    if let Some(step) = &r.next_step {
+        report = report.with_help(format!(
+            "next step: {}; then `{}`",
+            step.text,
+            advice::rerun(&ids)
+        ));
+        report = report.with_help(format!(
+            "or, if no test can tell them apart, paste above line {}: {}",
+            m.line, step.skip
+        ));
+    }
+    let logs: Vec<String> = g
+        .iter()
+        .map(|r| output.join(&r.log).display().to_string())
+        .collect();
+    report = report.with_note(format!(
         "id {}; log {}; `cargo capcheck explain {}`",
-        m.id,
-        output.join(&r.log).display(),
+        ids.join(", "),
+        logs.join(", "),
         m.operator
     ));
     let _ = report
         .finish()
         .write(ariadne::sources([(m.file.clone(), text)]), &mut *out);
+}
+
+/// Whether the next step is the fixture explanation itself (then it is said once, as the step).
+fn fixture_step(r: &MutantResult) -> bool {
+    r.next_step
+        .as_ref()
+        .is_some_and(|s| s.kind == advice::StepKind::Fixture)
 }
 
 /// The level of a flagged mutant in annotations and SARIF: a guard (`expect = "killed"`) that
@@ -194,30 +260,56 @@ pub(crate) fn flagged_level(r: &MutantResult) -> crate::catalog::Level {
     }
 }
 
-/// A survivor (or a guard not killed) in one message for annotations and SARIF: what changed,
-/// how many tests passed with it, and the fixture explanation, the part only this tool knows.
-pub(crate) fn survivor_message(r: &MutantResult) -> String {
-    let m = &r.mutant;
+/// A group of flagged mutants (one span) in one message for annotations and SARIF: what
+/// changed, how many tests passed with it, the fixture explanation (the part only this tool
+/// knows) and the next step.
+pub(crate) fn survivor_message(g: &[&MutantResult]) -> String {
+    let (r, m) = (g[0], &g[0].mutant);
     let what = if m.guard {
         format!("guard {}", r.outcome.as_str())
     } else {
         r.outcome.as_str().to_string()
     };
+    let replaced: Vec<String> = g
+        .iter()
+        .map(|r| format!("`{}`", one_line(&r.mutant.replacement)))
+        .collect();
     let change = if m.replacement.is_empty() {
         format!("removing `{}`", one_line(&m.original))
     } else {
         format!(
-            "replacing `{}` with `{}`",
+            "replacing `{}` with {}",
             one_line(&m.original),
-            one_line(&m.replacement)
+            replaced.join(" or ")
         )
     };
+    let ids: Vec<&str> = g.iter().map(|r| r.mutant.id.as_str()).collect();
+    let what_changed = match g {
+        [_] => m.description.clone(),
+        _ => format!("{} {} mutants", g.len(), m.operator),
+    };
     let mut s = format!(
-        "mutant {} {what} in `{}`: {}; {change} passes all {} tests",
-        m.id, m.function, m.description, r.tests_run
+        "mutant {} {what} in `{}`: {what_changed}; {change} passes all {} tests",
+        ids.join(", "),
+        m.function,
+        r.tests_run
     );
-    if let Some(e) = &r.explanation {
+    if let Some(e) = r
+        .explanation
+        .as_ref()
+        .filter(|e| *e != crate::fixture_model::NO_EXPLANATION)
+        .filter(|_| !fixture_step(r))
+    {
         s.push_str(&format!("\n{e}"));
+    }
+    if let Some(step) = &r.next_step {
+        s.push_str(&format!(
+            "\nnext step: {}; then `{}`\nor paste above line {}: {}",
+            step.text,
+            advice::rerun(&ids),
+            m.line,
+            step.skip
+        ));
     }
     s
 }

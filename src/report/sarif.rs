@@ -29,7 +29,6 @@ use crate::catalog::{Entry, Level};
 use crate::finding::Finding;
 use crate::fixture_model::FixtureReport;
 use crate::mutate::outcome::MutantsReport;
-use crate::mutate::outcome::{MutantResult, Outcome};
 use crate::report::fingerprint::Fingerprints;
 use crate::source::Texts;
 use crate::source::lines::Lines;
@@ -388,34 +387,33 @@ pub(crate) fn fixtures(reports: &[FixtureReport], workspace: &Path) -> String {
     document("fixtures", None, &base, rules, results)
 }
 
-/// Whether a mutants result is reported: a survivor or a guard that was not killed.
-pub(crate) fn flagged(r: &MutantResult) -> bool {
-    r.outcome == Outcome::Survived || r.failed_guard()
-}
-
 /// SARIF for a mutants report (`--format sarif` and the output folder's `survivors.sarif`).
 pub(crate) fn mutants(report: &MutantsReport, workspace: &Path) -> String {
     let base = Base::of(workspace);
     let (rules, ids) = rules::<crate::catalog::Operator>();
-    let results = report
-        .mutants
-        .iter()
-        .filter(|r| flagged(r))
-        .map(|r| {
-            let m = &r.mutant;
+    // One result per span: the mutants of one literal are one finding, fingerprinted by the
+    // first (canonical order), so an alert stays while any of them survives.
+    let results = crate::mutate::advice::groups(report)
+        .into_iter()
+        .map(|g| {
+            let (r, m) = (g[0], &g[0].mutant);
+            let mutant_ids: Vec<&str> = g.iter().map(|r| r.mutant.id.as_str()).collect();
+            let replacements: Vec<&str> = g.iter().map(|r| r.mutant.replacement.as_str()).collect();
             result(
                 &base,
                 &ids,
                 Item {
                     rule: m.operator.id(),
                     level: level(crate::report::mutants::flagged_level(r)),
-                    message: crate::report::mutants::survivor_message(r),
+                    message: crate::report::mutants::survivor_message(&g),
                     file: &m.file,
                     region: (m.line, m.column, m.end_line, m.end_column),
                     fingerprint: Fingerprints::mutant(&m.id),
                     properties: json!({
-                        "mutantId": m.id, "outcome": r.outcome.as_str(), "guard": m.guard,
-                        "replacement": m.replacement, "testsRun": r.tests_run, "ran": r.ran,
+                        "mutantId": m.id, "mutantIds": mutant_ids, "outcome": r.outcome.as_str(),
+                        "guard": m.guard, "replacement": m.replacement,
+                        "replacements": replacements, "testsRun": r.tests_run, "ran": r.ran,
+                        "nextStep": r.next_step,
                     }),
                     related: Vec::new(),
                 },
