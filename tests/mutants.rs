@@ -362,6 +362,28 @@ fn seed_2_only_the_narrowest_box_swap_survives() {
     for file in ["mutants.json", "mutation-report.json", "survivors.sarif"] {
         assert!(c.root().join("target/capcheck/mutants").join(file).exists());
     }
+    // cargo-mutants' habits: the ids of each verdict, and a diff per mutant that applies.
+    let out = c.root().join("target/capcheck/mutants");
+    let missed = std::fs::read_to_string(out.join("missed.txt")).unwrap();
+    assert_eq!(
+        missed.lines().collect::<Vec<_>>(),
+        [survivor["id"].as_str().unwrap()]
+    );
+    let caught = std::fs::read_to_string(out.join("caught.txt")).unwrap();
+    assert_eq!(caught.lines().count(), found.len() - 1, "{caught}");
+    let diff_name = format!(
+        "{}.diff",
+        survivor["id"].as_str().unwrap().replace([':', '/'], "_")
+    );
+    let diff = std::fs::read_to_string(out.join("diff").join(diff_name)).unwrap();
+    assert!(
+        diff.contains("--- a/src/lib.rs\n+++ b/src/lib.rs\n"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("+        self.boxes.iter().map(BoxSpec::capacity).max()"),
+        "{diff}"
+    );
     let sarif = std::fs::read_to_string(c.root().join("target/capcheck/mutants/survivors.sarif"));
     let sarif: Value = serde_json::from_str(&sarif.unwrap()).unwrap();
     crate::sarif::assert_valid(&sarif);

@@ -203,6 +203,17 @@ fn write_output(output: &Path, report: &MutantsReport, root: &Path) -> anyhow::R
     )?;
     write(SARIF, crate::report::sarif::mutants(report, root))?;
     write(HTML, crate::report::html::report(report))?;
+    for (name, ids) in crate::report::mutants::lists(report) {
+        write(name, ids)?;
+    }
+    let mut texts = crate::source::Texts::new(root);
+    for r in &report.mutants {
+        let m = &r.mutant;
+        if let Some(diff) = crate::report::mutants::diff(m, texts.get(&m.file)) {
+            let name = format!("{}.diff", crate::mutate::engine::file_stem(&m.id));
+            crate::mutate::output::write_diff(output, &name, &diff)?;
+        }
+    }
     Ok(())
 }
 

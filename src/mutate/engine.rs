@@ -307,8 +307,12 @@ fn check_baseline(ended: Ended, log: &Path, step: &'static str) -> Result<(), St
 
 /// A log file's name for a mutant id.
 pub(crate) fn log_name(id: &str) -> String {
-    let safe: String = id
-        .chars()
+    format!("{}.log", file_stem(id))
+}
+
+/// A mutant id as a file name's stem (its log's, its diff's).
+pub(crate) fn file_stem(id: &str) -> String {
+    id.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || "-_.".contains(c) {
                 c
@@ -316,8 +320,7 @@ pub(crate) fn log_name(id: &str) -> String {
                 '_'
             }
         })
-        .collect();
-    format!("{safe}.log")
+        .collect()
 }
 
 /// The head of a mutant's log.

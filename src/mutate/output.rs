@@ -22,13 +22,21 @@ pub(crate) const VERDICTS: &str = "verdicts.jsonl";
 pub(crate) const MARKER: &str = ".capcheck-mutants";
 /// Per-mutant logs and `baseline.log`, in the output folder.
 pub(crate) const LOGS: &str = "logs";
+/// Per-mutant diffs (`diff/<id>.diff`, as cargo-mutants writes them), each headed by the
+/// mutant's id line so `clear` knows its own.
+pub(crate) const DIFFS: &str = "diff";
+/// The mutant ids of each verdict, one a line, as cargo-mutants lists them (`caught.txt`:
+/// killed; `missed.txt`: survived; `timeout.txt`; `unviable.txt`).
+pub(crate) const LISTS: [&str; 4] = ["caught.txt", "missed.txt", "timeout.txt", "unviable.txt"];
 /// How every log the tool writes begins: how `clear` tells its logs from the user's files.
 pub(crate) const MUTANT_HEADER: &str = "mutant: ";
 pub(crate) const BASELINE_HEADER: &str = "baseline: the unmutated scratch copy\n";
 
 const MARKER_TEXT: &str = "This folder is written by `cargo capcheck mutants`. A new run replaces \
-                           mutants.json, mutation-report.json, survivors.sarif, verdicts.jsonl \
-                           and the logs/*.log it wrote here, and touches nothing else.\n";
+                           mutants.json, mutation-report.json, survivors.sarif, report.html, \
+                           verdicts.jsonl, caught.txt, missed.txt, timeout.txt, unviable.txt \
+                           and the logs/*.log and diff/*.diff it wrote here, and touches \
+                           nothing else.\n";
 
 /// Make `dir` the tool's own: create and mark it when it is missing, mark it when it is empty,
 /// accept it when it is marked; refuse a folder that holds anything else.
@@ -63,23 +71,47 @@ pub(crate) fn claim(dir: &Path) -> anyhow::Result<()> {
 /// `logs/*.log` files the tool wrote. Anything else, in `logs/` or beside it, stays.
 pub(crate) fn clear(dir: &Path) -> anyhow::Result<()> {
     claim(dir)?;
-    for f in [REPORT_JSON, ELEMENTS_JSON, SARIF, HTML, VERDICTS] {
+    for f in [REPORT_JSON, ELEMENTS_JSON, SARIF, HTML, VERDICTS]
+        .into_iter()
+        .chain(LISTS)
+    {
         remove_ours(&dir.join(f))?;
     }
+    clear_folder(&dir.join(DIFFS), "diff")?;
     let logs = dir.join(LOGS);
     if !logs_folder(&logs)? {
         return std::fs::create_dir(&logs)
             .with_context(|| format!("cannot create {}", logs.display()));
     }
+    clear_folder(&logs, "log")
+}
+
+/// Remove the `*.ext` files the tool wrote in `folder`, when it is there (a link or a file in
+/// its place is refused).
+fn clear_folder(folder: &Path, ext: &str) -> anyhow::Result<()> {
+    if !logs_folder(folder)? {
+        return Ok(());
+    }
     let entries =
-        std::fs::read_dir(&logs).with_context(|| format!("cannot read {}", logs.display()))?;
+        std::fs::read_dir(folder).with_context(|| format!("cannot read {}", folder.display()))?;
     for e in entries.flatten() {
         let path = e.path();
-        if path.extension().is_some_and(|x| x == "log") && written_by_us(&path) {
+        if path.extension().is_some_and(|x| x == ext) && written_by_us(&path) {
             remove_file(&path)?;
         }
     }
     Ok(())
+}
+
+/// Write a mutant's diff as `diff/<name>` of the claimed folder `dir`, on the same terms as a
+/// log: never through a link, over an earlier one only when the tool wrote it.
+pub(crate) fn write_diff(dir: &Path, name: &str, text: &str) -> anyhow::Result<()> {
+    let diffs = dir.join(DIFFS);
+    if !logs_folder(&diffs)? {
+        std::fs::create_dir(&diffs)
+            .with_context(|| format!("cannot create {}", diffs.display()))?;
+    }
+    write_replacing(&diffs.join(name), text.as_bytes())
 }
 
 /// Whether `logs` is there as a real folder; an error when something else (a link, a file) is.
@@ -195,6 +227,16 @@ fn written_by_us(path: &Path) -> bool {
                             .is_ok_and(|v| v.get("outcome").is_some())
                     })
         }
+        _ if LISTS.contains(&name) => {
+            // Mutant ids, one a line: `operator:file:item:hash`.
+            std::str::from_utf8(&bytes).is_ok_and(|t| {
+                t.lines().all(|l| {
+                    l.split(':').next().is_some_and(|op| {
+                        crate::catalog::Operator::ALL.iter().any(|o| o.id() == op)
+                    })
+                })
+            })
+        }
         _ => {
             bytes.starts_with(MUTANT_HEADER.as_bytes())
                 || bytes.starts_with(BASELINE_HEADER.as_bytes())
@@ -266,6 +308,9 @@ mod tests {
             (VERDICTS, "{\"outcome\": \"killed\"}\n{\"id\":\"perturb"),
             ("logs/baseline.log", BASELINE_HEADER),
             ("logs/x.log", "mutant: x\n"),
+            ("missed.txt", "swap-min-max:src/lib.rs:f:1234abcd\n"),
+            ("caught.txt", ""),
+            ("diff/x.diff", "mutant: x\n--- a/src/lib.rs\n"),
         ] {
             write(&dir.join(f), text);
         }
@@ -291,6 +336,7 @@ mod tests {
         earlier_run(dir);
         write(&dir.join("notes.txt"), "keep");
         write(&dir.join("logs/notes.txt"), "keep");
+        write(&dir.join("diff/mine.diff"), "--- a/my own patch\n");
         // A user's file named like a log, and a link named like one, are not the tool's.
         write(&dir.join("logs/mine.log"), "my own log");
         std::os::unix::fs::symlink(dir.join("notes.txt"), dir.join("logs/link.log")).unwrap();
@@ -299,6 +345,7 @@ mod tests {
             files_left(dir),
             [
                 MARKER,
+                "diff/mine.diff",
                 "logs/link.log",
                 "logs/mine.log",
                 "logs/notes.txt",

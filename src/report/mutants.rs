@@ -16,6 +16,45 @@ pub(crate) fn json(report: &MutantsReport) -> String {
     serde_json::to_string_pretty(report).expect("reports serialise") + "\n"
 }
 
+/// A mutant as a unified diff of its file (three lines of context), headed by its id line
+/// (`mutant: ID`, which `patch` and `git apply` skip as a preamble); `None` when the file no
+/// longer holds the original text.
+pub(crate) fn diff(m: &Mutant, text: &str) -> Option<String> {
+    let mutated = m.apply_to(text)?;
+    let a = format!("a/{}", m.file);
+    let b = format!("b/{}", m.file);
+    let unified = similar::TextDiff::from_lines(text, &mutated)
+        .unified_diff()
+        .context_radius(3)
+        .header(&a, &b)
+        .to_string();
+    Some(format!(
+        "{}{}\n{unified}",
+        crate::mutate::output::MUTANT_HEADER,
+        m.id
+    ))
+}
+
+/// The ids of each verdict's list (`caught.txt`, `missed.txt`, `timeout.txt`, `unviable.txt`),
+/// one a line, in report order.
+pub(crate) fn lists(report: &MutantsReport) -> Vec<(&'static str, String)> {
+    let of = |outcomes: &[Outcome]| -> String {
+        report
+            .mutants
+            .iter()
+            .filter(|r| outcomes.contains(&r.outcome))
+            .map(|r| format!("{}\n", r.mutant.id))
+            .collect()
+    };
+    let [caught, missed, timeout, unviable] = crate::mutate::output::LISTS;
+    vec![
+        (caught, of(&[Outcome::Killed])),
+        (missed, of(&[Outcome::Survived, Outcome::Uncovered])),
+        (timeout, of(&[Outcome::Timeout, Outcome::Oom])),
+        (unviable, of(&[Outcome::Unviable])),
+    ]
+}
+
 /// `--list --format json`: the mutants, without outcomes.
 pub(crate) fn list_json(mutants: &[Mutant]) -> String {
     serde_json::to_string_pretty(mutants).expect("mutants serialise") + "\n"
