@@ -152,6 +152,69 @@ fn an_unknown_rule_is_a_usage_error_listing_the_known_ones() {
     let out = capcheck(&["explain", "no-such-rule"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("unmeasured-capacity"));
+    assert!(!stderr(&out).contains("did you mean"), "{}", stderr(&out));
+    // A near miss gets the closest id, as cargo suggests a subcommand.
+    for (typo, meant) in [
+        ("swap-min-mux", "swap-min-max"),
+        ("unmeasured-capacty", "unmeasured-capacity"),
+        ("pinned-capacity", "pinned-capacity-assertion"),
+    ] {
+        let out = capcheck(&["explain", typo]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            stderr(&out).contains(&format!("did you mean `{meant}`?")),
+            "{typo}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn rules_refuses_a_format_it_cannot_print() {
+    let out = capcheck(&["rules", "--format", "sarif"]);
+    assert_eq!(out.status.code(), Some(2), "not JSON under another name");
+    assert!(out.stdout.is_empty());
+    assert!(
+        stderr(&out).contains("check --format sarif"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn the_summary_counts_every_level_it_prints() {
+    // The rule cases print every level.
+    let out = capcheck(&[
+        "check",
+        "--color",
+        "never",
+        "--manifest-path",
+        "fixtures/rules/Cargo.toml",
+    ]);
+    let text = stdout(&out);
+    let summary = text.lines().last().unwrap();
+    // `capcheck: N findings (E errors, W warnings, K notes) in ..`: the number before a word.
+    let count = |word: &str| {
+        let words: Vec<&str> = summary.split([' ', ',', '(', ')']).collect();
+        let at = words
+            .iter()
+            .position(|w| w.trim_end_matches('s') == word.trim_end_matches('s'))
+            .unwrap_or_else(|| panic!("no {word} in {summary}"));
+        words[at - 1].parse::<usize>().unwrap()
+    };
+    let shown = |kind: &str| {
+        text.lines()
+            .filter(|l| l.contains(&format!("] {kind}:")))
+            .count()
+    };
+    assert_eq!(count("errors"), shown("Error"), "{summary}");
+    assert_eq!(count("warnings"), shown("Warning"), "{summary}");
+    assert_eq!(count("notes"), shown("Note"), "{summary}");
+    assert!(count("notes") > 0 && count("warnings") > 0, "{summary}");
+    assert!(
+        !text.contains("Advice"),
+        "the level is called a note everywhere"
+    );
 }
 
 const MEMBER: &str = "[package]\nname = \"NAME\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";

@@ -236,7 +236,11 @@ fn fixtures(args: &FixturesArgs) -> anyhow::Result<Exit> {
 fn rules(format: Format) -> anyhow::Result<Exit> {
     let all = crate::catalog::meta::all();
     match format {
-        Format::Json | Format::Sarif => {
+        Format::Sarif => anyhow::bail!(
+            "`rules` prints `human` or `json`; SARIF lists the rules inside a report: `check \
+             --format sarif`"
+        ),
+        Format::Json => {
             let list: Vec<_> = all
                 .iter()
                 .map(|r| {
@@ -274,8 +278,15 @@ fn explain(id: &str) -> anyhow::Result<Exit> {
                 .iter()
                 .map(|r| r.id.as_str())
                 .collect();
+            // The closest id, as cargo and clap suggest a subcommand.
+            let near = ids
+                .iter()
+                .map(|k| (strsim::jaro_winkler(id, k), *k))
+                .filter(|(score, _)| *score > 0.8)
+                .max_by(|a, b| a.0.total_cmp(&b.0));
+            let hint = near.map_or(String::new(), |(_, k)| format!("; did you mean `{k}`?"));
             anyhow::bail!(
-                "unknown rule or operator `{id}` (known: {})",
+                "unknown rule or operator `{id}`{hint} (known: {})",
                 ids.join(", ")
             )
         }

@@ -162,7 +162,9 @@ fn kind(level: Level) -> ReportKind<'static> {
     match level {
         Level::Error => ReportKind::Error,
         Level::Warning => ReportKind::Warning,
-        Level::Note | Level::Allow => ReportKind::Advice,
+        // "note", as the docs and every other format call the level (ariadne's own word is
+        // "Advice").
+        Level::Note | Level::Allow => ReportKind::Custom("Note", Color::Cyan),
     }
 }
 
@@ -202,16 +204,18 @@ pub(crate) fn check(
         .iter()
         .filter(|f| f.severity == Level::Warning)
         .count();
+    let notes = findings.len() - errors - warnings;
     let mut s = String::from_utf8_lossy(&out).into_owned();
     if verbosity == crate::report::Verbosity::Quiet {
         return s;
     }
     s.push_str(&format!(
-        "capcheck: {} finding{} ({errors} error{}, {warnings} warning{}) in {} files, {} lines",
+        "capcheck: {} finding{} ({errors} error{}, {warnings} warning{}, {notes} note{}) in {} files, {} lines",
         findings.len(),
         plural(findings.len()),
         plural(errors),
         plural(warnings),
+        plural(notes),
         summary.files,
         summary.lines,
     ));
