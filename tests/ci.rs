@@ -697,7 +697,59 @@ fn the_action_runs_check_writes_sarif_and_the_summary_and_keeps_the_exit_code() 
 }
 
 #[test]
-fn the_actions_mutants_on_a_pull_request_fails_when_git_diff_fails() {
+fn the_actions_mutants_on_a_pull_request_runs_on_its_diff_and_fails_when_git_diff_fails() {
+    // A pull request that rewrites `fleet_ceiling`'s line: its two mutants run, and survive.
+    let ws = copy_fixture("seed-1-typed-cap");
+    git(ws.path(), &["init", "-q"]);
+    git(ws.path(), &["add", "-A"]);
+    git(ws.path(), &["commit", "-qm", "base"]);
+    git(
+        ws.path(),
+        &["update-ref", "refs/remotes/origin/main", "HEAD"],
+    );
+    let lib = ws.path().join("src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    let changed = text.replace(
+        "        healthy * self.cfg.per_backend\n",
+        "        self.cfg.per_backend * healthy\n",
+    );
+    assert_ne!(text, changed);
+    std::fs::write(&lib, changed).unwrap();
+    git(ws.path(), &["commit", "-qam", "the pull request"]);
+    let env = [
+        ("CAPCHECK_JOB", "mutants"),
+        ("GITHUB_EVENT_NAME", "pull_request"),
+        ("CAPCHECK_BASE", "main"),
+    ];
+    let run = action_run(ws.path(), &env);
+    let sarif = run.temp.path().join("capcheck-mutants/survivors.sarif");
+    assert_eq!(
+        run.outputs,
+        format!("exit-code=1\nsarif-file={}\n", sarif.display()),
+        "{}",
+        run.log
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    let lines: Vec<(&str, u64)> = doc["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let region = &r["locations"][0]["physicalLocation"]["region"];
+            (
+                r["ruleId"].as_str().unwrap(),
+                region["startLine"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(lines, [("reinstate-cap", 34), ("reinstate-cap", 34)]);
+    assert!(
+        run.summary.contains("mutants: exit 1 (survivors"),
+        "{}",
+        run.summary
+    );
+    // Outside a repository `git diff` fails: exit 2, saying why, nothing mutated.
     let ws = copy_fixture("seed-1-typed-cap");
     let run = action_run(
         ws.path(),
