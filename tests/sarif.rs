@@ -80,7 +80,10 @@ fn check_sarif_is_valid_repository_relative_and_its_fingerprints_survive_a_line_
     assert_valid(&before);
     let run = &before["runs"][0];
     assert_eq!(run["tool"]["driver"]["name"], "cargo-capcheck");
-    assert!(run["tool"]["driver"]["informationUri"].is_string());
+    assert_eq!(
+        run["tool"]["driver"]["informationUri"],
+        env!("CARGO_PKG_REPOSITORY")
+    );
     assert_eq!(
         run["automationDetails"]["id"],
         "cargo-capcheck/check/tools/ws/"

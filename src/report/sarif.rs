@@ -34,13 +34,9 @@ use crate::source::Texts;
 use crate::source::lines::Lines;
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
-/// `package.repository` when Cargo.toml names one; else the crate's registry page.
-fn information_uri() -> &'static str {
-    match env!("CARGO_PKG_REPOSITORY") {
-        "" => "https://crates.io/crates/cargo-capcheck",
-        repo => repo,
-    }
-}
+/// The tool's home: Cargo.toml's `package.repository` (tests/ci.rs checks that the release, the
+/// action and the docs name the same one).
+const INFORMATION_URI: &str = env!("CARGO_PKG_REPOSITORY");
 const BASE: &str = "%SRCROOT%";
 
 /// Where result paths start: the repository holding the workspace, and the workspace's folder
@@ -210,7 +206,7 @@ fn document(
                 "name": "cargo-capcheck",
                 "version": env!("CARGO_PKG_VERSION"),
                 "semanticVersion": env!("CARGO_PKG_VERSION"),
-                "informationUri": information_uri(),
+                "informationUri": INFORMATION_URI,
                 "rules": rules,
             }},
             "automationDetails": {"id": id},
