@@ -889,6 +889,49 @@ fn asks_cpus(mut e: &Expr) -> bool {
     )
 }
 
+/// The name a compared value goes by: a variable, a field, through derefs, casts and
+/// `.unwrap_or(..)`-style reads (`self.pool_size.unwrap_or(10)` is `pool_size`).
+fn operand_name(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Path(p) if p.qself.is_none() => crate::syntax::last_segment(&p.path),
+        Expr::Field(f) => match &f.member {
+            syn::Member::Named(n) => Some(n.to_string()),
+            syn::Member::Unnamed(_) => None,
+        },
+        Expr::Paren(p) => operand_name(&p.expr),
+        Expr::Cast(c) => operand_name(&c.expr),
+        Expr::Reference(r) => operand_name(&r.expr),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => operand_name(&u.expr),
+        Expr::MethodCall(m)
+            if matches!(
+                m.method.to_string().as_str(),
+                "unwrap" | "unwrap_or" | "unwrap_or_default" | "get" | "expect"
+            ) =>
+        {
+            operand_name(&m.receiver)
+        }
+        _ => None,
+    }
+}
+
+/// Whether a branch refuses what reached it: it returns (an `Err`, early), bails or panics
+/// first thing.
+fn refuses(block: &syn::Block) -> bool {
+    let Some(first) = block.stmts.first() else {
+        return false;
+    };
+    let mac = |m: &syn::Macro| {
+        crate::syntax::last_segment(&m.path)
+            .is_some_and(|n| matches!(n.as_str(), "bail" | "panic" | "unreachable" | "ensure"))
+    };
+    match first {
+        syn::Stmt::Expr(Expr::Return(_), _) => true,
+        syn::Stmt::Expr(Expr::Macro(m), _) => mac(&m.mac),
+        syn::Stmt::Macro(m) => mac(&m.mac),
+        _ => false,
+    }
+}
+
 /// The value a closure yields: its body, or the last expression of its block
 /// (`|n| { let cores = n.get(); (cores / 2).clamp(2, 16) }`).
 fn closure_value(e: &Expr) -> Option<&Expr> {
@@ -1040,6 +1083,52 @@ impl Extractor<'_> {
         let site = crate::site::child(&v.function_site(), &var);
         let public = Visibility::Public;
         self.leaf_lits(v, e, &site, &var, CapacityKind::Env, &public);
+    }
+
+    /// `if self.pool_size > 100 { return Err(..) }`: a ceiling a configuration is checked
+    /// against, typed by hand like the default it bounds. Only where crossing it is refused (the
+    /// branch returns, bails or panics), and only on a value named for a capacity.
+    fn ceiling_check(&mut self, v: &View, i: &syn::ExprIf) {
+        if !refuses(&i.then_branch) {
+            return;
+        }
+        let mut conds = vec![&*i.cond];
+        while let Some(c) = conds.pop() {
+            let Expr::Binary(b) = crate::index::value::carried(c) else {
+                continue;
+            };
+            if matches!(b.op, syn::BinOp::Or(_)) {
+                conds.extend([&*b.left, &*b.right]);
+                continue;
+            }
+            // `n > 100` or `100 < n`.
+            let (named, bound) = match b.op {
+                syn::BinOp::Gt(_) | syn::BinOp::Ge(_) => (&*b.left, &*b.right),
+                syn::BinOp::Lt(_) | syn::BinOp::Le(_) => (&*b.right, &*b.left),
+                _ => continue,
+            };
+            let Some(name) = operand_name(named) else {
+                continue;
+            };
+            // The bound as written: a literal (a fallback there is another value's).
+            let written = matches!(bound, Expr::Lit(_));
+            let (Some(value), true) = (
+                Val::of(bound).literal().filter(|v| *v >= 2 && written),
+                self.tables.capacity_names.matches_count(&name),
+            ) else {
+                continue;
+            };
+            self.facts.named_lits.push(NamedLit {
+                site: crate::site::child(&v.function_site(), &name),
+                ident: name,
+                value,
+                loc: crate::syntax::expr_loc(v.rel, bound),
+                in_test: false,
+                kind: CapacityKind::Ceiling,
+                visibility: Visibility::Public,
+                flows: Vec::new(),
+            });
+        }
     }
 
     /// `cfg.max_conns = opt.map_or(48, ..)`: a capacity field set outside a struct literal.
@@ -1610,6 +1699,7 @@ impl Collector for Extractor<'_> {
                 }
             }
             Expr::Assign(a) => self.assignment(v, a),
+            Expr::If(i) if !v.in_test() => self.ceiling_check(v, i),
             Expr::Binary(b) if matches!(b.op, syn::BinOp::Mul(_)) => {
                 self.product(v, &b.left, &b.right, None)
             }

@@ -39,6 +39,8 @@ pub(crate) enum CapacityKind {
     Env,
     /// An attribute's argument (`#[tokio::main(worker_threads = 4)]`).
     Attr,
+    /// A ceiling a value is checked against (`if pool_size > 100 { return Err(..) }`).
+    Ceiling,
     /// An argument of one of the workspace's own functions (`Limits::new(outbox)`), whose value
     /// reaches a capacity API through it (`index::flow`).
     Arg,

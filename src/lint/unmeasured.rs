@@ -15,6 +15,7 @@ pub(crate) fn finding(c: &Capacity) -> Finding {
         CapacityKind::Fn => format!("`fn {}()` returning {}", c.item, c.value),
         CapacityKind::ApiArg => format!("`{}` with {}", c.item, c.value),
         CapacityKind::Arg => format!("`{}` given {}", c.item, c.value),
+        CapacityKind::Ceiling => format!("the ceiling `{} > {}`", c.item, c.value),
         CapacityKind::Attr => format!("attribute argument `{} = {}`", c.item, c.value),
         CapacityKind::Env => format!("`${}` falling back to {}", c.item, c.value),
     };
