@@ -896,3 +896,50 @@ fn resume_completes_an_interrupted_run_to_the_uninterrupted_result() {
     let (_, resumed) = json_of(&resumed);
     assert_eq!(untimed(&resumed), untimed(&whole));
 }
+
+/// On a terminal the progress is a live line: the phase before the mutants, then done/total,
+/// the time left and the mutant running now; in a log, plain lines with the same facts. The
+/// terminal is a real pseudo-terminal (util-linux `script`).
+#[test]
+fn progress_shows_phases_the_running_mutant_and_the_time_left() {
+    let c = copy("seed-2-measured");
+    let args = c.args(&["--operator", "swap-min-max", "--color", "never"]);
+    let bin = env!("CARGO_BIN_EXE_cargo-capcheck");
+    let typescript = c.scratch.path().join("typescript");
+    let shell = format!(
+        "cd '{}' && '{bin}' {} > /dev/null",
+        c.root().display(),
+        args.join(" ")
+    );
+    let out = Command::new("script")
+        .args(["-qfec", &shell])
+        .arg(&typescript)
+        .env("NO_COLOR", "1")
+        .env_remove("CARGO_TARGET_DIR")
+        .output()
+        .expect("util-linux `script` runs (a pseudo-terminal for this test)");
+    assert_eq!(out.status.code(), Some(1), "a survivor exits 1");
+    let screen = String::from_utf8_lossy(&std::fs::read(&typescript).unwrap()).into_owned();
+    for shown in [
+        "build the instrumented copy",
+        "baseline: build and test the unmutated copy",
+        "[0/3] about ",
+        " left; running swap-min-max:src/lib.rs:",
+        "in all)",
+        "[3/3] ",
+    ] {
+        assert!(
+            screen.contains(shown),
+            "no `{shown}` on the terminal:\n{screen}"
+        );
+    }
+    // A log gets plain lines: no control sequences, each phase once with the time it began.
+    let log = stderr(&c.run(&["--operator", "swap-min-max"]));
+    assert!(!log.contains('\r') && !log.contains('\u{1b}'), "{log:?}");
+    assert!(
+        log.contains("\nbaseline: build and test the unmutated copy (at "),
+        "{log}"
+    );
+    assert!(log.contains("[1/3] "), "{log}");
+    assert!(log.contains(" left\n"), "{log}");
+}

@@ -40,6 +40,7 @@ mod args;
 pub(crate) mod exit;
 pub(crate) mod measure;
 mod mutants;
+mod progress;
 pub(crate) use crate::report::{Color, Format, style, use_color};
 pub(crate) use args::*;
 pub(crate) use measure::MeasureArgs;

@@ -43,40 +43,8 @@ pub(super) fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
     }
     crate::sys::process::install_interrupt_handler()?;
     let verbosity = args.verbosity.level();
-    let progress = |e: Event| match e {
-        // Said even with -q, as it happens: the run that left it is gone, no report will say so.
-        Event::RemovedStale(stale) => eprintln!(
-            "capcheck: removed {}, a scratch copy left by an earlier run (pid {}) that was killed{}",
-            stale.dir.display(),
-            stale.pid,
-            match stale.killed {
-                0 => String::new(),
-                n => format!("; {n} of its processes were still running and were killed"),
-            }
-        ),
-        _ if verbosity == crate::report::Verbosity::Quiet => {}
-        Event::Baseline(b) => eprintln!(
-            "baseline: ok, {} tests (build {:.1}s, test {:.1}s)",
-            b.tests,
-            b.build_ms as f64 / 1000.0,
-            b.test_ms as f64 / 1000.0
-        ),
-        Event::Done {
-            done,
-            total,
-            result,
-        } => {
-            eprintln!(
-                "[{done}/{total}] {:9} {} ({:.1}s)",
-                result.outcome.as_str(),
-                result.mutant.id,
-                result.duration_ms as f64 / 1000.0
-            );
-            if verbosity == crate::report::Verbosity::Verbose && !result.log.is_empty() {
-                eprintln!("    log: {}", result.log);
-            }
-        }
-    };
+    let shown = super::progress::Progress::new(verbosity);
+    let progress = |e: Event| shown.event(e);
     let opts = args.options();
     // An error once a stop signal came is the signal's doing (`Stop::from`), in the listing too.
     let listed = crate::mutate::job::preflight(&opts)
@@ -89,6 +57,7 @@ pub(super) fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
         }
         Err(stop) => (Err(stop), Vec::new()),
     };
+    shown.finish();
     history.warn_unread(&unread);
     match ran {
         Ok(run) => {

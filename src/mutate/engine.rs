@@ -67,12 +67,75 @@ pub(crate) struct Options {
 pub(crate) enum Event<'a> {
     /// A scratch copy a killed earlier run left was removed (no report would say so).
     RemovedStale(&'a crate::mutate::scratch::Stale),
+    /// A phase before the mutants begins.
+    Phase(Phase),
     Baseline(&'a Baseline),
+    /// A mutant starts (several may run at once).
+    Started {
+        mutant: &'a Mutant,
+        done: usize,
+        total: usize,
+    },
     Done {
         done: usize,
         total: usize,
         result: &'a MutantResult,
     },
+}
+
+/// The phases of a run before its mutants, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// Copying the workspace into a scratch folder.
+    Copy,
+    /// Building the instrumented copy (the compile-once engine).
+    Build,
+    /// Building (rebuild engine) and testing the unmutated copy.
+    Baseline,
+}
+
+impl Phase {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Phase::Copy => "copy the workspace",
+            Phase::Build => "build the instrumented copy",
+            Phase::Baseline => "baseline: build and test the unmutated copy",
+        }
+    }
+}
+
+/// Counts the mutants that finished and tells the caller of each one's start and end.
+pub(crate) struct Tally<'a> {
+    done: AtomicUsize,
+    total: usize,
+    progress: &'a (dyn Fn(Event) + Sync),
+}
+
+impl<'a> Tally<'a> {
+    pub(crate) fn new(done: usize, total: usize, progress: &'a (dyn Fn(Event) + Sync)) -> Self {
+        Tally {
+            done: AtomicUsize::new(done),
+            total,
+            progress,
+        }
+    }
+
+    pub(crate) fn started(&self, mutant: &Mutant) {
+        (self.progress)(Event::Started {
+            mutant,
+            done: self.done.load(Ordering::SeqCst),
+            total: self.total,
+        });
+    }
+
+    pub(crate) fn finished(&self, result: &MutantResult) {
+        let done = self.done.fetch_add(1, Ordering::SeqCst) + 1;
+        (self.progress)(Event::Done {
+            done,
+            total: self.total,
+            result,
+        });
+    }
 }
 
 /// Why a run stopped early.
@@ -145,7 +208,9 @@ pub(crate) fn rebuild_all(
     pins: &(dyn Fn(&[String]) -> bool + Sync),
     progress: &(dyn Fn(Event) + Sync),
 ) -> Result<Ran, Stop> {
+    progress(Event::Phase(Phase::Copy));
     let first = Scratch::copy(root, &opts.target_dir, opts.scratch_parent.as_deref())?;
+    progress(Event::Phase(Phase::Baseline));
     let baseline = baseline(first.root(), &target_of(opts, 0), opts)?;
     progress(Event::Baseline(&baseline));
     if baseline.tests == 0 {
@@ -176,13 +241,13 @@ pub(crate) fn rebuild_all(
         }
     }
     let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
+    let tally = Tally::new(0, mutants.len(), progress);
     let abort = AtomicBool::new(false);
     let results: Mutex<Vec<Option<MutantResult>>> = Mutex::new(vec![None; mutants.len()]);
     let stops: Mutex<Vec<Stop>> = Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for (j, scratch) in scratches.iter().enumerate() {
-            let (next, done, abort, results, stops) = (&next, &done, &abort, &results, &stops);
+            let (next, tally, abort, results, stops) = (&next, &tally, &abort, &results, &stops);
             let timeouts = &timeouts;
             s.spawn(move || {
                 let work = || -> Result<(), Stop> {
@@ -192,14 +257,10 @@ pub(crate) fn rebuild_all(
                         if i >= mutants.len() || abort.load(Ordering::SeqCst) {
                             return Ok(());
                         }
+                        tally.started(&mutants[i]);
                         let r =
                             run_one(&mutants[i], scratch.root(), &target, opts, timeouts, pins)?;
-                        let n = done.fetch_add(1, Ordering::SeqCst) + 1;
-                        progress(Event::Done {
-                            done: n,
-                            total: mutants.len(),
-                            result: &r,
-                        });
+                        tally.finished(&r);
                         let mut results = results.lock().expect("results lock");
                         record(&opts.verdicts, &r)?;
                         results[i] = Some(r);

@@ -25,7 +25,7 @@ mod tail;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use crate::mutate::engine::{self, Event, Options, Ran, Stop};
@@ -104,6 +104,7 @@ pub(crate) fn run(
     progress: &(dyn Fn(Event) + Sync),
 ) -> Result<Ran, Stop> {
     engine::start(opts, progress)?;
+    progress(Event::Phase(engine::Phase::Copy));
     let scratch = Scratch::copy(root, &opts.target_dir, opts.scratch_parent.as_deref())?;
     let target = opts.build_dir.join("0");
     let log = opts.log_dir.join("baseline.log");
@@ -111,6 +112,7 @@ pub(crate) fn run(
     let original = |rel: &str| std::fs::read_to_string(root.join(rel)).ok();
     let mut results: Vec<Option<MutantResult>> = vec![None; mutants.len()];
     let mut sources = build::Sources::new(&original);
+    progress(Event::Phase(engine::Phase::Build));
     let built = build::instrumented(
         mutants,
         &mut sources,
@@ -124,6 +126,7 @@ pub(crate) fn run(
         drop(scratch);
         return tail::rebuild_unswitched(root, mutants, results, opts, &log, pins, progress);
     }
+    progress(Event::Phase(engine::Phase::Baseline));
     let suite = baseline::run(
         scratch.root(),
         &target,
@@ -157,19 +160,10 @@ pub(crate) fn run(
                 .get_or_insert_with(|| engine::result(m, Outcome::Uncovered, 0, String::new()));
         }
     }
-    let total = mutants.len();
-    let done = AtomicUsize::new(results.iter().flatten().count());
+    let tally = engine::Tally::new(results.iter().flatten().count(), mutants.len(), progress);
     for r in results.iter().flatten() {
         engine::record(&opts.verdicts, r)?;
     }
-    let finished = |r: &MutantResult| {
-        let d = done.fetch_add(1, Ordering::SeqCst) + 1;
-        progress(Event::Done {
-            done: d,
-            total,
-            result: r,
-        });
-    };
     let run = switched::Run {
         mutants,
         plan: &built.plan,
@@ -179,7 +173,7 @@ pub(crate) fn run(
         opts,
         pins,
     };
-    run.all(&finished, &mut results)?;
+    run.all(&tally, &mut results)?;
     let suspect = suite.suspect.lock().expect("suspect lock").clone();
     baseline.flaky.extend(suspect.iter().map(name_of));
     baseline.flaky.sort();
@@ -196,7 +190,7 @@ pub(crate) fn run(
         &mut sources,
         &timeouts,
         pins,
-        &finished,
+        &tally,
         &mut results,
     )?;
     drop(scratch);

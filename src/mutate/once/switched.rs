@@ -28,10 +28,10 @@ pub(super) struct Run<'a> {
 
 impl Run<'_> {
     /// Run every switched mutant without a verdict yet, in parallel: they share the one build.
-    /// `finished` hears of each as it ends.
+    /// `tally` hears of each as it starts and ends.
     pub(super) fn all(
         &self,
-        finished: &(dyn Fn(&MutantResult) + Sync),
+        tally: &engine::Tally,
         results: &mut Vec<Option<MutantResult>>,
     ) -> Result<(), Stop> {
         let Run {
@@ -67,9 +67,10 @@ impl Run<'_> {
                             let Some(_claim) = load.claim(demand(suite, sw.site)) else {
                                 return Ok(());
                             };
+                            tally.started(&mutants[i]);
                             let r =
                                 run_switched(&mutants[i], sw, scratch, target, suite, opts, pins)?;
-                            finished(&r);
+                            tally.finished(&r);
                             let mut results = shared.lock().expect("results lock");
                             engine::record(&opts.verdicts, &r)?;
                             results[i] = Some(r);

@@ -50,7 +50,7 @@ pub(super) fn rebuild_rest(
     sources: &mut Sources,
     timeouts: &Timeouts,
     pins: &(dyn Fn(&[String]) -> bool + Sync),
-    finished: &(dyn Fn(&MutantResult) + Sync),
+    tally: &engine::Tally,
     results: &mut [Option<MutantResult>],
 ) -> Result<(), Stop> {
     let rest: Vec<usize> = (0..mutants.len())
@@ -61,8 +61,9 @@ pub(super) fn rebuild_rest(
     }
     sources.write(scratch, &Plan::default())?;
     for i in rest {
+        tally.started(&mutants[i]);
         let r = engine::run_one(&mutants[i], scratch, target, opts, timeouts, pins)?;
-        finished(&r);
+        tally.finished(&r);
         engine::record(&opts.verdicts, &r)?;
         results[i] = Some(r);
     }
