@@ -10,9 +10,11 @@ pub(crate) enum Exit {
     /// No error-level finding; no surviving mutant.
     Clean = 0,
     /// Error-level findings, surviving or uncovered mutants, a score under `--min-score`, or a
-    /// guard survived; or stdout refused the report (`cli::out`: a full disk).
+    /// guard survived.
     Findings = 1,
     /// Usage error or bad input (manifest, evidence, workspace): a located message was printed.
+    /// Also: stdout refused the report (`cli::out`: a full disk), or stderr refused a line
+    /// (`cli::err`): what the run had to say was lost.
     Usage = 2,
     /// `mutants`: the unmutated baseline failed to build or test.
     BaselineFailed = 3,
