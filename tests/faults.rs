@@ -1562,3 +1562,37 @@ fn a_full_stdout_or_stderr_is_exit_2_and_never_a_panic() {
     let left: Vec<_> = std::fs::read_dir(c.scratch.path()).unwrap().collect();
     assert!(left.is_empty(), "scratch copies left behind: {left:?}");
 }
+
+/// `measure` reads evidence from regular files only: a FIFO would block the run forever and a
+/// device would never end. Each is refused at once, located, exit 2.
+#[test]
+fn measure_refuses_a_fifo_or_a_device_as_evidence_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    mkfifo(&dir.path().join("after.prom"));
+    let log = fixture("measure/vllm/vllm_v1_startup_latest.log");
+    let before = fixture("measure/vllm/vllm_v1_metrics_t0.prom");
+    let log = format!("box-a={}", log.display());
+    for (flag, path) in [
+        ("--scrape-after", dir.path().join("after.prom")),
+        ("--scrape-before", PathBuf::from("/dev/zero")),
+        ("--log", PathBuf::from("/dev/zero")),
+    ] {
+        let path = path.display().to_string();
+        let mut args = vec!["measure", "--log", &log];
+        let before = before.display().to_string();
+        match flag {
+            "--log" => args = vec!["measure", "--log", &path],
+            "--scrape-before" => args.extend(["--scrape-before", &path, "--scrape-after", &before]),
+            _ => args.extend(["--scrape-before", &before, "--scrape-after", &path]),
+        }
+        let out = bounded(dir.path(), &args, Duration::from_secs(20));
+        assert_eq!(out.status.code(), Some(2), "{flag}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!(
+                "{path}: expected a regular file (a log or a saved /metrics answer), found a FIFO, socket or device"
+            )),
+            "{flag}: {}",
+            stderr(&out)
+        );
+    }
+}
