@@ -1596,3 +1596,26 @@ fn measure_refuses_a_fifo_or_a_device_as_evidence_at_once() {
         );
     }
 }
+
+/// A link out of the tree to a device (`tests/zero.rs -> /dev/zero`) is left out of the scratch
+/// copy with a note: a build or test that read it would never end (a run grew to 24 GB). The
+/// run ends as without the link, and leaves the tree, processes and scratch folder as they were.
+#[test]
+fn a_link_to_a_device_is_not_copied_and_the_run_ends() {
+    let c = copy("seed-2-measured");
+    std::os::unix::fs::symlink("/dev/zero", c.root().join("tests/zero.rs")).unwrap();
+    let before = snapshot(c.root());
+    let args = c.args(&["--operator", "swap-min-max"]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = bounded(c.root(), &args, Duration::from_secs(300));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("capcheck: not copied: tests/zero.rs (a link to /dev/zero"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(changes(&before, &snapshot(c.root())), Vec::<PathBuf>::new());
+    assert_eq!(processes_in(c.scratch.path()), Vec::<String>::new());
+    let left: Vec<_> = std::fs::read_dir(c.scratch.path()).unwrap().collect();
+    assert!(left.is_empty(), "scratch copies left behind: {left:?}");
+}
