@@ -880,7 +880,8 @@ fn signals_stop_the_run_cleanly_and_the_next_run_cleans_up_after_sigkill() {
         let run = Run::of_fixture("mutants-hang");
         let before = snapshot(run.root());
         let (mut child, err_log) =
-            run.spawn(&["--operator", "perturb-capacity", "--timeout-floor", "120"]);
+            // One mutant at a time (`-j 1`), so the order the verdicts come in is canonical.
+            run.spawn(&["--operator", "perturb-capacity", "--timeout-floor", "120", "-j", "1"]);
         let logs = run.logs();
         match when {
             HANGING => wait_for(&mut child, when, || any_log(&logs, hanging)),

@@ -212,11 +212,13 @@ pub(crate) struct MutantsArgs {
     /// Only mutants of this operator (repeatable); `cargo capcheck rules` lists them.
     #[arg(long = "operator", value_name = "ID")]
     pub(crate) operators: Vec<Operator>,
-    /// Processors for the mutants' test runs. With `switch`, a mutant whose tests mostly wait
-    /// (timers, sockets) counts for less, up to 4 per job; with `rebuild`, mutants tested at
-    /// once, each in its own scratch copy and build folder.
-    #[arg(short = 'j', long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
-    pub(crate) jobs: u64,
+    /// Processors for the mutants' test runs: an upper bound. With `switch` (default: the
+    /// processors this process may use, as the kernel reports them with affinity and cgroup
+    /// quotas), a mutant counts for the processor time its tests took in the baseline, so tests
+    /// that wait on timers or sockets overlap, up to 4 per processor; with `rebuild` (default
+    /// 1), mutants tested at once, each in its own scratch copy and build folder.
+    #[arg(short = 'j', long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) jobs: Option<u64>,
     /// How mutants are built: `switch` builds once with every runtime mutant behind a switch
     /// and runs only the tests that reach each one; `rebuild` builds and runs the whole suite
     /// per mutant.
@@ -333,7 +335,15 @@ impl MutantsArgs {
                 full_parse: true,
             },
             operators: self.operators.clone(),
-            jobs: usize::try_from(self.jobs).unwrap_or(usize::MAX),
+            jobs: match (self.jobs, self.engine) {
+                (Some(j), _) => usize::try_from(j).unwrap_or(usize::MAX),
+                // Measured, not typed: the processors the kernel lets this process use.
+                (None, EngineKind::Switch) => {
+                    std::thread::available_parallelism().map_or(1, |n| n.get())
+                }
+                // Each job is a scratch copy and a build folder: one unless asked.
+                (None, EngineKind::Rebuild) => 1,
+            },
             engine: self.engine,
             doctests: !self.no_doctests,
             features: self
