@@ -171,7 +171,7 @@ fn write_output(output: &Path, report: &MutantsReport, root: &Path) -> anyhow::R
         crate::report::elements::report(&report.mutants, &report.skipped, root),
     )?;
     write(SARIF, crate::report::sarif::mutants(report, root))?;
-    write(HTML, crate::report::html::report(report))?;
+    write(HTML, crate::report::html::report(report, root))?;
     for (name, ids) in crate::report::mutants::lists(report) {
         write(name, ids)?;
     }
