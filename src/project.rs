@@ -216,6 +216,26 @@ impl Load<'_> {
                 outs[i] = Some(out);
             }
         }
+        // A test file named by `#[path]` may sit no deeper than the file that declares it
+        // (`provider.rs` declaring `native_tests.rs` beside it): walked already as source, it is
+        // walked again as test code, until no test file declares another.
+        loop {
+            let mut again = false;
+            for (i, f) in files.iter().enumerate() {
+                let walked_as_source = outs[i]
+                    .as_ref()
+                    .is_some_and(|o| o.facts.role != FileRole::Test);
+                if walked_as_source && under_any(f, &declared) {
+                    let out = self.walk_file(i, f, FileRole::Test, guards);
+                    declared.extend(out.facts.test_modules.iter().cloned());
+                    outs[i] = Some(out);
+                    again = true;
+                }
+            }
+            if !again {
+                break;
+            }
+        }
         outs.into_iter()
             .map(|o| o.expect("every depth is walked"))
             .collect()
@@ -436,6 +456,10 @@ fn site_ident(site: &str) -> Option<String> {
 
 /// Whether the file's module (`crate::a::tests::helpers`) is inside one of `modules`.
 fn under_any(f: &FileEntry, modules: &[String]) -> bool {
+    let by_file = format!("{}{}", crate::syntax::walk::TEST_FILE, f.rel);
+    if modules.contains(&by_file) {
+        return true;
+    }
     let path: String = std::iter::once(f.crate_name.as_str())
         .chain(f.module.iter().map(String::as_str))
         .collect::<Vec<_>>()

@@ -233,7 +233,9 @@ impl Extractor<'_> {
             (n_args == 1 && self.tables.capacity_names.is_exactly(setting)).then(|| ApiHit {
                 name: format!(".{name}()"),
                 arg: 0,
-                quiet_at_one: false,
+                // A minimum of one (`.min_connections(1)`, `.min_idle(1)`) keeps a pool from
+                // emptying: a floor, as `n.max(1)` is.
+                quiet_at_one: setting.starts_with("min_"),
             })
         })
     }

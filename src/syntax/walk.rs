@@ -236,6 +236,16 @@ impl<'ast> Visit<'ast> for Walker<'_, '_, '_> {
                 &self.view.scope.module(),
                 &m.ident.to_string(),
             ));
+            // `#[cfg(test)] #[path = "native_tests.rs"] mod native_tests;`: the file is named by
+            // its path (relative to the declaring file's folder), not by the module's.
+            if let Some(file) = path_attr(&m.attrs) {
+                let dir = std::path::Path::new(self.view.rel)
+                    .parent()
+                    .unwrap_or(std::path::Path::new(""));
+                self.out
+                    .test_modules
+                    .push(format!("{TEST_FILE}{}", normalize(&dir.join(file))));
+            }
         }
         let entered = self.view.scope.enter_mod(m);
         visit::visit_item_mod(self, m);
@@ -387,4 +397,36 @@ fn macro_items(mac: &Macro) -> Option<syn::File> {
         return None;
     }
     syn::parse2::<syn::File>(tokens).ok()
+}
+
+/// How a test file named by `#[path]` is listed among the test modules: by its path.
+pub(crate) const TEST_FILE: &str = "file:";
+
+/// The file a `#[path = ".."]` attribute names.
+fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
+    attrs.iter().find_map(|a| match &a.meta {
+        syn::Meta::NameValue(nv) if nv.path.is_ident("path") => match &nv.value {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Some(s.value()),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
+/// `a/b/../c.rs` as `a/c.rs`, '/'-separated, without touching the filesystem.
+fn normalize(path: &std::path::Path) -> String {
+    let mut out: Vec<String> = Vec::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other.as_os_str().to_string_lossy().into_owned()),
+        }
+    }
+    out.join("/")
 }
