@@ -236,4 +236,24 @@ fn a_bind_that_cannot_be_made_exits_2_and_writes_nothing() {
             "{bind}"
         );
     }
+    // A SITE no entry names is refused before any evidence is read (no scrape window is waited
+    // out for a typo): the missing log is never opened.
+    let out = capcheck_in(
+        ws.path(),
+        &[
+            "measure",
+            "--log",
+            "no-such.log",
+            "--write",
+            "--bind",
+            "c::NOPE=1",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("no [[capacity]] entry"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("no-such.log"), "{}", stderr(&out));
 }

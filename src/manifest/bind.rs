@@ -101,7 +101,7 @@ pub(crate) struct Outcome {
 
 /// The entry a `--bind SITE` names: the one whose site is SITE, or the only one SITE names by a
 /// `::`-aligned suffix.
-fn named(m: &Manifest, site: &str) -> Result<usize, String> {
+pub(crate) fn named(m: &Manifest, site: &str) -> Result<usize, String> {
     if let Some(i) = m.entries.iter().position(|e| e.site == site) {
         return Ok(i);
     }

@@ -252,6 +252,7 @@ fn measure(mut opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Me
         Some(path) => {
             let target = write::target(path.as_deref(), manifest_path)?;
             crate::sys::fs::check_writable(&target.path)?;
+            write::check_binds(&target.path, &opts.bind)?;
             Some(target)
         }
         None => None,

@@ -296,6 +296,31 @@ pub(crate) fn update(plan: &Plan, m: &Measurement, opts: &Settings) -> anyhow::R
     })
 }
 
+/// Before any evidence is read: each `--bind SITE` must name an entry of the manifest as it is
+/// now (a scrape window is not waited out for a typo). The quantities are checked after the
+/// measurement, which may write them.
+pub(crate) fn check_binds(path: &Path, binds: &[(String, String)]) -> anyhow::Result<()> {
+    if binds.is_empty() {
+        return Ok(());
+    }
+    let file = path.display().to_string();
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => bail!("{file}: cannot read: {e}"),
+    };
+    let manifest = crate::manifest::parse::parse(&file, &text)?;
+    let unlocated: Vec<String> = binds
+        .iter()
+        .filter_map(|(site, _)| crate::manifest::bind::named(&manifest, site).err())
+        .collect();
+    crate::diag::InputErrors {
+        unlocated,
+        files: Vec::new(),
+    }
+    .into_result()
+}
+
 /// Bind the manifest's entries (`manifest::bind`), and give back the text to write. The text
 /// is read as `check` reads it before and after: a manifest that does not read binds nothing
 /// (an explicit `--bind` is then an error, as is a binding that would leave it unreadable).
