@@ -48,6 +48,10 @@ pub(crate) struct Finding {
     /// order; empty when a name or an API found it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) path: Vec<Related>,
+    /// What to do about it, when the tool knows (`unmeasured-capacity`: the binding a measured
+    /// quantity fits).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) help: Option<String>,
 }
 
 /// Sort findings by file, line, column, then rule id and message: two runs give the same order.

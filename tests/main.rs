@@ -1,5 +1,6 @@
 //! One integration-test binary of small modules (saves link time); each runs the real binary.
 
+mod bind;
 mod check;
 mod ci;
 mod cli;

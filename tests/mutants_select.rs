@@ -401,3 +401,235 @@ fn in_diff_dash_reads_the_patch_from_stdin() {
         stderr(&out)
     );
 }
+
+/// A two-file crate for the include filters: `src/lib.rs` (8 mutants) and `src/pool.rs` (6).
+const TWO_FILES: &[(&str, &str)] = &[
+    (
+        "Cargo.toml",
+        "[package]\nname = \"sel\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    ),
+    (
+        "src/lib.rs",
+        "pub mod pool;\n\npub const PER_BACKEND: usize = 8;\n\npub fn ceiling(healthy: usize) -> usize {\n    healthy * PER_BACKEND\n}\n\npub fn wave(left: usize, cap: usize) -> usize {\n    left.min(cap)\n}\n",
+    ),
+    (
+        "src/pool.rs",
+        "pub const MAX_CONNECTIONS: usize = 16;\n\npub fn admit(n: usize) -> usize {\n    n.min(MAX_CONNECTIONS)\n}\n",
+    ),
+];
+
+/// `mutants ARGS` in `dir`.
+fn mutants_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    let mut all = vec!["mutants"];
+    all.extend_from_slice(args);
+    capcheck_in(dir, &all)
+}
+
+/// The listed mutants as `operator:file:item` (the id without its hash), sorted.
+fn listed_keys(dir: &std::path::Path, args: &[&str]) -> Vec<String> {
+    let mut all = vec!["--list", "--format", "json"];
+    all.extend_from_slice(args);
+    let (code, list) = json_of(&mutants_in(dir, &all));
+    assert_eq!(code, 0, "{args:?}");
+    let mut keys: Vec<String> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            let id = m["id"].as_str().unwrap();
+            id.rsplit_once(':').unwrap().0.to_string()
+        })
+        .collect();
+    keys.sort();
+    keys
+}
+
+/// `--file GLOB` and `--re REGEX` include: any glob, any regex, both kinds together, and with
+/// `--operator`; a selection that ends empty says which filter emptied it.
+#[test]
+fn file_and_re_include_and_an_empty_selection_says_why() {
+    let ws = scratch(TWO_FILES);
+    let perturb = |file: &str, item: &str| vec![format!("perturb-capacity:{file}:{item}"); 4];
+    let pool: Vec<String> = [
+        vec!["drop-clamp:src/pool.rs:pool::admit".to_string()],
+        perturb("src/pool.rs", "pool::MAX_CONNECTIONS"),
+        vec!["swap-min-max:src/pool.rs:pool::admit".to_string()],
+    ]
+    .concat();
+    let cases: &[(&[&str], Vec<String>)] = &[
+        (&["--file", "src/pool.rs"], pool.clone()),
+        (&["--file", "pool.rs"], pool.clone()),
+        (&["--file", "src/nope.rs", "--file", "src/pool.rs"], pool),
+        (
+            &["--re", "swap-min-max"],
+            vec![
+                "swap-min-max:src/lib.rs:wave".into(),
+                "swap-min-max:src/pool.rs:pool::admit".into(),
+            ],
+        ),
+        (
+            &["--re", "^drop-clamp", "--re", r"`MAX_CONNECTIONS` \+ 1"],
+            vec![
+                "drop-clamp:src/lib.rs:wave".into(),
+                "drop-clamp:src/pool.rs:pool::admit".into(),
+                "perturb-capacity:src/pool.rs:pool::MAX_CONNECTIONS".into(),
+            ],
+        ),
+        (
+            &["--file", "src/lib.rs", "--re", r"\.min\("],
+            vec![
+                "drop-clamp:src/lib.rs:wave".into(),
+                "reinstate-cap:src/lib.rs:ceiling".into(),
+                "swap-min-max:src/lib.rs:wave".into(),
+            ],
+        ),
+        (
+            &["--file", "src/lib.rs", "--operator", "swap-min-max"],
+            vec!["swap-min-max:src/lib.rs:wave".into()],
+        ),
+    ];
+    for (args, want) in cases {
+        assert_eq!(&listed_keys(ws.path(), args), want, "{args:?}");
+    }
+
+    // (flags, the filter the message names)
+    let empty: &[(&[&str], &str)] = &[
+        (&["--file", "src/nope.rs"], "--file left none"),
+        (&["--re", "no-such-operator"], "--re left none"),
+        (
+            &["--operator", "reinstate-cap", "--file", "src/pool.rs"],
+            "--operator left 2, --file left none",
+        ),
+    ];
+    for (args, says) in empty {
+        let mut all = vec!["--list"];
+        all.extend_from_slice(args);
+        let out = mutants_in(ws.path(), &all);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert_eq!(stdout(&out), "0 mutants\n", "{args:?}");
+        assert!(
+            stderr(&out).contains(&format!(
+                "capcheck mutants: no mutants selected: 14 found in the selected packages; {says}"
+            )),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    for (args, says) in [(["--file", "src/["], "--file"), (["--re", "("], "--re")] {
+        let out = mutants_in(ws.path(), &[&["--list"][..], &args].concat());
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains(says), "{}", stderr(&out));
+    }
+}
+
+/// `--list-files`: the files with selected mutants and their counts, after every filter.
+#[test]
+fn list_files_names_the_files_with_selected_mutants() {
+    let ws = scratch(TWO_FILES);
+    let out = mutants_in(ws.path(), &["--list-files"]);
+    assert_eq!(
+        (out.status.code(), stdout(&out).as_str()),
+        (Some(0), "src/lib.rs (8 mutants)\nsrc/pool.rs (6 mutants)\n")
+    );
+    let (code, json) = json_of(&mutants_in(
+        ws.path(),
+        &[
+            "--list-files",
+            "--re",
+            "MAX_CONNECTIONS",
+            "--format",
+            "json",
+        ],
+    ));
+    assert_eq!(code, 0);
+    assert_eq!(
+        json,
+        serde_json::json!([{"file": "src/pool.rs", "mutants": 6}])
+    );
+}
+
+/// A diff whose new side is not the file's text is an error at the patch's first such line,
+/// naming both texts (exit 2); a diff that matches selects; one naming files the workspace does
+/// not hold is not checked and selects nothing.
+#[test]
+fn a_diff_that_does_not_match_the_source_is_exit_2_at_its_first_mismatch() {
+    let ws = scratch(TWO_FILES);
+    let head = "diff --git a/src/lib.rs b/src/lib.rs\n--- a/src/lib.rs\n+++ b/src/lib.rs\n";
+    // (patch after the header, Err(what stderr says) or Ok(the keys it selects))
+    let cases: &[(&str, Result<&[&str], &str>)] = &[
+        (
+            "@@ -9,3 +9,3 @@\n pub fn wave(left: usize, cap: usize) -> usize {\n-    left.max(cap)\n+    left.min(cap)\n }\n",
+            Ok(&["drop-clamp:src/lib.rs:wave", "swap-min-max:src/lib.rs:wave"]),
+        ),
+        (
+            "@@ -10,1 +10,1 @@\n-    left.min(cap)\n+    left.max(cap)\n",
+            Err(
+                "change.patch:6:1: the diff does not match the source: it has `left.max(cap)` at src/lib.rs:10, the file has `left.min(cap)`",
+            ),
+        ),
+        (
+            "@@ -9,2 +9,2 @@\n pub fn wave(a: usize) -> usize {\n-    left.max(cap)\n+    left.min(cap)\n",
+            Err(
+                "change.patch:5:1: the diff does not match the source: it has `pub fn wave(a: usize) -> usize {` at src/lib.rs:9",
+            ),
+        ),
+        (
+            "@@ -40,1 +40,1 @@\n-    x\n+    y\n",
+            Err("at src/lib.rs:40, the file has nothing (it has 11 lines)"),
+        ),
+        (
+            "@@ -10,1 +10,1 @@\n-    x\n+    y\n@@ no sides @@\n",
+            Err("change.patch:7:1: expected a hunk header"),
+        ),
+    ];
+    let patch = ws.path().join("change.patch");
+    for (body, want) in cases {
+        std::fs::write(&patch, format!("{head}{body}")).unwrap();
+        let flags = ["--in-diff", patch.to_str().unwrap()];
+        match want {
+            Ok(keys) => assert_eq!(listed_keys(ws.path(), &flags), *keys, "{body}"),
+            Err(says) => {
+                let out = mutants_in(ws.path(), &[&["--list"][..], &flags].concat());
+                assert_eq!(out.status.code(), Some(2), "{body}: {}", stderr(&out));
+                assert!(stderr(&out).contains(says), "{body}: {}", stderr(&out));
+            }
+        }
+    }
+    let other = "--- a/README.md\n+++ b/README.md\n@@ -1,1 +1,1 @@\n-old\n+new\n";
+    std::fs::write(&patch, other).unwrap();
+    let flags = ["--in-diff", patch.to_str().unwrap()];
+    assert_eq!(listed_keys(ws.path(), &flags), Vec::<String>::new());
+}
+
+/// A run with nothing selected builds nothing and gives no score: it says why and exits 0 (as
+/// cargo-mutants does); JSON has `"score": null`.
+#[test]
+fn a_run_with_an_empty_selection_builds_nothing_and_gives_no_score() {
+    let ws = scratch(TWO_FILES);
+    let patch = ws.path().join("empty.patch");
+    std::fs::write(&patch, "").unwrap();
+    let output = ws.path().join("out");
+    let args = [
+        "--in-diff",
+        patch.to_str().unwrap(),
+        "--output",
+        output.to_str().unwrap(),
+    ];
+    let out = mutants_in(ws.path(), &args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+    let says = format!(
+        "capcheck mutants: no mutants selected: 14 found in the selected packages; --in-diff {} left none; nothing built, no score\n",
+        patch.display()
+    );
+    assert_eq!(stderr(&out), says);
+    assert!(!ws.path().join("target").exists(), "something was built");
+    assert!(!output.join("mutants.json").exists());
+    let (code, json) = json_of(&mutants_in(
+        ws.path(),
+        &[&args[..], &["--format", "json", "--min-score", "90"]].concat(),
+    ));
+    assert_eq!(code, 0);
+    assert_eq!(json["selected"], 0);
+    assert_eq!(json["score"], serde_json::Value::Null);
+}

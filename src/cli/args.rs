@@ -207,8 +207,11 @@ pub(crate) struct MutantsArgs {
     #[command(flatten)]
     pub(crate) verbosity: VerbosityArgs,
     /// Print the mutants (ids, locations, replacements) without building anything.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "list_files")]
     pub(crate) list: bool,
+    /// Print the files that hold selected mutants, with their counts, without building anything.
+    #[arg(long)]
+    pub(crate) list_files: bool,
     /// Only mutants of this operator (repeatable); `cargo capcheck rules` lists them.
     #[arg(long = "operator", value_name = "ID")]
     pub(crate) operators: Vec<Operator>,
@@ -291,6 +294,14 @@ pub(crate) struct MutantsArgs {
 /// and `capcheck: skip-mutants(..)` comments add to the skips.
 #[derive(Debug, Args, Clone, Default)]
 pub(crate) struct MutantSelectArgs {
+    /// Only the mutants of files matching this glob (repeatable: any of them; globs as
+    /// --exclude-file's).
+    #[arg(long = "file", short = 'f', value_name = "GLOB", value_parser = valid_glob)]
+    pub(crate) files: Vec<String>,
+    /// Only the mutants whose id or name (as `--list` prints it) matches this regex
+    /// (repeatable: any of them).
+    #[arg(long = "re", value_name = "REGEX", value_parser = valid_regex)]
+    pub(crate) res: Vec<String>,
     /// Only this mutant (repeatable), by the id `--list` prints; an unknown id is an error.
     #[arg(long = "mutant", value_name = "ID")]
     pub(crate) mutants: Vec<String>,
@@ -314,6 +325,8 @@ impl MutantSelectArgs {
             skip: self.skip_mutants.clone(),
             exclude_files: self.exclude_files.clone(),
             exclude_re: self.exclude_re.clone(),
+            files: self.files.clone(),
+            res: self.res.clone(),
         }
     }
 }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 /// Every exit status the tool uses, with its meaning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Exit {
-    /// No error-level finding; no surviving mutant.
+    /// No error-level finding; no surviving mutant (or no mutant selected: no score).
     Clean = 0,
     /// Error-level findings, surviving or uncovered mutants, a score under `--min-score`, or a
     /// guard survived.

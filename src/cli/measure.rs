@@ -60,6 +60,11 @@ pub(crate) struct MeasureArgs {
     /// Create or update the capacity manifest (default: capacity.toml at the workspace root).
     #[arg(long, value_name = "PATH", num_args = 0..=1)]
     pub(crate) write: Option<Option<PathBuf>>,
+    /// With --write: bind the `[[capacity]]` entry of SITE to EXPR, a formula over the
+    /// manifest's quantities (e.g. per_box_capacity), with `method = "measured"`. Once per site;
+    /// unmeasured entries that fit a measured quantity are bound without it.
+    #[arg(long, value_name = "SITE=EXPR", requires = "write", value_parser = parse_bind)]
+    pub(crate) bind: Vec<(String, String)>,
     #[command(flatten)]
     pub(crate) format: FormatArgs,
 }
@@ -83,6 +88,20 @@ fn parse_p90(s: &str) -> Result<f64, String> {
             "expected a prompt length in tokens, a finite number above 0, found `{s}`"
         )),
     }
+}
+
+/// `SITE=EXPR`: a site a manifest entry can name and an expression that parses.
+fn parse_bind(s: &str) -> Result<(String, String), String> {
+    let Some((site, expr)) = s.split_once('=') else {
+        return Err(format!(
+            "expected SITE=EXPR, e.g. my_crate::PER_BACKEND=per_box_capacity, found `{s}`"
+        ));
+    };
+    let (site, expr) = (site.trim(), expr.trim());
+    crate::site::check_pattern(site)?;
+    crate::manifest::eval::parse(expr)
+        .map_err(|e| format!("in `{expr}` at {}: {}", e.offset + 1, e.message))?;
+    Ok((site.to_string(), expr.to_string()))
 }
 
 fn parse_at(s: &str) -> Result<f64, String> {
@@ -112,6 +131,7 @@ impl MeasureArgs {
                 window_s: None,
             },
             write: self.write,
+            bind: self.bind,
             json: self.format.format == Format::Json,
             colour: crate::cli::use_color(self.format.color),
         }
@@ -132,5 +152,12 @@ mod tests {
         assert!(parse_window("0").is_err());
         assert_eq!(parse_window("15m"), Ok(Duration::from_secs(900)));
         assert!(parse_what_if("prefill=+50%").is_err());
+        assert_eq!(
+            parse_bind("c::PER_BACKEND = per_box_capacity"),
+            Ok(("c::PER_BACKEND".into(), "per_box_capacity".into()))
+        );
+        for bad in ["c::X", "PER_BACKEND=per_box_capacity", "c::X=min(", "c::X="] {
+            assert!(parse_bind(bad).is_err(), "{bad}");
+        }
     }
 }

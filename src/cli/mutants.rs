@@ -27,14 +27,24 @@ pub(super) fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
         return Ok(print_mutants(args, format, &report, &ws.root, &output));
     }
     let history = from_history(args)?;
-    if args.list {
+    if args.list || args.list_files {
         let listed = crate::mutate::job::list(&args.options())?;
         stale_skips(&listed.skips);
         history.warn_unread(&listed.unread);
         warn_skipped(&listed.index);
-        match args.format.format {
-            Format::Json | Format::Sarif => print!("{}", render::list_json(&listed.mutants)),
-            Format::Human | Format::Github => print!(
+        if let Some(why) = listed.empty_because() {
+            eprintln!("capcheck mutants: no mutants selected: {why}");
+        }
+        let json = matches!(args.format.format, Format::Json | Format::Sarif);
+        match (args.list_files, json) {
+            (true, true) => print!("{}", list_files_json(&listed.files())),
+            (true, false) => {
+                for (file, n) in listed.files() {
+                    println!("{file} ({n} mutant{})", crate::diag::plural(n));
+                }
+            }
+            (false, true) => print!("{}", render::list_json(&listed.mutants)),
+            (false, false) => print!(
                 "{}",
                 render::list_human(&listed.mutants, &listed.skips.skipped)
             ),
@@ -51,6 +61,9 @@ pub(super) fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
         .and_then(|()| crate::mutate::job::list(&opts))
         .map_err(Stop::from);
     let (ran, unread) = match listed {
+        Ok(listed) if listed.mutants.is_empty() => {
+            return empty_selection(args, &opts, listed);
+        }
         Ok(mut listed) => {
             let unread = std::mem::take(&mut listed.unread);
             (crate::mutate::job::run(&opts, listed, &progress), unread)
@@ -83,6 +96,54 @@ pub(super) fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
         }
         Err(Stop::Error(e)) => Err(e),
     }
+}
+
+/// `--list-files --format json`: `[{"file": .., "mutants": N}, ..]`.
+fn list_files_json(files: &[(String, usize)]) -> String {
+    let rows: Vec<serde_json::Value> = files
+        .iter()
+        .map(|(file, n)| serde_json::json!({"file": file, "mutants": n}))
+        .collect();
+    serde_json::to_string_pretty(&rows).unwrap_or_default() + "\n"
+}
+
+/// A run with nothing selected: nothing is built and there is no score (a score of no mutants
+/// would read as a pass, or as 100%). It says why on stderr, clears the output folder of an
+/// earlier run's reports (they would pass for this run's), and exits 0, as cargo-mutants does:
+/// a change that touches no mutant has nothing to fail. `--format json` prints
+/// `{"selected": 0, "why": .., "score": null}`; SARIF a run with no results.
+fn empty_selection(
+    args: &MutantsArgs,
+    opts: &crate::mutate::job::MutantsOptions,
+    listed: crate::mutate::job::Listed,
+) -> anyhow::Result<Exit> {
+    let why = listed.empty_because().unwrap_or_default();
+    stale_skips(&listed.skips);
+    let output = opts
+        .output
+        .clone()
+        .unwrap_or_else(|| crate::mutate::job::default_output(&listed.workspace.target_dir));
+    crate::mutate::output::clear(&output)?;
+    eprintln!("capcheck mutants: no mutants selected: {why}; nothing built, no score");
+    match args.format.format {
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &serde_json::json!({"selected": 0, "why": why, "mutants": [], "score": null})
+            )
+            .unwrap_or_default()
+        ),
+        Format::Sarif => {
+            let summary = crate::mutate::outcome::Summary::new(&[], Default::default(), 0, None);
+            let report = MutantsReport::new(Vec::new(), summary);
+            print!(
+                "{}",
+                crate::report::sarif::mutants(&report, &listed.workspace.root)
+            );
+        }
+        Format::Human | Format::Github => {}
+    }
+    Ok(Exit::Clean)
 }
 
 /// The config's `skip-mutants` ids that name no mutant: a warning on stderr (they may belong to

@@ -23,7 +23,11 @@ pub(crate) fn check(index: &Index, manifest: Option<&Manifest>, today: Date) -> 
     let entries = Bindings::new(m.entries.iter().map(|e| e.site.as_str()));
     for cap in &index.capacities {
         match entries.first(&cap.site).map(|i| &m.entries[i]) {
-            None => out.push(super::unmeasured::finding(cap)),
+            None => {
+                let mut f = super::unmeasured::finding(cap);
+                f.help = suggest(m, &cap.site, crate::manifest::init::role(cap), false, false);
+                out.push(f);
+            }
             Some(e) => out.extend(bound(m, cap, e)),
         }
     }
@@ -59,6 +63,7 @@ fn bound(m: &Manifest, cap: &Capacity, e: &Entry) -> Vec<Finding> {
         );
         f.related
             .push(Related::new(&e.loc, "listed as unmeasured here"));
+        f.help = suggest(m, &e.site, e.role, e.per_backend, true);
         out.push(f);
     }
     if let Some(expected) = e.expected.filter(|v| *v != cap.value) {
@@ -146,6 +151,34 @@ fn bound_check(m: &Manifest, e: &Entry, cap: &Capacity) -> Option<Finding> {
     ));
     f.related.extend(bound_note);
     Some(f)
+}
+
+/// The binding `measure --write` would make for an unmeasured site, when the manifest holds the
+/// quantity that fits it (`manifest::bind::fit`): the command, or the entry to write.
+fn suggest(m: &Manifest, site: &str, role: Role, per_backend: bool, entry: bool) -> Option<String> {
+    let fit = crate::manifest::bind::fit(site, role, per_backend).ok()?;
+    let value = m.quantities.get(fit.quantity)?.floor_u64()?;
+    let per = if fit.per_backend {
+        ", per = \"backend\""
+    } else {
+        ""
+    };
+    let how = if entry {
+        format!(
+            "`cargo capcheck measure --write --bind {site}={}`",
+            fit.quantity
+        )
+    } else {
+        format!(
+            "an entry `site = \"{site}\", expr = \"{}\", role = \"{}\", method = \"measured\"{per}`",
+            fit.quantity,
+            role.as_str()
+        )
+    };
+    Some(format!(
+        "{} measured {} = {value}, which fits {}: bind it with {how}",
+        m.file, fit.quantity, fit.kind
+    ))
 }
 
 fn unmatched(e: &Entry) -> Finding {

@@ -93,5 +93,6 @@ pub(crate) fn finding(
         label,
         related: Vec::new(),
         path: Vec::new(),
+        help: None,
     }
 }

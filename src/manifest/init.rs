@@ -4,15 +4,15 @@
 
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 
-use super::Bindings;
+use super::{Bindings, Role};
 use crate::index::{Capacity, CapacityKind};
 
 /// The role `init` proposes: a floor for minimums, a queue for channel and buffer bounds.
-fn role(cap: &Capacity) -> &'static str {
+pub(crate) fn role(cap: &Capacity) -> Role {
     let words = crate::index::names::words(&cap.item);
     let api = cap.api.as_deref().unwrap_or("");
     if words.iter().any(|w| w == "min") {
-        "floor"
+        Role::Floor
     } else if words
         .iter()
         .any(|w| ["queue", "channel", "buffer", "backlog", "bound"].contains(&w.as_str()))
@@ -20,9 +20,9 @@ fn role(cap: &Capacity) -> &'static str {
         || api.contains("bounded")
         || api.contains("buffer")
     {
-        "queue"
+        Role::Queue
     } else {
-        "cap"
+        Role::Cap
     }
 }
 
@@ -62,7 +62,7 @@ pub(crate) fn add_unmeasured(existing: &str, caps: &[Capacity]) -> anyhow::Resul
         let mut t = Table::new();
         t.insert("site", value(cap.site.clone()));
         t.insert("value", value(cap.value as i64));
-        t.insert("role", value(role(cap)));
+        t.insert("role", value(role(cap).as_str()));
         t.insert("method", value("unmeasured"));
         let what = match cap.kind {
             CapacityKind::ApiArg | CapacityKind::Arg => format!("argument of {}", cap.item),

@@ -1,6 +1,7 @@
 //! The measured-capacity manifest, `capacity.toml`: its model, reading with located errors,
 //! expressions over measured quantities, binding entries to code sites, and `init`.
 
+pub(crate) mod bind;
 pub(crate) mod eval;
 pub(crate) mod init;
 pub(crate) mod model;

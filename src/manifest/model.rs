@@ -18,6 +18,17 @@ pub(crate) enum Role {
     Queue,
 }
 
+impl Role {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Role::Cap => "cap",
+            Role::Fuse => "fuse",
+            Role::Floor => "floor",
+            Role::Queue => "queue",
+        }
+    }
+}
+
 /// How the number was obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Method {

@@ -241,6 +241,7 @@ pub(crate) fn compute(
     }
 
     Measurement {
+        bindings: None,
         p90_prompt_tokens: p90,
         p90_prompt_is_lower_bound: lower_bound,
         p90_prompt_is_estimate: estimate && p90.is_some(),

@@ -41,6 +41,8 @@ pub(crate) struct Options {
     pub(crate) settings: Settings,
     /// `--write [PATH]`: `Some(None)` writes at the workspace's manifest path.
     pub(crate) write: Option<Option<PathBuf>>,
+    /// `--bind SITE=EXPR`: bind these `[[capacity]]` entries when writing.
+    pub(crate) bind: Vec<(String, String)>,
     pub(crate) json: bool,
     pub(crate) colour: bool,
 }
@@ -279,7 +281,8 @@ fn measure(mut opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Me
     let target = match &opts.write {
         Some(path) => {
             let target = write::target(path.as_deref(), manifest_path)?;
-            crate::sys::fs::check_writable(&target)?;
+            crate::sys::fs::check_writable(&target.path)?;
+            write::check_binds(&target.path, &opts.bind)?;
             Some(target)
         }
         None => None,
@@ -305,7 +308,9 @@ fn measure(mut opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Me
         }
         expositions = a.map(|a| (b.flatten(), a));
     }
-    if opts.logs.is_empty() && texts.is_none() && opts.prometheus.is_none() {
+    let evidence = !opts.logs.is_empty() || texts.is_some() || opts.prometheus.is_some();
+    // `--bind` alone binds with the numbers the manifest already holds.
+    if !evidence && opts.bind.is_empty() {
         problems.unlocated.push(
             "expected evidence: --log [NAME=]PATH, --scrape-after PATH, --scrape-url URL or --prometheus URL"
                 .to_string(),
@@ -352,12 +357,26 @@ fn measure(mut opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Me
         signals.as_ref().map(|s| (s, shown.as_str())),
         &opts.settings,
     );
+    if !evidence {
+        // Nothing was measured: the report is the bindings alone.
+        m = model::Measurement::default();
+    }
     m.warnings.extend(window_warnings);
     m.windows = windows;
     let written = match &target {
         Some(target) => {
-            let w = write::update(target, &m, &opts.settings)?;
+            // The evidence files as given: the manifest cites them relative to the workspace.
+            let mut inputs: Vec<PathBuf> = opts.logs.iter().map(|a| split_log_arg(a).1).collect();
+            inputs.extend(opts.scrape_before.iter().cloned());
+            inputs.extend(opts.scrape_after.iter().cloned());
+            let plan = write::Plan {
+                target,
+                binds: &opts.bind,
+                inputs: &inputs,
+            };
+            let w = write::update(&plan, &m, &opts.settings)?;
             m.warnings.extend(w.warnings);
+            m.bindings = Some(w.bindings);
             Some(w.path)
         }
         None => None,

@@ -132,6 +132,9 @@ pub(crate) struct WhatIfReport {
 #[derive(Debug, Clone, Default, Serialize)]
 pub(crate) struct Measurement {
     pub(crate) boxes: Vec<BoxReport>,
+    /// With `--write`: the `[[capacity]]` entries bound, and the unmeasured ones left unbound.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) bindings: Option<crate::manifest::bind::Outcome>,
     pub(crate) p90_prompt_tokens: Option<f64>,
     pub(crate) p90_prompt_is_lower_bound: bool,
     /// The p90 is the mean prompt (the window had no prompt histogram): an estimate.

@@ -376,7 +376,36 @@ pub(crate) fn human(m: &Measurement, written: Option<&Path>, colour: bool) -> St
         }
     }
     if let Some(p) = written {
-        out.push_str(&format!("\nwrote {}\n", p.display()));
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&format!("wrote {}\n", p.display()));
+    }
+    if let Some(b) = &m.bindings {
+        out.push_str(&bindings(b));
+    }
+    out
+}
+
+/// Which `[[capacity]]` entries `--write` bound, and which unmeasured ones it could not.
+fn bindings(b: &crate::manifest::bind::Outcome) -> String {
+    let mut out = String::new();
+    for x in &b.bound {
+        let value = x
+            .value
+            .filter(|v| v.to_string() != x.expr)
+            .map_or_else(String::new, |v| format!(" = {v}"));
+        let was = x.was.map_or_else(String::new, |v| format!(" (was {v})"));
+        out.push_str(&format!(
+            "bound `{}` to {}{value}{was}: {}\n",
+            x.site, x.expr, x.how
+        ));
+    }
+    for x in &b.unbound {
+        out.push_str(&format!(
+            "not bound `{}`: {}; bind it with --bind {}=EXPR\n",
+            x.site, x.reason, x.site
+        ));
     }
     out
 }

@@ -12,15 +12,27 @@ use super::logs::LimitSource;
 use super::model::{Measurement, Settings};
 use crate::diag::{InputError, Problem, line_col};
 
+/// Where `--write` writes, and the folder the paths it writes are relative to.
+#[derive(Debug, Clone)]
+pub(crate) struct Target {
+    pub(crate) path: PathBuf,
+    /// The workspace root; for `--write PATH`, the folder that holds PATH.
+    pub(crate) base: PathBuf,
+}
+
 /// The manifest path: as given, or the one `check` and `init` read (`manifest = ..` in the
 /// workspace's or the root package's capcheck config, else `capacity.toml` at the workspace root,
 /// as `cargo metadata` finds it from `manifest_path`, the `--manifest-path` given, if any).
-pub(crate) fn target(
-    given: Option<&Path>,
-    manifest_path: Option<&Path>,
-) -> anyhow::Result<PathBuf> {
+pub(crate) fn target(given: Option<&Path>, manifest_path: Option<&Path>) -> anyhow::Result<Target> {
     if let Some(given) = given {
-        return Ok(given.to_path_buf());
+        let base = match given.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        return Ok(Target {
+            path: given.to_path_buf(),
+            base,
+        });
     }
     let mut cmd = cargo_metadata::MetadataCommand::new();
     cmd.no_deps();
@@ -32,11 +44,40 @@ pub(crate) fn target(
         .context("`--write` without a path writes at the workspace root: pass --write PATH")?;
     let config = crate::config::Config::from_metadata(&crate::workspace::config(&meta))?;
     let root = meta.workspace_root.into_std_path_buf();
-    Ok(crate::manifest::locate(
-        &root,
-        None,
-        config.manifest.as_deref(),
-    ))
+    Ok(Target {
+        path: crate::manifest::locate(&root, None, config.manifest.as_deref()),
+        base: root,
+    })
+}
+
+/// A source citation (`PATH:LINES`) with PATH relative to `base` when the file lies under it;
+/// `inputs` are the paths as the command line gave them, which the citations begin with. A file
+/// outside `base` keeps the path it was given.
+pub(crate) fn relative_source(source: &str, base: &Path, inputs: &[PathBuf]) -> String {
+    let Ok(base) = base.canonicalize() else {
+        return source.to_string();
+    };
+    for input in inputs {
+        let shown = input.display().to_string();
+        let Some(rest) = source.strip_prefix(&shown) else {
+            continue;
+        };
+        if !(rest.is_empty() || rest.starts_with(':')) {
+            continue;
+        }
+        let rel = input
+            .canonicalize()
+            .ok()
+            .and_then(|p| p.strip_prefix(&base).ok().map(Path::to_path_buf));
+        if let Some(rel) = rel {
+            let rel: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            return format!("{}{rest}", rel.join("/"));
+        }
+    }
+    source.to_string()
 }
 
 /// RFC 3339 UTC, to the second, from the system clock.
@@ -127,15 +168,28 @@ fn table<'a>(doc: &'a mut DocumentMut, key: &str) -> anyhow::Result<&'a mut Tabl
         .with_context(|| format!("`{key}` is not a table"))
 }
 
-/// What `update` did: the path written, and why it left values out.
+/// What `update` did: the path written, why it left values out, and the entries it bound.
 #[derive(Debug)]
 pub(crate) struct Written {
     pub(crate) path: PathBuf,
     pub(crate) warnings: Vec<String>,
+    pub(crate) bindings: crate::manifest::bind::Outcome,
 }
 
-/// Create or update the manifest at `path`.
-pub(crate) fn update(path: &Path, m: &Measurement, opts: &Settings) -> anyhow::Result<Written> {
+/// How `update` writes: the target, the `--bind SITE=EXPR` pairs, and the evidence files as
+/// given (their citations are written relative to the target's base).
+#[derive(Debug, Clone)]
+pub(crate) struct Plan<'a> {
+    pub(crate) target: &'a Target,
+    pub(crate) binds: &'a [(String, String)],
+    pub(crate) inputs: &'a [PathBuf],
+}
+
+/// Create or update the manifest at the plan's target, then bind its entries.
+pub(crate) fn update(plan: &Plan, m: &Measurement, opts: &Settings) -> anyhow::Result<Written> {
+    let path = plan.target.path.as_path();
+    let cite = |s: &str| relative_source(s, &plan.target.base, plan.inputs);
+    let mut evidence: Vec<String> = Vec::new();
     crate::sys::fs::check_writable(path)?;
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
@@ -198,7 +252,9 @@ pub(crate) fn update(path: &Path, m: &Measurement, opts: &Settings) -> anyhow::R
             if let Some(l) = b.max_num_batched_tokens {
                 set(t, "max_num_batched_tokens", int(l));
             }
-            set(t, "source", b.source.as_str());
+            let source = cite(&b.source);
+            evidence.push(format!("{} {source}", b.name));
+            set(t, "source", source.as_str());
             set(t, "measured_at", now.as_str());
         }
     }
@@ -215,21 +271,102 @@ pub(crate) fn update(path: &Path, m: &Measurement, opts: &Settings) -> anyhow::R
         if let Some(r) = m.requests {
             set(t, "requests", number(r));
         }
-        set(
-            t,
-            "source",
+        let source = cite(
             m.sources
                 .get("p90_prompt_tokens")
                 .map_or("", String::as_str),
         );
+        evidence.push(format!("prompt {source}"));
+        set(t, "source", source.as_str());
         set(t, "measured_at", now.as_str());
     }
     warnings.extend(write_derived(&mut doc, m, &now)?);
-    crate::sys::fs::write_atomic(path, &doc.to_string())?;
+    let file = path.display().to_string();
+    let evidence = if evidence.is_empty() {
+        format!("[derived] of {file}")
+    } else {
+        evidence.join(", ")
+    };
+    let (text, bindings) = bind(doc, &file, plan.binds, &evidence, &now, &mut warnings)?;
+    crate::sys::fs::write_atomic(path, &text)?;
     Ok(Written {
         path: path.to_path_buf(),
         warnings,
+        bindings,
     })
+}
+
+/// Before any evidence is read: each `--bind SITE` must name an entry of the manifest as it is
+/// now (a scrape window is not waited out for a typo). The quantities are checked after the
+/// measurement, which may write them.
+pub(crate) fn check_binds(path: &Path, binds: &[(String, String)]) -> anyhow::Result<()> {
+    if binds.is_empty() {
+        return Ok(());
+    }
+    let file = path.display().to_string();
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => bail!("{file}: cannot read: {e}"),
+    };
+    let manifest = crate::manifest::parse::parse(&file, &text)?;
+    let unlocated: Vec<String> = binds
+        .iter()
+        .filter_map(|(site, _)| crate::manifest::bind::named(&manifest, site).err())
+        .collect();
+    crate::diag::InputErrors {
+        unlocated,
+        files: Vec::new(),
+    }
+    .into_result()
+}
+
+/// Bind the manifest's entries (`manifest::bind`), and give back the text to write. The text
+/// is read as `check` reads it before and after: a manifest that does not read binds nothing
+/// (an explicit `--bind` is then an error, as is a binding that would leave it unreadable).
+fn bind(
+    mut doc: DocumentMut,
+    file: &str,
+    binds: &[(String, String)],
+    evidence: &str,
+    now: &str,
+    warnings: &mut Vec<String>,
+) -> anyhow::Result<(String, crate::manifest::bind::Outcome)> {
+    use crate::manifest::bind::{Outcome, apply};
+    let before = doc.to_string();
+    let manifest = match crate::manifest::parse::parse(file, &before) {
+        Ok(m) => m,
+        Err(e) if binds.is_empty() => {
+            warnings.push(format!(
+                "no [[capacity]] entry bound: {file} does not read ({} problem{}; `cargo capcheck check` shows them)",
+                e.problems.len(),
+                crate::diag::plural(e.problems.len())
+            ));
+            return Ok((before, Outcome::default()));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let mut outcome = apply(&mut doc, &manifest, binds, evidence, now).map_err(|unlocated| {
+        crate::diag::InputErrors {
+            unlocated,
+            files: Vec::new(),
+        }
+    })?;
+    if outcome.bound.is_empty() {
+        return Ok((before, outcome));
+    }
+    let text = doc.to_string();
+    let after = crate::manifest::parse::parse(file, &text).map_err(|e| {
+        anyhow::anyhow!("nothing written: binding would leave the manifest unreadable:\n{e}")
+    })?;
+    for b in &mut outcome.bound {
+        b.value = after
+            .entries
+            .iter()
+            .find(|e| e.site == b.site)
+            .and_then(|e| e.expected);
+    }
+    Ok((text, outcome))
 }
 
 /// `[derived]`, without the values an assumed default decided: a number the log never stated

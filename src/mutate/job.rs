@@ -65,6 +65,8 @@ pub(crate) struct Listed {
     pub(crate) unread: Vec<(String, String)>,
     /// When listing began: a run's elapsed time counts from here.
     pub(crate) started: Instant,
+    /// How the selection narrowed: mutants found, then what each filter given left.
+    pub(crate) narrowed: Vec<(String, usize)>,
 }
 
 /// A finished run.
@@ -120,8 +122,21 @@ pub(crate) fn list(opts: &MutantsOptions) -> anyhow::Result<Listed> {
         }
     }
     let known: std::collections::BTreeSet<String> = mutants.iter().map(|m| m.id.clone()).collect();
+    let mut narrowed = vec![("found in the selected packages".to_string(), mutants.len())];
     if !opts.operators.is_empty() {
         mutants.retain(|m| opts.operators.contains(&m.operator));
+        narrowed.push(("--operator".into(), mutants.len()));
+    }
+    if !opts.select.files.is_empty() || !opts.select.res.is_empty() {
+        mutants = select::include(mutants, &opts.select)?;
+        let by: Vec<&str> = [
+            (!opts.select.files.is_empty()).then_some("--file"),
+            (!opts.select.res.is_empty()).then_some("--re"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        narrowed.push((by.join(" and "), mutants.len()));
     }
     if let Some(patch) = &opts.in_diff {
         // `-` is the patch on standard input (`git diff | cargo capcheck mutants --in-diff -`).
@@ -135,11 +150,25 @@ pub(crate) fn list(opts: &MutantsOptions) -> anyhow::Result<Listed> {
                 .with_context(|| format!("cannot read the patch {}", patch.display()))?;
             (text, patch.display().to_string())
         };
-        let changed = select::changed_lines(&text).map_err(|p| crate::diag::InputError {
-            file: name,
+        let located = |p| crate::diag::InputError {
+            file: name.clone(),
             problems: vec![p],
-        })?;
-        mutants = select::in_diff(mutants, &changed);
+        };
+        let parsed = select::parse_patch(&text).map_err(located)?;
+        // Each file the diff names that the workspace holds must read as its new side says.
+        let files = &project.workspace.files;
+        let texts = &project.texts;
+        let source = |path: &str| {
+            let f = files.iter().find(|f| select::same_file(path, &f.rel))?;
+            let text = texts
+                .cached(&f.rel)
+                .map(str::to_string)
+                .or_else(|| std::fs::read_to_string(project.workspace.root.join(&f.rel)).ok())?;
+            Some((f.rel.clone(), text))
+        };
+        select::check_patch(&parsed, &source).map_err(located)?;
+        mutants = select::in_diff(mutants, &parsed.changed);
+        narrowed.push((format!("--in-diff {name}"), mutants.len()));
     }
     // Skips after the operator and diff filters (only what would have run is listed as
     // skipped), before the shard (every shard lists the same skips).
@@ -152,9 +181,13 @@ pub(crate) fn list(opts: &MutantsOptions) -> anyhow::Result<Listed> {
         &|rel| texts.cached(rel).map(str::to_string),
     )?;
     mutants = kept;
+    if !opts.select.only.is_empty() || !skips.skipped.is_empty() {
+        narrowed.push(("--mutant and the skips".into(), mutants.len()));
+    }
     let list = ListId::of(mutants.iter().map(|m| m.id.as_str()));
     if let Some(shard) = opts.shard {
         mutants = select::shard(mutants, shard);
+        narrowed.push((format!("--shard {shard}"), mutants.len()));
     }
     Ok(Listed {
         fixtures: project.fixtures.take().unwrap_or_default(),
@@ -165,7 +198,46 @@ pub(crate) fn list(opts: &MutantsOptions) -> anyhow::Result<Listed> {
         list,
         unread,
         started,
+        narrowed,
     })
+}
+
+impl Listed {
+    /// Why nothing is selected, when nothing is: how many mutants there were, and what each
+    /// filter left, up to the one that left none (`12 found in the selected packages;
+    /// --operator left 3, --in-diff fix.patch left none`).
+    pub(crate) fn empty_because(&self) -> Option<String> {
+        if !self.mutants.is_empty() {
+            return None;
+        }
+        let (found, n) = &self.narrowed[0];
+        let mut why = format!("{n} {found}");
+        let mut steps = Vec::new();
+        for (by, left) in self.narrowed.iter().skip(1) {
+            if *left == 0 {
+                steps.push(format!("{by} left none"));
+                break;
+            }
+            steps.push(format!("{by} left {left}"));
+        }
+        if !steps.is_empty() {
+            why.push_str(&format!("; {}", steps.join(", ")));
+        }
+        Some(why)
+    }
+
+    /// The files that hold selected mutants, each with its count, in file order.
+    pub(crate) fn files(&self) -> Vec<(String, usize)> {
+        let mut out: Vec<(String, usize)> = Vec::new();
+        for m in &self.mutants {
+            match out.iter_mut().find(|(f, _)| *f == m.file) {
+                Some((_, n)) => *n += 1,
+                None => out.push((m.file.clone(), 1)),
+            }
+        }
+        out.sort();
+        out
+    }
 }
 
 /// Fill each survivor's explanation from the fixture analysis (static: nothing runs).

@@ -1,5 +1,5 @@
-//! Choosing which mutants run: by operator, by the lines a patch changed (`--in-diff`), by the
-//! user's skips and exclusions (`--mutant`, `--skip-mutant`, `--exclude-file`, `--exclude-re`,
+//! Choosing which mutants run: by operator, by file and name (`--file`, `--re`), by the lines
+//! a patch changed (`--in-diff`, whose new side must be the source's text), by the user's skips and exclusions (`--mutant`, `--skip-mutant`, `--exclude-file`, `--exclude-re`,
 //! the config's `[workspace.metadata.capcheck.mutants]` and `capcheck: skip-mutants(..)`
 //! comments), and by shard (`--shard k/n`, mutant i of the canonical order goes to shard i mod n).
 
@@ -64,42 +64,87 @@ pub(crate) fn shard(mutants: Vec<Mutant>, shard: Shard) -> Vec<Mutant> {
         .collect()
 }
 
-/// Lines added or changed by a unified diff, by file path as the diff names it (`b/` dropped).
-/// An empty patch changes nothing; text with no `+++ ` file header, or a hunk header without a
-/// new-side start, is not a unified diff: a located problem.
-pub(crate) fn changed_lines(
-    patch: &str,
-) -> Result<BTreeMap<String, BTreeSet<usize>>, crate::diag::Problem> {
-    let mut out: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
+/// One line of a patch's new side (a context or an added line): where the patch has it, and its
+/// text, which must be the file's at that line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct NewLine {
+    /// The line in the new file.
+    pub(crate) line: usize,
+    /// The line in the patch (1-based).
+    pub(crate) patch_line: usize,
+    pub(crate) text: String,
+}
+
+/// A unified diff as data: per file (as the diff names it, `b/` dropped), the lines it adds or
+/// changes and every new-side line with its text.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Patch {
+    pub(crate) changed: BTreeMap<String, BTreeSet<usize>>,
+    pub(crate) new_side: BTreeMap<String, Vec<NewLine>>,
+}
+
+/// Read a unified diff: the lines it adds or changes and its new side's text, by file path as
+/// the diff names it (`b/` dropped). An empty patch changes nothing; text with no `+++ ` file
+/// header, or a hunk header without both sides, is not a unified diff: a located problem.
+pub(crate) fn parse_patch(patch: &str) -> Result<Patch, crate::diag::Problem> {
+    let mut out = Patch::default();
     let mut file: Option<String> = None;
     let mut line = 0usize;
+    // Lines of the hunk still to come on each side (`@@ -a,b +c,d @@`: b and d): a line is read
+    // as the hunk's only while they last, so text after it (a mail signature, a blank line) is
+    // not taken for context, and an added `++ x` is not taken for a file header.
+    let (mut old_left, mut new_left) = (0usize, 0usize);
     let mut headers = 0;
     for (n, l) in patch.lines().enumerate() {
-        if let Some(path) = l.strip_prefix("+++ ") {
+        if old_left > 0 || new_left > 0 {
+            let Some(f) = &file else { continue };
+            let (text, old, new) = if let Some(added) = l.strip_prefix('+') {
+                out.changed.entry(f.clone()).or_default().insert(line);
+                (Some(added), 0, 1)
+            } else if l.starts_with('-') {
+                (None, 1, 0)
+            } else if l.starts_with('\\') {
+                // `\ No newline at end of file`
+                continue;
+            } else {
+                // Context: ` x`, or an empty line whose one space an editor took away.
+                (Some(l.strip_prefix(' ').unwrap_or(l)), 1, 1)
+            };
+            old_left = old_left.saturating_sub(old);
+            new_left = new_left.saturating_sub(new);
+            if let Some(text) = text {
+                out.new_side.entry(f.clone()).or_default().push(NewLine {
+                    line,
+                    patch_line: n + 1,
+                    text: text.trim_end_matches('\r').to_string(),
+                });
+                line += 1;
+            }
+        } else if let Some(path) = l.strip_prefix("+++ ") {
             headers += 1;
             let path = path.split('\t').next().unwrap_or(path).trim();
             file =
                 (path != "/dev/null").then(|| path.strip_prefix("b/").unwrap_or(path).to_string());
         } else if let Some(hunk) = l.strip_prefix("@@ ") {
-            // @@ -a,b +c,d @@: new-side lines start at c.
-            line = hunk
-                .split_whitespace()
-                .find_map(|w| w.strip_prefix('+'))
-                .and_then(|w| w.split(',').next()?.parse().ok())
-                .ok_or_else(|| {
-                    crate::diag::Problem::new(
-                        n + 1,
-                        1,
-                        "expected a hunk header `@@ -a,b +c,d @@` with the new side's start",
-                    )
-                })?;
-        } else if let Some(f) = &file {
-            if l.starts_with('+') {
-                out.entry(f.clone()).or_default().insert(line);
-                line += 1;
-            } else if l.starts_with(' ') || l.is_empty() {
-                line += 1;
-            }
+            // @@ -a,b +c,d @@: new-side lines start at c; b and d lines follow (1 when absent).
+            let side = |sign: char| {
+                let w = hunk.split_whitespace().find_map(|w| w.strip_prefix(sign))?;
+                let mut parts = w.split(',');
+                let start: usize = parts.next()?.parse().ok()?;
+                let count: usize = match parts.next() {
+                    Some(c) => c.parse().ok()?,
+                    None => 1,
+                };
+                Some((start, count))
+            };
+            let (Some((_, old)), Some((start, new))) = (side('-'), side('+')) else {
+                return Err(crate::diag::Problem::new(
+                    n + 1,
+                    1,
+                    "expected a hunk header `@@ -a,b +c,d @@` with both sides' start and length",
+                ));
+            };
+            (line, old_left, new_left) = (start, old, new);
         }
     }
     if headers == 0 && !patch.trim().is_empty() {
@@ -111,6 +156,43 @@ pub(crate) fn changed_lines(
         ));
     }
     Ok(out)
+}
+
+/// The first line of the patch's new side that is not the file's text at that line, checked
+/// for every file `text` gives (the workspace's files the diff names; a file the workspace does
+/// not hold is not checked). `name` is how the patch is cited. A patch made against other code
+/// would select mutants by lines that mean nothing here: a located problem (exit 2).
+pub(crate) fn check_patch(
+    patch: &Patch,
+    text: &dyn Fn(&str) -> Option<(String, String)>,
+) -> Result<(), crate::diag::Problem> {
+    for (file, lines) in &patch.new_side {
+        let Some((rel, source)) = text(file) else {
+            continue;
+        };
+        let source: Vec<&str> = source.lines().collect();
+        for l in lines {
+            let found = source
+                .get(l.line.wrapping_sub(1))
+                .map(|s| s.trim_end_matches('\r'));
+            if found != Some(l.text.as_str()) {
+                let says = match found {
+                    Some(f) => format!("`{}`", one_line(f)),
+                    None => format!("nothing (it has {} lines)", source.len()),
+                };
+                return Err(crate::diag::Problem::new(
+                    l.patch_line,
+                    1,
+                    format!(
+                        "the diff does not match the source: it has `{}` at {rel}:{}, the file has {says} (a diff of other code, or the tree changed since)",
+                        one_line(&l.text),
+                        l.line
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Mutants whose span touches a changed line. Paths match when one ends with the other, so a
@@ -130,7 +212,7 @@ pub(crate) fn in_diff(
 }
 
 /// Whether two '/'-separated paths name the same file, one relative to a folder above the other.
-fn same_file(a: &str, b: &str) -> bool {
+pub(crate) fn same_file(a: &str, b: &str) -> bool {
     a == b || a.ends_with(&format!("/{b}")) || b.ends_with(&format!("/{a}"))
 }
 
@@ -143,6 +225,37 @@ pub(crate) struct Filters {
     pub(crate) skip: Vec<String>,
     pub(crate) exclude_files: Vec<String>,
     pub(crate) exclude_re: Vec<String>,
+    /// `--file GLOB`: only mutants of files matching one (all when empty).
+    pub(crate) files: Vec<String>,
+    /// `--re REGEX`: only mutants whose id or name matches one (all when empty).
+    pub(crate) res: Vec<String>,
+}
+
+/// Keep the mutants `--file` and `--re` include: a file matching one of the globs and an id or
+/// name matching one of the regexes (each filter passes everything when it is not given).
+pub(crate) fn include(mutants: Vec<Mutant>, filters: &Filters) -> anyhow::Result<Vec<Mutant>> {
+    let globs = filters
+        .files
+        .iter()
+        .map(|g| glob(g))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(anyhow::Error::msg)?;
+    let res = filters
+        .res
+        .iter()
+        .map(|r| regex(r))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(anyhow::Error::msg)?;
+    Ok(mutants
+        .into_iter()
+        .filter(|m| globs.is_empty() || globs.iter().any(|g| g.is_match(&m.file)))
+        .filter(|m| {
+            res.is_empty() || {
+                let name = name(m);
+                res.iter().any(|r| r.is_match(&m.id) || r.is_match(&name))
+            }
+        })
+        .collect())
 }
 
 /// A mutant the user's skips or exclusions kept from running: listed and counted, never built.
@@ -426,8 +539,21 @@ mod tests {
     fn changed_lines_follow_hunks() {
         let patch = "diff --git a/src/lib.rs b/src/lib.rs\n--- a/src/lib.rs\n+++ b/src/lib.rs\n\
                      @@ -10,3 +10,4 @@ impl X {\n     a\n-    b\n+    c\n+    d\n     e\n";
-        let changed = changed_lines(patch).unwrap();
-        assert_eq!(changed["src/lib.rs"], BTreeSet::from([11, 12]));
+        let parsed = parse_patch(patch).unwrap();
+        assert_eq!(parsed.changed["src/lib.rs"], BTreeSet::from([11, 12]));
+        let new_side: Vec<(usize, usize, &str)> = parsed.new_side["src/lib.rs"]
+            .iter()
+            .map(|l| (l.line, l.patch_line, l.text.as_str()))
+            .collect();
+        assert_eq!(
+            new_side,
+            [
+                (10, 5, "    a"),
+                (11, 7, "    c"),
+                (12, 8, "    d"),
+                (13, 9, "    e")
+            ]
+        );
     }
 
     #[test]

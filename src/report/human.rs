@@ -270,5 +270,5 @@ fn render(
         report = labels.add(report, loc, at, &note, Color::Cyan);
     }
     let note = format!("`cargo capcheck explain {}` says why", f.rule);
-    labels.finish(report, &[note], None, sources, out);
+    labels.finish(report, &[note], f.help.as_deref(), sources, out);
 }
