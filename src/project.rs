@@ -251,11 +251,7 @@ impl Load<'_> {
         let triggers = self.triggers;
         PARSES.fetch_add(1, Ordering::Relaxed);
         if std::env::var_os("CAPCHECK_TRACE").is_some_and(|v| v == "parse") {
-            // A trace for tests; a stderr that refuses it is no reason to stop.
-            let _ = std::io::Write::write_all(
-                &mut std::io::stderr(),
-                format!("capcheck: parse {}\n", f.rel).as_bytes(),
-            );
+            eprintln!("capcheck: parse {}", f.rel);
         }
         let prepare =
             |text: &str| sparse::sparse(text, role == FileRole::Test, &mut triggers?.classifier());

@@ -89,41 +89,6 @@ fn a_malformed_manifest_lists_every_problem_with_its_line_and_exits_2() {
     assert!(stderr(&out).contains("nope.toml"));
 }
 
-/// Manifests that would be read silently wrong: a cap per backend with no backend (a cap of
-/// zero boxes) and a `capacity.toml` that is a link to nothing (not "no manifest").
-#[test]
-fn a_cap_per_missing_backend_and_a_dangling_manifest_link_are_located_errors() {
-    let ws = scratch(&[
-        ("Cargo.toml", PACKAGE),
-        ("src/lib.rs", "pub const POOL_SIZE: usize = 4;\n"),
-        (
-            "capacity.toml",
-            "[prompt]\np90_tokens = 1000\n\n[[capacity]]\nsite = \"one::POOL_SIZE\"\nexpr = \"min(kv_cache_tokens / p90_prompt_tokens, max_num_seqs)\"\nper = \"backend\"\nrole = \"cap\"\nmethod = \"derived\"\n",
-        ),
-    ]);
-    let out = capcheck_in(ws.path(), &[]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("capacity.toml:7:7: [[capacity]] #1: `per = \"backend\"` but the manifest has no [[backend]]"),
-        "{}",
-        stderr(&out)
-    );
-    std::fs::remove_file(ws.path().join("capacity.toml")).unwrap();
-    std::os::unix::fs::symlink("measured/capacity.toml", ws.path().join("capacity.toml")).unwrap();
-    let out = capcheck_in(ws.path(), &[]);
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "not \"no manifest\": {}",
-        stderr(&out)
-    );
-    assert!(
-        stderr(&out).contains("is a link to `measured/capacity.toml`, which does not exist"),
-        "{}",
-        stderr(&out)
-    );
-}
-
 #[test]
 fn stale_and_unmatched_entries_are_reported_at_their_manifest_lines() {
     let ws = scratch(&[

@@ -10,11 +10,9 @@ pub(crate) enum Exit {
     /// No error-level finding; no surviving mutant (or no mutant selected: no score).
     Clean = 0,
     /// Error-level findings, surviving or uncovered mutants, a score under `--min-score`, or a
-    /// guard survived.
+    /// guard survived; or stdout refused the report (`cli::out`: a full disk).
     Findings = 1,
     /// Usage error or bad input (manifest, evidence, workspace): a located message was printed.
-    /// Also: stdout refused the report (`cli::out`: a full disk), or stderr refused a line
-    /// (`cli::err`): what the run had to say was lost.
     Usage = 2,
     /// `mutants`: the unmutated baseline failed to build or test.
     BaselineFailed = 3,

@@ -8,23 +8,19 @@ use clap::Parser;
 
 use crate::cli::exit::Exit;
 
-// Every `print!`/`println!`/`eprintln!` of this module and the modules declared below
-// goes through `out` or `err` (a `macro_rules!` shadows the prelude's from here down), so no
-// print can panic on a closed or full stream.
+// Every `print!`/`println!` of this module goes through `out` (a `macro_rules!` shadows the
+// prelude's from here down), so no print can panic on a closed or full stdout.
 macro_rules! print {
     ($($arg:tt)*) => { $crate::cli::out(&format!($($arg)*)) };
 }
 macro_rules! println {
     ($($arg:tt)*) => { $crate::cli::out(&format!("{}\n", format_args!($($arg)*))) };
 }
-macro_rules! eprintln {
-    ($($arg:tt)*) => { $crate::cli::err(&format!("{}\n", format_args!($($arg)*))) };
-}
 
 /// Write `text` to stdout, the one way the tool prints a result. A reader that went away
 /// (`| head`, `| true`) ends the run quietly with exit 0, as for any Unix filter; any other write
-/// error (`> /dev/full`: no space left) ends it with one message and exit 2: the report is lost,
-/// which is not "findings". Either way nothing is left to do: the report was the last step.
+/// error (`> /dev/full`: no space left) ends it with one message and exit 1. Either way nothing is
+/// left to do: the report was the last step.
 pub(crate) fn out(text: &str) {
     use std::io::Write;
     let mut stdout = std::io::stdout().lock();
@@ -36,25 +32,7 @@ pub(crate) fn out(text: &str) {
             std::process::exit(Exit::Clean as i32);
         }
         eprintln!("error: cannot write the report to stdout: {e}");
-        std::process::exit(Exit::Usage as i32);
-    }
-}
-
-/// Set when stderr refused a line: the run could not say all it had to.
-static STDERR_LOST: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Write `text` to stderr (progress, warnings, errors). A stderr that refuses it (`2>/dev/full`)
-/// does not stop the job, which still writes its report and output folder; the run then ends
-/// with exit 2 (see [`main`]) unless its own code is already above 2.
-pub(crate) fn err(text: &str) {
-    use std::io::Write;
-    let mut stderr = std::io::stderr().lock();
-    if stderr
-        .write_all(text.as_bytes())
-        .and_then(|()| stderr.flush())
-        .is_err()
-    {
-        STDERR_LOST.store(true, std::sync::atomic::Ordering::Relaxed);
+        std::process::exit(Exit::Findings as i32);
     }
 }
 
@@ -84,17 +62,12 @@ pub fn main() -> ExitCode {
             };
         }
     };
-    let code = match run(cli) {
-        Ok(code) => code,
+    match run(cli) {
+        Ok(code) => code.into(),
         Err(e) => {
             eprintln!("error: {e:#}");
-            Exit::Usage
+            Exit::Usage.into()
         }
-    };
-    let lost = STDERR_LOST.load(std::sync::atomic::Ordering::Relaxed);
-    match code {
-        Exit::Clean | Exit::Findings if lost => Exit::Usage.into(),
-        code => code.into(),
     }
 }
 

@@ -75,17 +75,6 @@ impl Progress {
                     n => format!("; {n} of its processes were still running and were killed"),
                 }
             )),
-            // Said even with -q: the copy differs from the tree, and a build may miss the file.
-            Event::NotCopied(links) => {
-                for (link, to) in links {
-                    self.line(&format!(
-                        "capcheck: not copied: {} (a link to {}, a device, FIFO or socket: a \
-                         build that read it would never end)",
-                        link.display(),
-                        to.display()
-                    ));
-                }
-            }
             _ if self.verbosity == Verbosity::Quiet => {}
             Event::Phase(p) => {
                 s.end_phase(self);

@@ -55,17 +55,6 @@ pub(crate) struct Missing(pub(crate) PathBuf);
 /// `--capacity` or the config's `manifest`) and is missing is an error; a missing default manifest
 /// is simply absent. Anything but a regular file (a FIFO would block the read) is refused.
 pub(crate) fn load(root: &Path, path: &Path, required: bool) -> anyhow::Result<Option<Manifest>> {
-    // A link to nothing is a manifest somebody meant to have: an error, not "no manifest".
-    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
-        && std::fs::metadata(path).is_err()
-    {
-        let to = std::fs::read_link(path).unwrap_or_default();
-        anyhow::bail!(
-            "capacity manifest `{}` is a link to `{}`, which does not exist",
-            path.display(),
-            to.display()
-        );
-    }
     match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if required {

@@ -390,18 +390,6 @@ fn read_entries(r: &mut Reader, root: &Table, m: &mut Manifest) {
         }
         let per_backend = match t.get("per") {
             None => false,
-            // Per backend with no backend is a cap of zero boxes: refused, not computed.
-            Some(item) if item.as_str() == Some("backend") && m.backends.is_empty() => {
-                r.problem(
-                    item.span(),
-                    format!(
-                        "{ctx}: `per = \"backend\"` but the manifest has no [[backend]] (the \
-                         cap would be a count of zero boxes): add the measured boxes (`cargo \
-                         capcheck measure --write`) or remove `per`"
-                    ),
-                );
-                true
-            }
             Some(item) if item.as_str() == Some("backend") => true,
             Some(item) => {
                 r.problem(item.span(), format!("{ctx}: `per` must be \"backend\""));

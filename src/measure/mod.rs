@@ -47,38 +47,8 @@ pub(crate) struct Options {
     pub(crate) colour: bool,
 }
 
-/// The most `measure` reads of one log or scrape: a server's startup log or one /metrics answer
-/// is far smaller; more is not one of them (a device, a runaway file).
-pub(crate) const MAX_INPUT: u64 = 512 * 1024 * 1024;
-
-/// Read an evidence file: a regular file only (a FIFO would block the run, a device would never
-/// end), at most [`MAX_INPUT`] bytes.
 fn read(path: &Path) -> Result<String, String> {
-    use std::io::Read;
-    let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
-    if !meta.is_file() {
-        return Err(format!(
-            "{shown}: expected a regular file (a log or a saved /metrics answer), found a {}",
-            if meta.is_dir() {
-                "folder"
-            } else {
-                "FIFO, socket or device"
-            }
-        ));
-    }
-    if meta.len() > MAX_INPUT {
-        return Err(format!(
-            "{shown}: {} bytes is more than the {} MiB a log or a scrape can be",
-            meta.len(),
-            MAX_INPUT / 1024 / 1024
-        ));
-    }
-    let mut text = String::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(MAX_INPUT).read_to_string(&mut text))
-        .map_err(|e| format!("{shown}: cannot read: {e}"))?;
-    Ok(text)
+    std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))
 }
 
 /// `[NAME=]PATH` into a name and a path.

@@ -69,8 +69,6 @@ pub(crate) enum Event<'a> {
     RemovedStale(&'a crate::mutate::scratch::Stale),
     /// A phase before the mutants begins.
     Phase(Phase),
-    /// Links the scratch copy left out (to a device, FIFO or socket), with where each points.
-    NotCopied(&'a [(PathBuf, PathBuf)]),
     Baseline(&'a Baseline),
     /// A mutant starts (several may run at once).
     Started {
@@ -212,9 +210,6 @@ pub(crate) fn rebuild_all(
 ) -> Result<Ran, Stop> {
     progress(Event::Phase(Phase::Copy));
     let first = Scratch::copy(root, &opts.target_dir, opts.scratch_parent.as_deref())?;
-    if !first.skipped.is_empty() {
-        progress(Event::NotCopied(&first.skipped));
-    }
     progress(Event::Phase(Phase::Baseline));
     let baseline = baseline(first.root(), &target_of(opts, 0), opts)?;
     progress(Event::Baseline(&baseline));

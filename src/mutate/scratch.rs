@@ -4,9 +4,8 @@
 //!
 //! Nothing in the copy leads back into the user's tree: every symlink that resolves inside the
 //! workspace (absolute or relative, dangling or not) points at the same place in the copy, and a
-//! link to a folder that holds the workspace is refused. Special files (FIFOs, sockets, devices),
-//! and links to them (`tests/zero.rs -> /dev/zero`), are left out, so no open can block and no
-//! read can run forever; the links left out are reported. Each copy names its owner (pid and start time) in
+//! link to a folder that holds the workspace is refused. Special files (FIFOs, sockets, devices)
+//! are skipped, so no open can block. Each copy names its owner (pid and start time) in
 //! [`OWNER`], so a later run can remove a copy whose run was killed, with its processes.
 
 use std::path::{Path, PathBuf};
@@ -23,9 +22,6 @@ pub(crate) const OWNER: &str = ".capcheck-owner";
 /// A copy of the workspace. Dropping it deletes the folder.
 pub(crate) struct Scratch {
     dir: tempfile::TempDir,
-    /// Links left out of the copy because they lead to a device, FIFO or socket (relative to
-    /// the workspace, with where they point): a build that read one would never end.
-    pub(crate) skipped: Vec<(PathBuf, PathBuf)>,
 }
 
 impl Scratch {
@@ -53,8 +49,8 @@ impl Scratch {
             format!("{me} {}\n", process::start_time(me).unwrap_or(0)),
         )
         .context("cannot write the scratch folder's owner file")?;
-        let skipped = copy_tree(root, target_dir, dir.path())?;
-        Ok(Scratch { dir, skipped })
+        copy_tree(root, target_dir, dir.path())?;
+        Ok(Scratch { dir })
     }
 
     pub(crate) fn root(&self) -> &Path {
@@ -108,12 +104,7 @@ fn parse_owner(text: &str) -> Option<(u32, u64)> {
     Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
 }
 
-fn copy_tree(
-    root: &Path,
-    target_dir: &Path,
-    dest: &Path,
-) -> anyhow::Result<Vec<(PathBuf, PathBuf)>> {
-    let mut skipped = Vec::new();
+fn copy_tree(root: &Path, target_dir: &Path, dest: &Path) -> anyhow::Result<()> {
     let target_dir = target_dir.to_path_buf();
     let top = root.to_path_buf();
     let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
@@ -152,15 +143,6 @@ fn copy_tree(
         if kind.is_dir() {
             std::fs::create_dir_all(&to)?;
         } else if kind.is_symlink() {
-            // A link to a device, FIFO or socket (`tests/zero.rs -> /dev/zero`) is left out: a
-            // build or a test that read it would block or never end.
-            let special =
-                std::fs::metadata(entry.path()).is_ok_and(|m| !m.is_file() && !m.is_dir());
-            if special {
-                let to = std::fs::read_link(entry.path()).unwrap_or_default();
-                skipped.push((rel.to_path_buf(), to));
-                continue;
-            }
             let link = link_in_copy(root, &real_root, dest, entry.path())?;
             std::os::unix::fs::symlink(link, &to)?;
         } else if kind.is_file() {
@@ -187,7 +169,7 @@ fn copy_tree(
             .unwrap_or(manifest.path());
         anchor_outside_paths(root, &root.join(rel), manifest.path())?;
     }
-    Ok(skipped)
+    Ok(())
 }
 
 /// Point the path dependencies of the copied manifest `copy` (a copy of `original`) that lead

@@ -155,7 +155,7 @@ fn read_text(abs: &Path, rel: &str) -> Result<String, ParseFailure> {
                 .to_string(),
         });
     }
-    let bytes = crate::sys::fs::read_source(abs).map_err(|e| ParseFailure {
+    let bytes = std::fs::read(abs).map_err(|e| ParseFailure {
         loc: point(rel, 1, 1),
         message: format!("cannot read file: {e}"),
     })?;

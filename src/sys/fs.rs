@@ -255,38 +255,6 @@ impl Drop for Temp {
 }
 
 /// Create a file that must not exist yet (`O_EXCL`), never through a symlink (`O_NOFOLLOW`).
-/// The most the tool reads of one source file: far more than any hand-written or generated Rust
-/// file cargo builds; more is not source (a device, a runaway file).
-pub(crate) const MAX_SOURCE: u64 = 64 * 1024 * 1024;
-
-/// Read a source file: a regular file only (following links: a link to `/dev/zero` or a FIFO is
-/// refused, as it would never end or block), at most [`MAX_SOURCE`] bytes.
-pub(crate) fn read_source(path: &Path) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let meta = std::fs::metadata(path)?;
-    if !meta.is_file() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "not a regular file (a device, FIFO, socket or folder)",
-        ));
-    }
-    if meta.len() > MAX_SOURCE {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!(
-                "{} bytes, more than the {} MiB a source file can be",
-                meta.len(),
-                MAX_SOURCE / 1024 / 1024
-            ),
-        ));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    std::fs::File::open(path)?
-        .take(MAX_SOURCE)
-        .read_to_end(&mut bytes)?;
-    Ok(bytes)
-}
-
 pub(crate) fn create_new(path: &Path) -> std::io::Result<File> {
     File::options()
         .write(true)

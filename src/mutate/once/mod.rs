@@ -106,16 +106,10 @@ pub(crate) fn run(
     engine::start(opts, progress)?;
     progress(Event::Phase(engine::Phase::Copy));
     let scratch = Scratch::copy(root, &opts.target_dir, opts.scratch_parent.as_deref())?;
-    if !scratch.skipped.is_empty() {
-        progress(Event::NotCopied(&scratch.skipped));
-    }
     let target = opts.build_dir.join("0");
     let log = opts.log_dir.join("baseline.log");
     engine::write_log(&log, crate::mutate::output::BASELINE_HEADER)?;
-    let original = |rel: &str| {
-        let bytes = crate::sys::fs::read_source(&root.join(rel)).ok()?;
-        String::from_utf8(bytes).ok()
-    };
+    let original = |rel: &str| std::fs::read_to_string(root.join(rel)).ok();
     let mut results: Vec<Option<MutantResult>> = vec![None; mutants.len()];
     let mut sources = build::Sources::new(&original);
     progress(Event::Phase(engine::Phase::Build));
