@@ -231,7 +231,11 @@ impl Load<'_> {
         let triggers = self.triggers;
         PARSES.fetch_add(1, Ordering::Relaxed);
         if std::env::var_os("CAPCHECK_TRACE").is_some_and(|v| v == "parse") {
-            eprintln!("capcheck: parse {}", f.rel);
+            // A trace line that cannot be written is not worth a panic.
+            let _ = std::io::Write::write_fmt(
+                &mut std::io::stderr(),
+                format_args!("capcheck: parse {}\n", f.rel),
+            );
         }
         let prepare =
             |text: &str| sparse::sparse(text, role == FileRole::Test, &mut triggers?.classifier());

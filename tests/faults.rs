@@ -440,16 +440,23 @@ fn large_manifests_and_many_findings_stay_linear() {
 }
 
 /// A closed stdout (`| true`) ends every report quietly with exit 0; a full one (`> /dev/full`)
-/// with one message and exit 1; never a panic.
+/// with one message and exit 2 (the report was lost: not "findings"); a full stderr
+/// (`2> /dev/full`) under a job that has something to say ends it with exit 2 too. Never a panic
+/// (101), never the findings' exit code; and the tree is left as it was.
 #[test]
-fn closed_or_full_stdout_ends_quietly() {
-    let ws = workspace(&[("capacity.toml", entry("faults::MAX_CONCURRENCY", "8"))]);
+fn closed_or_full_stdout_or_stderr_ends_loudly_never_panics() {
+    // `src/bad.rs` does not parse: `fixtures` and `mutants --list` warn on stderr about it.
+    let ws = workspace(&[
+        ("capacity.toml", entry("faults::MAX_CONCURRENCY", "8")),
+        ("src/bad.rs", "fn (".into()),
+    ]);
     std::fs::copy(
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("fixtures/measure/vllm/vllm_v1_startup_latest.log"),
         ws.path().join("vllm.log"),
     )
     .unwrap();
+    let before = snapshot(ws.path());
     let runs: [&[&str]; 7] = [
         &["check"],
         &["check", "--format", "json"],
@@ -459,16 +466,23 @@ fn closed_or_full_stdout_ends_quietly() {
         &["mutants", "--list"],
         &["measure", "--log", "vllm.log"],
     ];
-    let run = |args: &[&str], stdout: Stdio| {
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let run = |args: &[&str], stdout: Stdio, stderr: Stdio| {
         let child = Command::new(env!("CARGO_BIN_EXE_cargo-capcheck"))
             .args(args)
             .current_dir(ws.path())
+            .env("NO_COLOR", "1")
             .stdout(stdout)
-            .stderr(Stdio::piped())
+            .stderr(stderr)
             .spawn()
             .unwrap();
         let out = finish_within(child, Duration::from_secs(60), &format!("{args:?}"));
-        let err = stderr(&out);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
         assert!(!err.contains("panicked"), "{args:?}: {err}");
         (out.status.code(), err)
     };
@@ -476,20 +490,40 @@ fn closed_or_full_stdout_ends_quietly() {
         // A pipe whose reading end is closed before the tool writes: EPIPE on the first write.
         let (read, write) = std::io::pipe().unwrap();
         drop(read);
-        let (code, err) = run(args, write.into());
+        let (code, err) = run(args, write.into(), Stdio::piped());
         assert_eq!(code, Some(0), "{args:?} to a closed pipe: {err}");
-        let full = std::fs::OpenOptions::new()
-            .write(true)
-            .open("/dev/full")
-            .unwrap();
-        let (code, err) = run(args, full.into());
-        assert_eq!(code, Some(1), "{args:?} to /dev/full: {err}");
+        let (code, err) = run(args, full().into(), Stdio::piped());
+        assert_eq!(code, Some(2), "{args:?} to /dev/full: {err}");
         assert_eq!(
             err.matches("cannot write the report to stdout").count(),
             1,
             "{args:?}: {err}"
         );
     }
+    // Jobs with something to say on stderr: an error, a warning, clap's usage message.
+    let says: [&[&str]; 7] = [
+        &["measure", "--log", "/nonexistent"],
+        &["explain", "no-such-rule"],
+        &["check", "--no-such-flag"],
+        &["fixtures"],
+        &["mutants", "--list"],
+        &["check", "--capacity", "missing.toml"],
+        &["rules", "--format", "nope"],
+    ];
+    for args in says {
+        let (code, _) = run(args, Stdio::null(), full().into());
+        assert_eq!(code, Some(2), "{args:?} with stderr on /dev/full");
+        // Both streams full: still exit 2, still no panic.
+        let (code, _) = run(args, full().into(), full().into());
+        assert_eq!(code, Some(2), "{args:?} with both streams on /dev/full");
+    }
+    // `--help` is a result: on a full stdout, exit 2 too.
+    let (code, err) = run(&["--help"], full().into(), Stdio::piped());
+    assert_eq!(code, Some(2), "--help to /dev/full: {err}");
+    assert_eq!(
+        changes(&before, &snapshot(ws.path())),
+        Vec::<PathBuf>::new()
+    );
 }
 
 /// Manifests that are valid, or named and missing, get the answer they deserve.

@@ -108,6 +108,8 @@ pub(super) fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
             );
             Ok(Exit::BaselineFailed)
         }
+        // No signal came: stderr refused a line, and `main` makes it exit 2.
+        Err(Stop::Interrupted) if crate::sys::process::signal().is_none() => Ok(Exit::Usage),
         Err(Stop::Interrupted) => {
             eprintln!("interrupted: children killed, scratch copies removed");
             Ok(Exit::interrupted_by(crate::sys::process::signal()))

@@ -55,8 +55,17 @@ pub(crate) fn note_stop(signal: libc::c_int) {
     }
 }
 
+/// Set by `request_stop`: the run stops as on a signal, though none came.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// Ask the run to stop at its next poll, as a stop signal would (children ended, scratch copies
+/// removed), without a signal: the caller (a lost stderr) decides the exit code.
+pub(crate) fn request_stop() {
+    STOP.store(true, Ordering::SeqCst);
+}
+
 pub(crate) fn interrupted() -> bool {
-    SIGNAL.load(Ordering::SeqCst) != 0
+    SIGNAL.load(Ordering::SeqCst) != 0 || STOP.load(Ordering::SeqCst)
 }
 
 /// The signal that stopped the run, if one did.
