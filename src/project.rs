@@ -390,7 +390,7 @@ fn prescan(files: &[FileEntry], tables: &Tables) -> Vec<Prescan> {
     files
         .par_iter()
         .map(|f| {
-            let Ok(text) = std::fs::read_to_string(&f.abs) else {
+            let Ok(text) = crate::sys::fs::read_text(&f.abs) else {
                 return Prescan::default();
             };
             let names = (f.role != FileRole::Test).then_some(&tables.capacity_names);
@@ -413,7 +413,7 @@ fn trace_pass(ws: &Workspace, mut index: Index) -> Index {
         .filter(|&i| packages.contains(&ws.files[i].package))
         .filter_map(|i| {
             let f = &ws.files[i];
-            let text = std::fs::read_to_string(&f.abs).ok()?;
+            let text = crate::sys::fs::read_text(&f.abs).ok()?;
             let path: Vec<String> = std::iter::once(f.crate_name.clone())
                 .chain(f.module.iter().cloned())
                 .collect();

@@ -814,6 +814,8 @@ fn links_back_into_the_tree_and_special_files_never_reach_the_user_s_files() {
     link(&root.join("snapshots"), "tests/abs");
     link(Path::new("../snapshots"), "tests/rel");
     link(&root.join("snapshots/new.snap"), "tests/new.snap"); // dangling
+    // A test target that is a link out of the tree to a device: a build would read it forever.
+    link(Path::new("/dev/zero"), "tests/zero.rs");
     mkfifo(&root.join("pipe"));
     let _socket = std::os::unix::net::UnixListener::bind(root.join("sock")).unwrap();
     let before = snapshot(root);
@@ -828,6 +830,16 @@ fn links_back_into_the_tree_and_special_files_never_reach_the_user_s_files() {
     );
     let (code, report) = json_of(&out);
     assert_ne!(code, 3, "the baseline must pass: {}", stderr(&out));
+    assert_eq!(
+        stderr(&out)
+            .matches(
+                "note: left out of the scratch copy: tests/zero.rs: a link to /dev/zero, a device"
+            )
+            .count(),
+        1,
+        "{}",
+        stderr(&out)
+    );
     let outcomes: Vec<&str> = report["mutants"]
         .as_array()
         .unwrap()
@@ -1370,8 +1382,10 @@ fn files_whose_names_are_not_utf8_are_skipped_with_their_location() {
 
 /// `measure --write` onto a FIFO, a link to one, a device or a folder: refused before any
 /// evidence or manifest is read (a FIFO would block the read forever), exit 2, nothing written.
+/// The evidence itself (`--log`, `--scrape-before/after`) is opened without blocking and refused,
+/// located, when it is a FIFO, a device or a link to one.
 #[test]
-fn measure_write_refuses_special_files_before_reading_anything() {
+fn measure_refuses_special_files_before_reading_anything() {
     let log = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("fixtures/measure/vllm/vllm_v1_startup_latest.log"),
@@ -1425,6 +1439,39 @@ fn measure_write_refuses_special_files_before_reading_anything() {
             &["measure", "--log", "vllm.log", "--write", "src"],
             none,
             &["`src` is a folder"],
+        ),
+        measure(
+            "a FIFO as --scrape-after",
+            &[
+                "measure",
+                "--scrape-before",
+                "vllm.log",
+                "--scrape-after",
+                "pipe",
+            ],
+            |root| mkfifo(&root.join("pipe")),
+            &["pipe: cannot read: not a regular file (a FIFO)"],
+        ),
+        measure(
+            "a link to a FIFO as --log",
+            &["measure", "--log", "link.log"],
+            |root| {
+                mkfifo(&root.join("pipe"));
+                std::os::unix::fs::symlink("pipe", root.join("link.log")).unwrap();
+            },
+            &["link.log: cannot read: not a regular file (a FIFO)"],
+        ),
+        measure(
+            "a device as --scrape-before",
+            &[
+                "measure",
+                "--scrape-before",
+                "/dev/zero",
+                "--scrape-after",
+                "vllm.log",
+            ],
+            none,
+            &["/dev/zero: cannot read: not a regular file (a device)"],
         ),
     ];
     for case in &cases {

@@ -43,6 +43,7 @@ pub(super) fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
     }
     crate::sys::process::install_interrupt_handler()?;
     let verbosity = args.verbosity.level();
+    let said = std::sync::Mutex::new(std::collections::BTreeSet::new());
     let progress = |e: Event| match e {
         // Said even with -q, as it happens: the run that left it is gone, no report will say so.
         Event::RemovedStale(stale) => eprintln!(
@@ -54,6 +55,18 @@ pub(super) fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
                 n => format!("; {n} of its processes were still running and were killed"),
             }
         ),
+        // Said even with -q, once (the switch engine's tail copies again): a test that needed
+        // the link fails the baseline, and this says why.
+        Event::LeftOut(links) => {
+            let mut said = said
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            for why in links {
+                if said.insert(why.clone()) {
+                    eprintln!("note: left out of the scratch copy: {why}");
+                }
+            }
+        }
         _ if verbosity == crate::report::Verbosity::Quiet => {}
         Event::Baseline(b) => eprintln!(
             "baseline: ok, {} tests (build {:.1}s, test {:.1}s)",

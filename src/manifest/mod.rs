@@ -67,7 +67,7 @@ pub(crate) fn load(root: &Path, path: &Path, required: bool) -> anyhow::Result<O
         ),
         _ => {}
     }
-    let text = std::fs::read_to_string(path)
+    let text = crate::sys::fs::read_text(path)
         .map_err(|e| anyhow::anyhow!("cannot read capacity manifest `{}`: {e}", path.display()))?;
     let rel = crate::workspace::rel(root, path);
     Ok(Some(parse::parse(&rel, &text)?))

@@ -46,7 +46,8 @@ pub(crate) struct Options {
 }
 
 fn read(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))
+    // Never blocks on a FIFO, never reads a device: `--log`, `--scrape-before/after` name files.
+    crate::sys::fs::read_text(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))
 }
 
 /// `[NAME=]PATH` into a name and a path.

@@ -137,7 +137,7 @@ pub(crate) struct Written {
 /// Create or update the manifest at `path`.
 pub(crate) fn update(path: &Path, m: &Measurement, opts: &Settings) -> anyhow::Result<Written> {
     crate::sys::fs::check_writable(path)?;
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::sys::fs::read_text(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => bail!("{}: cannot read: {e}", path.display()),

@@ -67,6 +67,8 @@ pub(crate) struct Options {
 pub(crate) enum Event<'a> {
     /// A scratch copy a killed earlier run left was removed (no report would say so).
     RemovedStale(&'a crate::mutate::scratch::Stale),
+    /// The first scratch copy left these links out (to a FIFO, socket or device), each with why.
+    LeftOut(&'a [String]),
     Baseline(&'a Baseline),
     Done {
         done: usize,
@@ -146,6 +148,9 @@ pub(crate) fn rebuild_all(
     progress: &(dyn Fn(Event) + Sync),
 ) -> Result<Ran, Stop> {
     let first = Scratch::copy(root, &opts.target_dir, opts.scratch_parent.as_deref())?;
+    if !first.left_out.is_empty() {
+        progress(Event::LeftOut(&first.left_out));
+    }
     let baseline = baseline(first.root(), &target_of(opts, 0), opts)?;
     progress(Event::Baseline(&baseline));
     if baseline.tests == 0 {
