@@ -863,6 +863,102 @@ fn links_back_into_the_tree_and_special_files_never_reach_the_user_s_files() {
     assert_eq!(changes(&before, &snapshot(root)), Vec::<PathBuf>::new());
 }
 
+/// The processes whose environment holds `key=value` (what a child of a run, and everything it
+/// started, inherits): `pid: command line` each.
+fn processes_with_env(key: &str, value: &str) -> Vec<String> {
+    let want = format!("{key}={value}").into_bytes();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        if !pid.chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        let env = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+        if env.split(|&b| b == 0).any(|kv| kv == want.as_slice()) {
+            let cmdline = std::fs::read(entry.path().join("cmdline"))
+                .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+                .unwrap_or_default();
+            found.push(format!("{pid}: {cmdline}"));
+        }
+    }
+    found
+}
+
+/// No process with `key=value` in its environment, within a few seconds (a killed process's
+/// parent may take a moment to reap it).
+fn assert_none_with_env(key: &str, value: &str, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !processes_with_env(key, value).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        processes_with_env(key, value),
+        Vec::<String>::new(),
+        "{what}: left running"
+    );
+}
+
+/// A value no other run of this suite uses, to find one run's processes by.
+fn unique_marker() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("{}-{nanos}", std::process::id())
+}
+
+/// fixtures/faults-daemon: each run of its test starts two daemons that leave the test's process
+/// group (`setsid -f`, and a double fork from `/`) and ignore SIGTERM. After `mutants` with either
+/// engine none is left, nor a scratch copy, nor a changed byte of the tree. With stderr on
+/// `/dev/full` the run stops at its first progress line as on a signal: exit 2, nothing left.
+#[test]
+fn daemons_a_test_starts_are_ended_with_both_engines() {
+    let run = Run::of_fixture("faults-daemon");
+    let before = snapshot(run.root());
+    let marker = unique_marker();
+    for engine in ["switch", "rebuild"] {
+        let out = finish_within(
+            run.command(&["--engine", engine, "--format", "json"])
+                .env("FAULTS_DAEMON_MARKER", &marker)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap(),
+            Duration::from_secs(300),
+            engine,
+        );
+        let (code, report) = json_of(&out);
+        assert_eq!(code, 0, "{engine}: {}", stderr(&out));
+        assert!(
+            report["summary"]["killed"].as_u64().unwrap() > 0,
+            "{engine}: {report:#}"
+        );
+        assert_none_with_env("FAULTS_DAEMON_MARKER", &marker, engine);
+        run.assert_nothing_left();
+    }
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = finish_within(
+        run.command(&[])
+            .env("FAULTS_DAEMON_MARKER", &marker)
+            .stdout(Stdio::null())
+            .stderr(full)
+            .spawn()
+            .unwrap(),
+        Duration::from_secs(300),
+        "stderr on /dev/full",
+    );
+    assert_eq!(out.status.code(), Some(2), "stderr on /dev/full");
+    assert_none_with_env("FAULTS_DAEMON_MARKER", &marker, "stderr on /dev/full");
+    run.assert_nothing_left();
+    assert_eq!(
+        changes(&before, &snapshot(run.root())),
+        Vec::<PathBuf>::new()
+    );
+}
+
 /// A marked output folder whose `logs/` became a link: nothing is removed through it.
 #[test]
 fn an_output_folder_whose_logs_became_a_link_is_refused() {
@@ -979,10 +1075,9 @@ fn signals_stop_the_run_cleanly_and_the_next_run_cleans_up_after_sigkill() {
         let removed = format!("a scratch copy left by an earlier run (pid {pid})");
         assert!(err.contains(&removed), "{when}: {err}");
         if when == HANGING {
-            assert!(
-                err.contains("of its processes were still running and were killed"),
-                "{when}: {err}"
-            );
+            // Found by the tag its environment carries, before the copy is looked at.
+            let ended = format!("left running by an earlier run (pid {pid}) that was killed");
+            assert!(err.contains(&ended), "{when}: {err}");
         }
         run.assert_nothing_left();
         assert_eq!(
@@ -992,11 +1087,13 @@ fn signals_stop_the_run_cleanly_and_the_next_run_cleans_up_after_sigkill() {
     }
 }
 
-/// Ctrl-C in the first moments, while `cargo metadata` runs (a terminal signals the whole
-/// foreground group, so cargo dies too): the run says it was interrupted and exits 130, not 2 with
-/// cargo's empty complaint. `$CARGO` is a wrapper that waits for the signal.
+/// Signals while `cargo metadata` runs (`$CARGO` is a wrapper that sleeps a minute): Ctrl-C from
+/// a terminal (the whole foreground group, so cargo dies too) exits 130, not 2 with cargo's empty
+/// complaint; SIGTERM or SIGHUP to the tool alone ends it and its cargo within seconds (143, 129)
+/// rather than when cargo returns. After a SIGKILL the cargo runs on, and the next run ends it
+/// and says so. Nothing is left running and no byte of the tree changes.
 #[test]
-fn ctrl_c_while_cargo_metadata_runs_exits_130() {
+fn signals_while_cargo_metadata_runs_end_it_at_once() {
     let run = Run::of_fixture("mutants-hang");
     let bin = tempfile::tempdir().unwrap();
     let (cargo, started) = (bin.path().join("cargo"), bin.path().join("started"));
@@ -1007,25 +1104,68 @@ fn ctrl_c_while_cargo_metadata_runs_exits_130() {
     .unwrap();
     chmod(&cargo, 0o755);
     let before = snapshot(run.root());
-    let mut child = run
-        .command(&[])
-        .env("CARGO", &cargo)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .unwrap();
-    wait_for(&mut child, "cargo metadata", || started.exists());
-    // SAFETY: signals the process group of the child this test spawned, as a terminal would.
-    unsafe { libc::killpg(child.id() as libc::pid_t, libc::SIGINT) };
-    let out = finish_within(child, Duration::from_secs(20), "one Ctrl-C must be enough");
-    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
-    assert!(stderr(&out).contains("interrupted"), "{}", stderr(&out));
-    assert_eq!(
-        changes(&before, &snapshot(run.root())),
-        Vec::<PathBuf>::new()
-    );
-    run.assert_nothing_left();
+    // (signal, to the whole group, exit code)
+    let cases = [
+        (libc::SIGINT, true, Some(130)),
+        (libc::SIGTERM, false, Some(143)),
+        (libc::SIGHUP, false, Some(129)),
+        (libc::SIGKILL, false, None),
+    ];
+    for (signal, group, code) in cases {
+        let marker = unique_marker();
+        let _ = std::fs::remove_file(&started);
+        let mut child = run
+            .command(&[])
+            .env("CARGO", &cargo)
+            .env("FAULTS_METADATA_MARKER", &marker)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        wait_for(&mut child, "cargo metadata", || started.exists());
+        let pid = child.id() as libc::pid_t;
+        // SAFETY: signals the process (or the group, as a terminal would) this test spawned.
+        unsafe {
+            if group {
+                libc::killpg(pid, signal);
+            } else {
+                libc::kill(pid, signal);
+            }
+        }
+        let sent = Instant::now();
+        let out = finish_within(child, Duration::from_secs(20), "one signal must be enough");
+        assert_eq!(out.status.code(), code, "{signal}: {}", stderr(&out));
+        if code.is_some() {
+            // The wrapper's `sleep 60` gets SIGTERM, then SIGKILL after a grace of two seconds.
+            assert!(
+                sent.elapsed() < Duration::from_secs(5),
+                "{signal}: {:?}",
+                sent.elapsed()
+            );
+            assert!(stderr(&out).contains("interrupted"), "{}", stderr(&out));
+            assert_none_with_env("FAULTS_METADATA_MARKER", &marker, "after a stop signal");
+        } else {
+            assert!(
+                !processes_with_env("FAULTS_METADATA_MARKER", &marker).is_empty(),
+                "SIGKILL: the wrapper should still run, for the next run to end"
+            );
+            // The next run (whose own cargo fails at once) ends what the killed one left.
+            let fail = bin.path().join("fail");
+            std::fs::write(&fail, "#!/bin/sh\nexit 1\n").unwrap();
+            chmod(&fail, 0o755);
+            let out = run.command(&[]).env("CARGO", &fail).output().unwrap();
+            assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+            let said = format!("left running by an earlier run (pid {pid}) that was killed");
+            assert!(stderr(&out).contains(&said), "{}", stderr(&out));
+            assert_none_with_env("FAULTS_METADATA_MARKER", &marker, "after the next run");
+        }
+        assert_eq!(
+            changes(&before, &snapshot(run.root())),
+            Vec::<PathBuf>::new()
+        );
+        run.assert_nothing_left();
+    }
 }
 
 /// `mutants merge` of folders that are not the shards of one run (one missing, one twice, one

@@ -42,6 +42,14 @@ pub(super) fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::Clean);
     }
     crate::sys::process::install_interrupt_handler()?;
+    crate::sys::process::become_subreaper();
+    // Said even with -q, as it happens: the run that left them is gone, no report will say so.
+    for (pid, killed) in crate::sys::process::end_orphans_of_dead_runs() {
+        eprintln!(
+            "capcheck: ended {killed} process{} left running by an earlier run (pid {pid}) that was killed",
+            if killed == 1 { "" } else { "es" }
+        );
+    }
     let verbosity = args.verbosity.level();
     let said = std::sync::Mutex::new(std::collections::BTreeSet::new());
     let progress = |e: Event| match e {
@@ -103,6 +111,8 @@ pub(super) fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
         Err(stop) => (Err(stop), Vec::new()),
     };
     history.warn_unread(&unread);
+    // Whatever a run left that its own cleanup missed (each child run ends its strays already).
+    crate::sys::process::end_strays(None);
     match ran {
         Ok(run) => {
             write_output(&run.output, &run.report, &run.root)?;

@@ -27,8 +27,7 @@ pub(crate) fn target(
     if let Some(p) = manifest_path {
         cmd.manifest_path(p);
     }
-    let meta = cmd
-        .exec()
+    let meta = crate::workspace::run_metadata(&cmd)
         .context("`--write` without a path writes at the workspace root: pass --write PATH")?;
     let config = crate::config::Config::from_metadata(&crate::workspace::config(&meta))?;
     let root = meta.workspace_root.into_std_path_buf();
