@@ -909,8 +909,10 @@ fn unique_marker() -> String {
 
 /// fixtures/faults-daemon: each run of its test starts two daemons that leave the test's process
 /// group (`setsid -f`, and a double fork from `/`) and ignore SIGTERM. After `mutants` with either
-/// engine none is left, nor a scratch copy, nor a changed byte of the tree. With stderr on
-/// `/dev/full` the run stops at its first progress line as on a signal: exit 2, nothing left.
+/// engine none is left, nor a scratch copy, nor a changed byte of the tree. With `FAULTS_HANG` a
+/// test hangs: the baseline is stopped at `--baseline-timeout`, exit 3 with the test named, with
+/// either engine. With stderr on `/dev/full` the run stops at its first progress line as on a
+/// signal: exit 2, nothing left.
 #[test]
 fn daemons_a_test_starts_are_ended_with_both_engines() {
     let run = Run::of_fixture("faults-daemon");
@@ -933,6 +935,29 @@ fn daemons_a_test_starts_are_ended_with_both_engines() {
             report["summary"]["killed"].as_u64().unwrap() > 0,
             "{engine}: {report:#}"
         );
+        assert_none_with_env("FAULTS_DAEMON_MARKER", &marker, engine);
+        run.assert_nothing_left();
+        let started = Instant::now();
+        let out = finish_within(
+            run.command(&["--engine", engine, "--baseline-timeout", "3"])
+                .env("FAULTS_DAEMON_MARKER", &marker)
+                .env("FAULTS_HANG", "1")
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap(),
+            Duration::from_secs(120),
+            "a hanging baseline",
+        );
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(3), "{engine}: {err}");
+        assert!(
+            err.contains(
+                "the unmutated baseline hung: `waits_for_its_server` still running after 3s"
+            ),
+            "{engine}: {err}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(60), "{engine}");
         assert_none_with_env("FAULTS_DAEMON_MARKER", &marker, engine);
         run.assert_nothing_left();
     }

@@ -131,6 +131,23 @@ pub(super) fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
             );
             Ok(Exit::BaselineFailed)
         }
+        Err(Stop::BaselineHung { log, tests, after }) => {
+            let which = match tests.as_slice() {
+                [] => "a test".to_string(),
+                names => names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            };
+            eprintln!(
+                "error: the unmutated baseline hung: {which} still running after {}s \
+                 (--baseline-timeout); it was ended, nothing was mutated (log: {})",
+                after.as_secs_f64(),
+                log.display()
+            );
+            Ok(Exit::BaselineFailed)
+        }
         // No signal came: stderr refused a line, and `main` makes it exit 2.
         Err(Stop::Interrupted) if crate::sys::process::signal().is_none() => Ok(Exit::Usage),
         Err(Stop::Interrupted) => {

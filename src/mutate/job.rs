@@ -43,6 +43,8 @@ pub(crate) struct MutantsOptions {
     pub(crate) scratch_dir: Option<PathBuf>,
     pub(crate) timeout_multiplier: f64,
     pub(crate) timeout_floor: f64,
+    /// Seconds the baseline's tests may run (`--baseline-timeout`).
+    pub(crate) baseline_timeout: f64,
     pub(crate) natural_bound: Option<u64>,
     pub(crate) per_box: Option<u64>,
     /// `--mutant`, `--skip-mutant`, `--exclude-file`, `--exclude-re`.
@@ -239,6 +241,7 @@ pub(crate) fn run(
         test_tool: args.test_tool,
         timeout_multiplier: args.timeout_multiplier,
         timeout_floor: Duration::from_secs_f64(args.timeout_floor),
+        baseline_timeout: Duration::from_secs_f64(args.baseline_timeout),
         build_dir: args
             .build_dir
             .clone()
