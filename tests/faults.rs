@@ -291,6 +291,23 @@ fn bad_manifest_values_are_located_errors() {
                 "[[capacity]]\nsite = \"faults::MAX_CONCURRENCY\"\nexpr = \"8 / (2 - 2)\"\nrole = \"cap\"\nmethod = \"derived\"\n",
             )
         },
+        Case {
+            // A cap per backend and no backend: the fleet's cap would be 8 x 0, silently.
+            stderr: &["capacity.toml:6:7:", "lists no [[backend]]"],
+            ..Case::new(
+                "per backend without a backend",
+                format!("{}per = \"backend\"\n", value("8")),
+            )
+        },
+        Case {
+            // A dangling link is a manifest meant to be there, not "no manifest" (exit 1).
+            files: vec![],
+            setup: |root| {
+                std::os::unix::fs::symlink("gone.toml", root.join("capacity.toml")).unwrap()
+            },
+            stderr: &["capacity.toml` is a link to `gone.toml`, which does not exist"],
+            ..Case::new("a dangling capacity.toml link", "")
+        },
     ];
     for case in &cases {
         run_case(case);

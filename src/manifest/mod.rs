@@ -56,6 +56,14 @@ pub(crate) struct Missing(pub(crate) PathBuf);
 pub(crate) fn load(root: &Path, path: &Path, required: bool) -> anyhow::Result<Option<Manifest>> {
     match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // A link to nowhere is a manifest the user meant to have, not "no manifest".
+            if let Ok(to) = std::fs::read_link(path) {
+                anyhow::bail!(
+                    "capacity manifest `{}` is a link to `{}`, which does not exist",
+                    path.display(),
+                    to.display()
+                );
+            }
             if required {
                 return Err(Missing(path.to_path_buf()).into());
             }
