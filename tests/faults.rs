@@ -1001,6 +1001,69 @@ fn daemons_a_test_starts_are_ended_with_both_engines() {
     );
 }
 
+/// Two `mutants` runs on one workspace: while the first runs, a second with another `--output`
+/// (the same build folder) or another `--build-dir` (the same output folder) is refused at once,
+/// exit 2, naming the folder whose lock the first holds; it removes nothing of the first's. The
+/// first, stopped, leaves nothing behind.
+#[test]
+fn a_second_run_on_the_same_folders_says_the_first_holds_the_lock() {
+    let run = Run::of_fixture("mutants-hang");
+    let before = snapshot(run.root());
+    let (mut first, err_log) =
+        run.spawn(&["--operator", "perturb-capacity", "--timeout-floor", "120"]);
+    let logs = run.logs();
+    wait_for(&mut first, "the baseline build", || {
+        any_log(&logs, |t| t.starts_with("baseline"))
+    });
+    let other_build = tempfile::tempdir().unwrap();
+    let other_output = run.root().join("target/other");
+    let mut other_output_run = run.command(&["--output", other_output.to_str().unwrap()]);
+    let mut other_build_run = Command::new(env!("CARGO_BIN_EXE_cargo-capcheck"));
+    other_build_run
+        .args(["mutants", "--build-dir"])
+        .arg(other_build.path())
+        .arg("--scratch-dir")
+        .arg(run.scratch())
+        .current_dir(run.root())
+        .stdin(Stdio::null());
+    let cases = [
+        (&mut other_output_run, "as its build folder"),
+        (&mut other_build_run, "as its output folder"),
+    ];
+    for (second, folder) in cases {
+        let out = finish_within(
+            second
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap(),
+            Duration::from_secs(60),
+            "a second run",
+        );
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("another `cargo capcheck mutants` is running with")
+                && err.contains(folder),
+            "{err}"
+        );
+        assert!(
+            logs.join("baseline.log").exists(),
+            "the first run's log was removed"
+        );
+    }
+    // SAFETY: signals the process this test spawned.
+    unsafe { libc::kill(first.id() as libc::pid_t, libc::SIGTERM) };
+    let status = finish_within(first, Duration::from_secs(20), "SIGTERM").status;
+    let err = std::fs::read_to_string(&err_log).unwrap();
+    assert_eq!(status.code(), Some(143), "{err}");
+    run.assert_nothing_left();
+    assert_eq!(
+        changes(&before, &snapshot(run.root())),
+        Vec::<PathBuf>::new()
+    );
+}
+
 /// A marked output folder whose `logs/` became a link: nothing is removed through it.
 #[test]
 fn an_output_folder_whose_logs_became_a_link_is_refused() {

@@ -273,6 +273,27 @@ pub(crate) fn append(path: &Path) -> std::io::Result<File> {
         .open(path)
 }
 
+/// An exclusive lock on the folder `dir` (`flock` on the folder itself: no file is added to it),
+/// held until the returned handle is dropped or the process ends, even by SIGKILL. `Ok(None)`
+/// when another process holds it.
+pub(crate) fn lock_dir(dir: &Path) -> std::io::Result<Option<File>> {
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(dir)?;
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a descriptor we own.
+    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        return Ok(Some(f));
+    }
+    let e = std::io::Error::last_os_error();
+    if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
+        Ok(None)
+    } else {
+        Err(e)
+    }
+}
+
 /// The most bytes the tool reads from any one input file: a source file, a manifest, a config's
 /// data file, a log, a scrape. A larger file is refused with its size (no real one comes close;
 /// `/dev/zero` behind a link would otherwise be read until memory ran out).
