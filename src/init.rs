@@ -23,7 +23,8 @@ pub(crate) fn run(opts: &ProjectOptions) -> anyhow::Result<Inited> {
     let front = front(opts)?;
     let path = front.manifest_path;
     let existing = if front.manifest.is_some() {
-        std::fs::read_to_string(&path)?
+        crate::sys::fs::read_text(&path)
+            .map_err(|e| anyhow::anyhow!("cannot read `{}`: {e}", path.display()))?
     } else {
         String::new()
     };

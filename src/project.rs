@@ -251,7 +251,11 @@ impl Load<'_> {
         let triggers = self.triggers;
         PARSES.fetch_add(1, Ordering::Relaxed);
         if std::env::var_os("CAPCHECK_TRACE").is_some_and(|v| v == "parse") {
-            eprintln!("capcheck: parse {}", f.rel);
+            // A trace line that cannot be written is not worth a panic.
+            let _ = std::io::Write::write_fmt(
+                &mut std::io::stderr(),
+                format_args!("capcheck: parse {}\n", f.rel),
+            );
         }
         let prepare =
             |text: &str| sparse::sparse(text, role == FileRole::Test, &mut triggers?.classifier());
@@ -406,7 +410,7 @@ fn prescan(files: &[FileEntry], tables: &Tables) -> Vec<Prescan> {
     files
         .par_iter()
         .map(|f| {
-            let Ok(text) = std::fs::read_to_string(&f.abs) else {
+            let Ok(text) = crate::sys::fs::read_text(&f.abs) else {
                 return Prescan::default();
             };
             let names = (f.role != FileRole::Test).then_some(&tables.capacity_names);
@@ -429,7 +433,7 @@ fn trace_pass(ws: &Workspace, mut index: Index) -> Index {
         .filter(|&i| packages.contains(&ws.files[i].package))
         .filter_map(|i| {
             let f = &ws.files[i];
-            let text = std::fs::read_to_string(&f.abs).ok()?;
+            let text = crate::sys::fs::read_text(&f.abs).ok()?;
             let path: Vec<String> = std::iter::once(f.crate_name.clone())
                 .chain(f.module.iter().cloned())
                 .collect();

@@ -291,6 +291,23 @@ fn bad_manifest_values_are_located_errors() {
                 "[[capacity]]\nsite = \"faults::MAX_CONCURRENCY\"\nexpr = \"8 / (2 - 2)\"\nrole = \"cap\"\nmethod = \"derived\"\n",
             )
         },
+        Case {
+            // A cap per backend and no backend: the fleet's cap would be 8 x 0, silently.
+            stderr: &["capacity.toml:6:7:", "lists no [[backend]]"],
+            ..Case::new(
+                "per backend without a backend",
+                format!("{}per = \"backend\"\n", value("8")),
+            )
+        },
+        Case {
+            // A dangling link is a manifest meant to be there, not "no manifest" (exit 1).
+            files: vec![],
+            setup: |root| {
+                std::os::unix::fs::symlink("gone.toml", root.join("capacity.toml")).unwrap()
+            },
+            stderr: &["capacity.toml` is a link to `gone.toml`, which does not exist"],
+            ..Case::new("a dangling capacity.toml link", "")
+        },
     ];
     for case in &cases {
         run_case(case);
@@ -440,16 +457,23 @@ fn large_manifests_and_many_findings_stay_linear() {
 }
 
 /// A closed stdout (`| true`) ends every report quietly with exit 0; a full one (`> /dev/full`)
-/// with one message and exit 1; never a panic.
+/// with one message and exit 2 (the report was lost: not "findings"); a full stderr
+/// (`2> /dev/full`) under a job that has something to say ends it with exit 2 too. Never a panic
+/// (101), never the findings' exit code; and the tree is left as it was.
 #[test]
-fn closed_or_full_stdout_ends_quietly() {
-    let ws = workspace(&[("capacity.toml", entry("faults::MAX_CONCURRENCY", "8"))]);
+fn closed_or_full_stdout_or_stderr_ends_loudly_never_panics() {
+    // `src/bad.rs` does not parse: `fixtures` and `mutants --list` warn on stderr about it.
+    let ws = workspace(&[
+        ("capacity.toml", entry("faults::MAX_CONCURRENCY", "8")),
+        ("src/bad.rs", "fn (".into()),
+    ]);
     std::fs::copy(
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("fixtures/measure/vllm/vllm_v1_startup_latest.log"),
         ws.path().join("vllm.log"),
     )
     .unwrap();
+    let before = snapshot(ws.path());
     let runs: [&[&str]; 7] = [
         &["check"],
         &["check", "--format", "json"],
@@ -459,16 +483,23 @@ fn closed_or_full_stdout_ends_quietly() {
         &["mutants", "--list"],
         &["measure", "--log", "vllm.log"],
     ];
-    let run = |args: &[&str], stdout: Stdio| {
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let run = |args: &[&str], stdout: Stdio, stderr: Stdio| {
         let child = Command::new(env!("CARGO_BIN_EXE_cargo-capcheck"))
             .args(args)
             .current_dir(ws.path())
+            .env("NO_COLOR", "1")
             .stdout(stdout)
-            .stderr(Stdio::piped())
+            .stderr(stderr)
             .spawn()
             .unwrap();
         let out = finish_within(child, Duration::from_secs(60), &format!("{args:?}"));
-        let err = stderr(&out);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
         assert!(!err.contains("panicked"), "{args:?}: {err}");
         (out.status.code(), err)
     };
@@ -476,20 +507,40 @@ fn closed_or_full_stdout_ends_quietly() {
         // A pipe whose reading end is closed before the tool writes: EPIPE on the first write.
         let (read, write) = std::io::pipe().unwrap();
         drop(read);
-        let (code, err) = run(args, write.into());
+        let (code, err) = run(args, write.into(), Stdio::piped());
         assert_eq!(code, Some(0), "{args:?} to a closed pipe: {err}");
-        let full = std::fs::OpenOptions::new()
-            .write(true)
-            .open("/dev/full")
-            .unwrap();
-        let (code, err) = run(args, full.into());
-        assert_eq!(code, Some(1), "{args:?} to /dev/full: {err}");
+        let (code, err) = run(args, full().into(), Stdio::piped());
+        assert_eq!(code, Some(2), "{args:?} to /dev/full: {err}");
         assert_eq!(
             err.matches("cannot write the report to stdout").count(),
             1,
             "{args:?}: {err}"
         );
     }
+    // Jobs with something to say on stderr: an error, a warning, clap's usage message.
+    let says: [&[&str]; 7] = [
+        &["measure", "--log", "/nonexistent"],
+        &["explain", "no-such-rule"],
+        &["check", "--no-such-flag"],
+        &["fixtures"],
+        &["mutants", "--list"],
+        &["check", "--capacity", "missing.toml"],
+        &["rules", "--format", "nope"],
+    ];
+    for args in says {
+        let (code, _) = run(args, Stdio::null(), full().into());
+        assert_eq!(code, Some(2), "{args:?} with stderr on /dev/full");
+        // Both streams full: still exit 2, still no panic.
+        let (code, _) = run(args, full().into(), full().into());
+        assert_eq!(code, Some(2), "{args:?} with both streams on /dev/full");
+    }
+    // `--help` is a result: on a full stdout, exit 2 too.
+    let (code, err) = run(&["--help"], full().into(), Stdio::piped());
+    assert_eq!(code, Some(2), "--help to /dev/full: {err}");
+    assert_eq!(
+        changes(&before, &snapshot(ws.path())),
+        Vec::<PathBuf>::new()
+    );
 }
 
 /// Manifests that are valid, or named and missing, get the answer they deserve.
@@ -780,6 +831,8 @@ fn links_back_into_the_tree_and_special_files_never_reach_the_user_s_files() {
     link(&root.join("snapshots"), "tests/abs");
     link(Path::new("../snapshots"), "tests/rel");
     link(&root.join("snapshots/new.snap"), "tests/new.snap"); // dangling
+    // A test target that is a link out of the tree to a device: a build would read it forever.
+    link(Path::new("/dev/zero"), "tests/zero.rs");
     mkfifo(&root.join("pipe"));
     let _socket = std::os::unix::net::UnixListener::bind(root.join("sock")).unwrap();
     let before = snapshot(root);
@@ -794,6 +847,16 @@ fn links_back_into_the_tree_and_special_files_never_reach_the_user_s_files() {
     );
     let (code, report) = json_of(&out);
     assert_ne!(code, 3, "the baseline must pass: {}", stderr(&out));
+    assert_eq!(
+        stderr(&out)
+            .matches(
+                "note: left out of the scratch copy: tests/zero.rs: a link to /dev/zero, a device"
+            )
+            .count(),
+        1,
+        "{}",
+        stderr(&out)
+    );
     let outcomes: Vec<&str> = report["mutants"]
         .as_array()
         .unwrap()
@@ -815,6 +878,190 @@ fn links_back_into_the_tree_and_special_files_never_reach_the_user_s_files() {
         stderr(&out)
     );
     assert_eq!(changes(&before, &snapshot(root)), Vec::<PathBuf>::new());
+}
+
+/// The processes whose environment holds `key=value` (what a child of a run, and everything it
+/// started, inherits): `pid: command line` each.
+fn processes_with_env(key: &str, value: &str) -> Vec<String> {
+    let want = format!("{key}={value}").into_bytes();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        if !pid.chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        let env = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+        if env.split(|&b| b == 0).any(|kv| kv == want.as_slice()) {
+            let cmdline = std::fs::read(entry.path().join("cmdline"))
+                .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+                .unwrap_or_default();
+            found.push(format!("{pid}: {cmdline}"));
+        }
+    }
+    found
+}
+
+/// No process with `key=value` in its environment, within a few seconds (a killed process's
+/// parent may take a moment to reap it).
+fn assert_none_with_env(key: &str, value: &str, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !processes_with_env(key, value).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        processes_with_env(key, value),
+        Vec::<String>::new(),
+        "{what}: left running"
+    );
+}
+
+/// A value no other run of this suite uses, to find one run's processes by.
+fn unique_marker() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("{}-{nanos}", std::process::id())
+}
+
+/// fixtures/faults-daemon: each run of its test starts two daemons that leave the test's process
+/// group (`setsid -f`, and a double fork from `/`) and ignore SIGTERM. After `mutants` with either
+/// engine none is left, nor a scratch copy, nor a changed byte of the tree. With `FAULTS_HANG` a
+/// test hangs: the baseline is stopped at `--baseline-timeout`, exit 3 with the test named, with
+/// either engine. With stderr on `/dev/full` the run stops at its first progress line as on a
+/// signal: exit 2, nothing left.
+#[test]
+fn daemons_a_test_starts_are_ended_with_both_engines() {
+    let run = Run::of_fixture("faults-daemon");
+    let before = snapshot(run.root());
+    let marker = unique_marker();
+    for engine in ["switch", "rebuild"] {
+        let out = finish_within(
+            run.command(&["--engine", engine, "--format", "json"])
+                .env("FAULTS_DAEMON_MARKER", &marker)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap(),
+            Duration::from_secs(300),
+            engine,
+        );
+        let (code, report) = json_of(&out);
+        assert_eq!(code, 0, "{engine}: {}", stderr(&out));
+        assert!(
+            report["summary"]["killed"].as_u64().unwrap() > 0,
+            "{engine}: {report:#}"
+        );
+        assert_none_with_env("FAULTS_DAEMON_MARKER", &marker, engine);
+        run.assert_nothing_left();
+        let started = Instant::now();
+        let out = finish_within(
+            run.command(&["--engine", engine, "--baseline-timeout", "3"])
+                .env("FAULTS_DAEMON_MARKER", &marker)
+                .env("FAULTS_HANG", "1")
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap(),
+            Duration::from_secs(120),
+            "a hanging baseline",
+        );
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(3), "{engine}: {err}");
+        assert!(
+            err.contains(
+                "the unmutated baseline hung: `waits_for_its_server` still running after 3s"
+            ),
+            "{engine}: {err}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(60), "{engine}");
+        assert_none_with_env("FAULTS_DAEMON_MARKER", &marker, engine);
+        run.assert_nothing_left();
+    }
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = finish_within(
+        run.command(&[])
+            .env("FAULTS_DAEMON_MARKER", &marker)
+            .stdout(Stdio::null())
+            .stderr(full)
+            .spawn()
+            .unwrap(),
+        Duration::from_secs(300),
+        "stderr on /dev/full",
+    );
+    assert_eq!(out.status.code(), Some(2), "stderr on /dev/full");
+    assert_none_with_env("FAULTS_DAEMON_MARKER", &marker, "stderr on /dev/full");
+    run.assert_nothing_left();
+    assert_eq!(
+        changes(&before, &snapshot(run.root())),
+        Vec::<PathBuf>::new()
+    );
+}
+
+/// Two `mutants` runs on one workspace: while the first runs, a second with another `--output`
+/// (the same build folder) or another `--build-dir` (the same output folder) is refused at once,
+/// exit 2, naming the folder whose lock the first holds; it removes nothing of the first's. The
+/// first, stopped, leaves nothing behind.
+#[test]
+fn a_second_run_on_the_same_folders_says_the_first_holds_the_lock() {
+    let run = Run::of_fixture("mutants-hang");
+    let before = snapshot(run.root());
+    let (mut first, err_log) =
+        run.spawn(&["--operator", "perturb-capacity", "--timeout-floor", "120"]);
+    let logs = run.logs();
+    wait_for(&mut first, "the baseline build", || {
+        any_log(&logs, |t| t.starts_with("baseline"))
+    });
+    let other_build = tempfile::tempdir().unwrap();
+    let other_output = run.root().join("target/other");
+    let mut other_output_run = run.command(&["--output", other_output.to_str().unwrap()]);
+    let mut other_build_run = Command::new(env!("CARGO_BIN_EXE_cargo-capcheck"));
+    other_build_run
+        .args(["mutants", "--build-dir"])
+        .arg(other_build.path())
+        .arg("--scratch-dir")
+        .arg(run.scratch())
+        .current_dir(run.root())
+        .stdin(Stdio::null());
+    let cases = [
+        (&mut other_output_run, "as its build folder"),
+        (&mut other_build_run, "as its output folder"),
+    ];
+    for (second, folder) in cases {
+        let out = finish_within(
+            second
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap(),
+            Duration::from_secs(60),
+            "a second run",
+        );
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("another `cargo capcheck mutants` is running with")
+                && err.contains(folder),
+            "{err}"
+        );
+        assert!(
+            logs.join("baseline.log").exists(),
+            "the first run's log was removed"
+        );
+    }
+    // SAFETY: signals the process this test spawned.
+    unsafe { libc::kill(first.id() as libc::pid_t, libc::SIGTERM) };
+    let status = finish_within(first, Duration::from_secs(20), "SIGTERM").status;
+    let err = std::fs::read_to_string(&err_log).unwrap();
+    assert_eq!(status.code(), Some(143), "{err}");
+    run.assert_nothing_left();
+    assert_eq!(
+        changes(&before, &snapshot(run.root())),
+        Vec::<PathBuf>::new()
+    );
 }
 
 /// A marked output folder whose `logs/` became a link: nothing is removed through it.
@@ -934,10 +1181,9 @@ fn signals_stop_the_run_cleanly_and_the_next_run_cleans_up_after_sigkill() {
         let removed = format!("a scratch copy left by an earlier run (pid {pid})");
         assert!(err.contains(&removed), "{when}: {err}");
         if when == HANGING {
-            assert!(
-                err.contains("of its processes were still running and were killed"),
-                "{when}: {err}"
-            );
+            // Found by the tag its environment carries, before the copy is looked at.
+            let ended = format!("left running by an earlier run (pid {pid}) that was killed");
+            assert!(err.contains(&ended), "{when}: {err}");
         }
         run.assert_nothing_left();
         assert_eq!(
@@ -947,11 +1193,13 @@ fn signals_stop_the_run_cleanly_and_the_next_run_cleans_up_after_sigkill() {
     }
 }
 
-/// Ctrl-C in the first moments, while `cargo metadata` runs (a terminal signals the whole
-/// foreground group, so cargo dies too): the run says it was interrupted and exits 130, not 2 with
-/// cargo's empty complaint. `$CARGO` is a wrapper that waits for the signal.
+/// Signals while `cargo metadata` runs (`$CARGO` is a wrapper that sleeps a minute): Ctrl-C from
+/// a terminal (the whole foreground group, so cargo dies too) exits 130, not 2 with cargo's empty
+/// complaint; SIGTERM or SIGHUP to the tool alone ends it and its cargo within seconds (143, 129)
+/// rather than when cargo returns. After a SIGKILL the cargo runs on, and the next run ends it
+/// and says so. Nothing is left running and no byte of the tree changes.
 #[test]
-fn ctrl_c_while_cargo_metadata_runs_exits_130() {
+fn signals_while_cargo_metadata_runs_end_it_at_once() {
     let run = Run::of_fixture("mutants-hang");
     let bin = tempfile::tempdir().unwrap();
     let (cargo, started) = (bin.path().join("cargo"), bin.path().join("started"));
@@ -962,25 +1210,68 @@ fn ctrl_c_while_cargo_metadata_runs_exits_130() {
     .unwrap();
     chmod(&cargo, 0o755);
     let before = snapshot(run.root());
-    let mut child = run
-        .command(&[])
-        .env("CARGO", &cargo)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .unwrap();
-    wait_for(&mut child, "cargo metadata", || started.exists());
-    // SAFETY: signals the process group of the child this test spawned, as a terminal would.
-    unsafe { libc::killpg(child.id() as libc::pid_t, libc::SIGINT) };
-    let out = finish_within(child, Duration::from_secs(20), "one Ctrl-C must be enough");
-    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
-    assert!(stderr(&out).contains("interrupted"), "{}", stderr(&out));
-    assert_eq!(
-        changes(&before, &snapshot(run.root())),
-        Vec::<PathBuf>::new()
-    );
-    run.assert_nothing_left();
+    // (signal, to the whole group, exit code)
+    let cases = [
+        (libc::SIGINT, true, Some(130)),
+        (libc::SIGTERM, false, Some(143)),
+        (libc::SIGHUP, false, Some(129)),
+        (libc::SIGKILL, false, None),
+    ];
+    for (signal, group, code) in cases {
+        let marker = unique_marker();
+        let _ = std::fs::remove_file(&started);
+        let mut child = run
+            .command(&[])
+            .env("CARGO", &cargo)
+            .env("FAULTS_METADATA_MARKER", &marker)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        wait_for(&mut child, "cargo metadata", || started.exists());
+        let pid = child.id() as libc::pid_t;
+        // SAFETY: signals the process (or the group, as a terminal would) this test spawned.
+        unsafe {
+            if group {
+                libc::killpg(pid, signal);
+            } else {
+                libc::kill(pid, signal);
+            }
+        }
+        let sent = Instant::now();
+        let out = finish_within(child, Duration::from_secs(20), "one signal must be enough");
+        assert_eq!(out.status.code(), code, "{signal}: {}", stderr(&out));
+        if code.is_some() {
+            // The wrapper's `sleep 60` gets SIGTERM, then SIGKILL after a grace of two seconds.
+            assert!(
+                sent.elapsed() < Duration::from_secs(5),
+                "{signal}: {:?}",
+                sent.elapsed()
+            );
+            assert!(stderr(&out).contains("interrupted"), "{}", stderr(&out));
+            assert_none_with_env("FAULTS_METADATA_MARKER", &marker, "after a stop signal");
+        } else {
+            assert!(
+                !processes_with_env("FAULTS_METADATA_MARKER", &marker).is_empty(),
+                "SIGKILL: the wrapper should still run, for the next run to end"
+            );
+            // The next run (whose own cargo fails at once) ends what the killed one left.
+            let fail = bin.path().join("fail");
+            std::fs::write(&fail, "#!/bin/sh\nexit 1\n").unwrap();
+            chmod(&fail, 0o755);
+            let out = run.command(&[]).env("CARGO", &fail).output().unwrap();
+            assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+            let said = format!("left running by an earlier run (pid {pid}) that was killed");
+            assert!(stderr(&out).contains(&said), "{}", stderr(&out));
+            assert_none_with_env("FAULTS_METADATA_MARKER", &marker, "after the next run");
+        }
+        assert_eq!(
+            changes(&before, &snapshot(run.root())),
+            Vec::<PathBuf>::new()
+        );
+        run.assert_nothing_left();
+    }
 }
 
 /// `mutants merge` of folders that are not the shards of one run (one missing, one twice, one
@@ -1337,8 +1628,10 @@ fn files_whose_names_are_not_utf8_are_skipped_with_their_location() {
 
 /// `measure --write` onto a FIFO, a link to one, a device or a folder: refused before any
 /// evidence or manifest is read (a FIFO would block the read forever), exit 2, nothing written.
+/// The evidence itself (`--log`, `--scrape-before/after`) is opened without blocking and refused,
+/// located, when it is a FIFO, a device or a link to one.
 #[test]
-fn measure_write_refuses_special_files_before_reading_anything() {
+fn measure_refuses_special_files_before_reading_anything() {
     let log = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("fixtures/measure/vllm/vllm_v1_startup_latest.log"),
@@ -1392,6 +1685,39 @@ fn measure_write_refuses_special_files_before_reading_anything() {
             &["measure", "--log", "vllm.log", "--write", "src"],
             none,
             &["`src` is a folder"],
+        ),
+        measure(
+            "a FIFO as --scrape-after",
+            &[
+                "measure",
+                "--scrape-before",
+                "vllm.log",
+                "--scrape-after",
+                "pipe",
+            ],
+            |root| mkfifo(&root.join("pipe")),
+            &["pipe: cannot read: not a regular file (a FIFO)"],
+        ),
+        measure(
+            "a link to a FIFO as --log",
+            &["measure", "--log", "link.log"],
+            |root| {
+                mkfifo(&root.join("pipe"));
+                std::os::unix::fs::symlink("pipe", root.join("link.log")).unwrap();
+            },
+            &["link.log: cannot read: not a regular file (a FIFO)"],
+        ),
+        measure(
+            "a device as --scrape-before",
+            &[
+                "measure",
+                "--scrape-before",
+                "/dev/zero",
+                "--scrape-after",
+                "vllm.log",
+            ],
+            none,
+            &["/dev/zero: cannot read: not a regular file (a device)"],
         ),
     ];
     for case in &cases {

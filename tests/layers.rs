@@ -139,12 +139,20 @@ fn each_module_names_only_modules_below_it() {
 fn clap_and_printing_stay_in_cli() {
     let mut all = Vec::new();
     files(&src(), None, &mut all);
-    // The two prints below `cli` ARCHITECTURE.md names: the opt-in parse trace and the
-    // scrape-window progress bar (which draws on stderr's terminal only).
-    let allowed = ["project.rs", "measure/scrape.rs", "fuzz.rs"];
+    // The two writes below `cli` ARCHITECTURE.md names: the opt-in parse trace (its write error
+    // ignored) and the scrape-window progress bar (which draws on stderr's terminal only).
+    let allowed = ["measure/scrape.rs", "fuzz.rs"];
     let mut found = Vec::new();
     for (module, path) in all {
         if module == "cli" || module == "main" {
+            // `cli`'s own `print!`/`eprintln!` are macros of `cli/mod.rs` that never panic; the
+            // prelude's, named by path, would.
+            let text = code(&path);
+            for p in ["std::print", "std::eprint"] {
+                if text.contains(p) {
+                    found.push(format!("{}: {p}", path.display()));
+                }
+            }
             continue;
         }
         let rel = path

@@ -703,6 +703,36 @@ fn live_scrape_over_loopback_sends_no_accept_header() {
     assert!((0.2..10.0).contains(&window), "window {window}");
 }
 
+/// A live scrape whose second answer comes from another server life: no
+/// `process_start_time_seconds` any more, and the preemption counter back at 0. A restart is
+/// warned of, and the preemptions are not reported (no "preemptions 0" as if measured).
+#[test]
+fn a_live_scrape_across_a_restart_warns_and_reports_no_preemptions() {
+    let t0 = std::fs::read_to_string(root().join(T0)).unwrap();
+    let t1: String = std::fs::read_to_string(root().join(T1))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with("process_start_time_seconds"))
+        .map(|l| match l.strip_prefix("vllm:num_preemptions_total{") {
+            Some(rest) => format!(
+                "vllm:num_preemptions_total{{{}}} 0.0\n",
+                rest.split('}').next().unwrap()
+            ),
+            None => format!("{l}\n"),
+        })
+        .collect();
+    assert!(t0.contains("vllm:num_preemptions_total{") && t1.contains("vllm:num_preemptions_total{engine=\"0\",model_name=\"meta-llama/Llama-3.3-70B-Instruct\"} 0.0"));
+    let (url, _) = serve(vec![t0, t1]);
+    let got = json(&["--log", V1_LOG, "--scrape-url", &url, "--window", "200ms"]);
+    assert_eq!(got["preemptions"], Value::Null, "{got:#}");
+    let warnings = got["warnings"].to_string();
+    assert!(
+        warnings.contains("the second scrape has no process_start_time_seconds")
+            && warnings.contains("preemptions are not reported"),
+        "{warnings}"
+    );
+}
+
 #[cfg(unix)]
 #[test]
 fn ctrl_c_during_the_wait_exits_without_writing() {

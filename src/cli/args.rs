@@ -272,6 +272,10 @@ pub(crate) struct MutantsArgs {
     /// ...but never sooner than this many seconds.
     #[arg(long, value_name = "SECS", default_value_t = 20.0, value_parser = positive_seconds)]
     pub(crate) timeout_floor: f64,
+    /// The unmutated baseline's tests (each test binary, each test, the doctests) fail as hung
+    /// after this many seconds (exit 3, the test named); its build has 3 hours.
+    #[arg(long, value_name = "SECS", default_value_t = 1800.0, value_parser = positive_seconds)]
+    pub(crate) baseline_timeout: f64,
     /// Exit 1 when the score (detected / viable mutants, in percent) is below this.
     #[arg(long, value_name = "PERCENT", value_parser = percent)]
     pub(crate) min_score: Option<f64>,
@@ -379,6 +383,7 @@ impl MutantsArgs {
             scratch_dir: self.scratch_dir.clone(),
             timeout_multiplier: self.timeout_multiplier,
             timeout_floor: self.timeout_floor,
+            baseline_timeout: self.baseline_timeout,
             natural_bound: self.natural_bound,
             per_box: self.per_box,
             select: self.select.filters(),

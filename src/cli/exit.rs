@@ -1,6 +1,7 @@
 //! Exit codes, in one place: only `cli` decides them, from the data the jobs return.
 //! `cli::out` is the only caller of `std::process::exit` (a report that cannot be written ends
-//! the run there); everything else returns its code to `main`.
+//! the run there); everything else returns its code to `main`, which turns any code into 2 when
+//! stderr refused a line.
 
 use std::process::ExitCode;
 
@@ -10,9 +11,11 @@ pub(crate) enum Exit {
     /// No error-level finding; no surviving mutant (or no mutant selected: no score).
     Clean = 0,
     /// Error-level findings, surviving or uncovered mutants, a score under `--min-score`, or a
-    /// guard survived; or stdout refused the report (`cli::out`: a full disk).
+    /// guard survived.
     Findings = 1,
     /// Usage error or bad input (manifest, evidence, workspace): a located message was printed.
+    /// Also a lost stream: stdout refused the report (`cli::out`: a full disk) or stderr refused
+    /// a line (`cli::err`), whatever the run found.
     Usage = 2,
     /// `mutants`: the unmutated baseline failed to build or test.
     BaselineFailed = 3,

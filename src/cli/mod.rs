@@ -8,19 +8,27 @@ use clap::Parser;
 
 use crate::cli::exit::Exit;
 
-// Every `print!`/`println!` of this module goes through `out` (a `macro_rules!` shadows the
-// prelude's from here down), so no print can panic on a closed or full stdout.
+// Every `print!`/`println!`/`eprintln!` of this module and its submodules goes through `out` and
+// `err` (each `macro_rules!` shadows the prelude's from here down), so no write can panic on a
+// closed or full stream.
 macro_rules! print {
     ($($arg:tt)*) => { $crate::cli::out(&format!($($arg)*)) };
 }
 macro_rules! println {
     ($($arg:tt)*) => { $crate::cli::out(&format!("{}\n", format_args!($($arg)*))) };
 }
+macro_rules! eprintln {
+    ($($arg:tt)*) => { $crate::cli::err(&format!("{}\n", format_args!($($arg)*))) };
+}
+
+/// Set once stderr refused a line: the run ends with exit 2 (`Exit::Usage`), whatever else
+/// happened, since a message (an error, a warning, a verdict) was lost.
+static STDERR_LOST: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Write `text` to stdout, the one way the tool prints a result. A reader that went away
 /// (`| head`, `| true`) ends the run quietly with exit 0, as for any Unix filter; any other write
-/// error (`> /dev/full`: no space left) ends it with one message and exit 1. Either way nothing is
-/// left to do: the report was the last step.
+/// error (`> /dev/full`: no space left) ends it with one message and exit 2: the report was lost,
+/// which is not a finding. Either way nothing is left to do: the report was the last step.
 pub(crate) fn out(text: &str) {
     use std::io::Write;
     let mut stdout = std::io::stdout().lock();
@@ -28,12 +36,37 @@ pub(crate) fn out(text: &str) {
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush())
     {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
+        if e.kind() == std::io::ErrorKind::BrokenPipe && !lost() {
             std::process::exit(Exit::Clean as i32);
         }
-        eprintln!("error: cannot write the report to stdout: {e}");
-        std::process::exit(Exit::Findings as i32);
+        err(&format!("error: cannot write the report to stdout: {e}\n"));
+        std::process::exit(Exit::Usage as i32);
     }
+}
+
+/// Write `text` to stderr, the one way the tool says anything else (errors, warnings, progress).
+/// A write that fails (`2> /dev/full`, a closed pipe) is remembered and asks a running job to
+/// stop (`sys::process::request_stop`: `mutants` ends its children and removes its copies as
+/// on a signal); the run then exits 2.
+pub(crate) fn err(text: &str) {
+    use std::io::Write;
+    if lost() {
+        return;
+    }
+    let mut stderr = std::io::stderr().lock();
+    if stderr
+        .write_all(text.as_bytes())
+        .and_then(|()| stderr.flush())
+        .is_err()
+    {
+        STDERR_LOST.store(true, std::sync::atomic::Ordering::SeqCst);
+        crate::sys::process::request_stop();
+    }
+}
+
+/// Whether a line to stderr was lost.
+fn lost() -> bool {
+    STDERR_LOST.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 mod args;
@@ -53,21 +86,34 @@ pub fn main() -> ExitCode {
     }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            eprintln!("{}", clap_text(&e, std::io::stderr()).trim_end());
+            return Exit::Usage.into();
+        }
+        // `--help`, `--version`: a result, on stdout.
         Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() {
-                Exit::Usage.into()
-            } else {
-                Exit::Clean.into()
-            };
+            print!("{}", clap_text(&e, std::io::stdout()));
+            return Exit::Clean.into();
         }
     };
-    match run(cli) {
-        Ok(code) => code.into(),
+    let code = match run(cli) {
+        Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
-            Exit::Usage.into()
+            Exit::Usage
         }
+    };
+    // A lost message outranks what the run found: the user did not see all of it.
+    if lost() { Exit::Usage } else { code }.into()
+}
+
+/// clap's message, styled only for a terminal (what `clap::Error::print` does, without its panic-free
+/// but silent handling of a write error).
+fn clap_text(e: &clap::Error, stream: impl std::io::IsTerminal) -> String {
+    if stream.is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) {
+        e.render().ansi().to_string()
+    } else {
+        e.render().to_string()
     }
 }
 

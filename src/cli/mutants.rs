@@ -52,6 +52,14 @@ pub(super) fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::Clean);
     }
     crate::sys::process::install_interrupt_handler()?;
+    crate::sys::process::become_subreaper();
+    // Said even with -q, as it happens: the run that left them is gone, no report will say so.
+    for (pid, killed) in crate::sys::process::end_orphans_of_dead_runs() {
+        eprintln!(
+            "capcheck: ended {killed} process{} left running by an earlier run (pid {pid}) that was killed",
+            if killed == 1 { "" } else { "es" }
+        );
+    }
     let verbosity = args.verbosity.level();
     let shown = super::progress::Progress::new(verbosity);
     let progress = |e: Event| shown.event(e);
@@ -72,6 +80,8 @@ pub(super) fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
     };
     shown.finish();
     history.warn_unread(&unread);
+    // Whatever a run left that its own cleanup missed (each child run ends its strays already).
+    crate::sys::process::end_strays(None);
     match ran {
         Ok(run) => {
             write_output(&run.output, &run.report, &run.root)?;
@@ -90,6 +100,25 @@ pub(super) fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
             );
             Ok(Exit::BaselineFailed)
         }
+        Err(Stop::BaselineHung { log, tests, after }) => {
+            let which = match tests.as_slice() {
+                [] => "a test".to_string(),
+                names => names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            };
+            eprintln!(
+                "error: the unmutated baseline hung: {which} still running after {}s \
+                 (--baseline-timeout); it was ended, nothing was mutated (log: {})",
+                after.as_secs_f64(),
+                log.display()
+            );
+            Ok(Exit::BaselineFailed)
+        }
+        // No signal came: stderr refused a line, and `main` makes it exit 2.
+        Err(Stop::Interrupted) if crate::sys::process::signal().is_none() => Ok(Exit::Usage),
         Err(Stop::Interrupted) => {
             eprintln!("interrupted: children killed, scratch copies removed");
             Ok(Exit::interrupted_by(crate::sys::process::signal()))

@@ -26,6 +26,8 @@ struct State {
     guess: Option<Duration>,
     running: Vec<String>,
     finished: Vec<Duration>,
+    /// The notes said already.
+    said: std::collections::BTreeSet<String>,
 }
 
 impl Progress {
@@ -48,6 +50,7 @@ impl Progress {
                 guess: None,
                 running: Vec::new(),
                 finished: Vec::new(),
+                said: Default::default(),
             }),
             bar,
         }
@@ -75,6 +78,15 @@ impl Progress {
                     n => format!("; {n} of its processes were still running and were killed"),
                 }
             )),
+            // Said even with -q, once (the switch engine's tail copies again): a test that
+            // needed the link fails the baseline, and this says why.
+            Event::LeftOut(links) => {
+                for why in links {
+                    if s.said.insert(why.clone()) {
+                        self.line(&format!("note: left out of the scratch copy: {why}"));
+                    }
+                }
+            }
             _ if self.verbosity == Verbosity::Quiet => {}
             Event::Phase(p) => {
                 s.end_phase(self);

@@ -57,6 +57,14 @@ pub(crate) struct Missing(pub(crate) PathBuf);
 pub(crate) fn load(root: &Path, path: &Path, required: bool) -> anyhow::Result<Option<Manifest>> {
     match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // A link to nowhere is a manifest the user meant to have, not "no manifest".
+            if let Ok(to) = std::fs::read_link(path) {
+                anyhow::bail!(
+                    "capacity manifest `{}` is a link to `{}`, which does not exist",
+                    path.display(),
+                    to.display()
+                );
+            }
             if required {
                 return Err(Missing(path.to_path_buf()).into());
             }
@@ -68,7 +76,7 @@ pub(crate) fn load(root: &Path, path: &Path, required: bool) -> anyhow::Result<O
         ),
         _ => {}
     }
-    let text = std::fs::read_to_string(path)
+    let text = crate::sys::fs::read_text(path)
         .map_err(|e| anyhow::anyhow!("cannot read capacity manifest `{}`: {e}", path.display()))?;
     let rel = crate::workspace::rel(root, path);
     Ok(Some(parse::parse(&rel, &text)?))

@@ -390,7 +390,21 @@ fn read_entries(r: &mut Reader, root: &Table, m: &mut Manifest) {
         }
         let per_backend = match t.get("per") {
             None => false,
-            Some(item) if item.as_str() == Some("backend") => true,
+            Some(item) if item.as_str() == Some("backend") => {
+                // A cap per backend with no backend listed is a cap times zero: the fleet-wide
+                // figure would be 0, silently.
+                if m.backends.is_empty() {
+                    r.problem(
+                        item.span(),
+                        format!(
+                            "{ctx}: `per = \"backend\"` but the manifest lists no [[backend]] \
+                             (the fleet-wide cap would be this value times zero): add the \
+                             [[backend]] tables, or drop `per`"
+                        ),
+                    );
+                }
+                true
+            }
             Some(item) => {
                 r.problem(item.span(), format!("{ctx}: `per` must be \"backend\""));
                 false

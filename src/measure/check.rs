@@ -149,6 +149,18 @@ pub(crate) fn window(before: &Exposition, after: &Exposition) -> (Vec<Problem>, 
             Vec::new(),
         );
     }
+    // One scrape with a start time and one without: another process (a restarted server whose
+    // exporter is not up yet, another server behind the address) answered one of them.
+    let mut warnings = Vec::new();
+    match (b_start, a_start) {
+        (Some((b, b_line, _)), None) => warnings.push(format!(
+            "the second scrape has no process_start_time_seconds, which the first had ({b} at line {b_line}): the server may have restarted between them, so the window may mix two server lives"
+        )),
+        (None, Some((a, a_line, _))) => warnings.push(format!(
+            "the first scrape has no process_start_time_seconds, which the second has ({a} at line {a_line}): the server may have restarted between them, so the window may mix two server lives"
+        )),
+        _ => {}
+    }
     let latest = |e: &Exposition| e.samples.iter().filter_map(|s| s.timestamp_ms).max();
     if let (Some(b), Some(a)) = (latest(before), latest(after))
         && a < b
@@ -162,7 +174,7 @@ pub(crate) fn window(before: &Exposition, after: &Exposition) -> (Vec<Problem>, 
                     "expected the first scrape to be the earlier one: its samples are timestamped up to {b} ms, this one's up to {a} ms"
                 ),
             )],
-            Vec::new(),
+            warnings,
         );
     }
     let earlier: HashMap<String, &Sample> = before
@@ -179,7 +191,7 @@ pub(crate) fn window(before: &Exposition, after: &Exposition) -> (Vec<Problem>, 
         .filter(|(b, a)| a.value < b.value)
         .collect();
     let Some((b, a)) = went_down.first() else {
-        return (Vec::new(), Vec::new());
+        return (Vec::new(), warnings);
     };
     let what = format!(
         "`{}` went from {} (first scrape, line {}) to {}{}",
@@ -206,9 +218,12 @@ pub(crate) fn window(before: &Exposition, after: &Exposition) -> (Vec<Problem>, 
     } else {
         (
             Vec::new(),
-            vec![format!(
-                "{what}: read as a counter reset (a restart, as PromQL's increase does); the scrapes carry no process_start_time_seconds to tell a restart from swapped scrapes, so check their order"
-            )],
+            warnings
+                .into_iter()
+                .chain([format!(
+                    "{what}: read as a counter reset (a server restart, as PromQL's increase does); the scrapes do not both carry process_start_time_seconds to tell a restart from swapped scrapes, so check their order"
+                )])
+                .collect(),
         )
     }
 }

@@ -48,7 +48,8 @@ pub(crate) struct Options {
 }
 
 fn read(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))
+    // Never blocks on a FIFO, never reads a device: `--log`, `--scrape-before/after` name files.
+    crate::sys::fs::read_text(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))
 }
 
 /// `[NAME=]PATH` into a name and a path.
@@ -311,7 +312,19 @@ fn measure(mut opts: Options, manifest_path: Option<&Path>) -> anyhow::Result<Me
             before: b.as_ref(),
             after: a,
         };
-        signals::read(&w)
+        let mut s = signals::read(&w);
+        // A count of events in the window from a counter that reset is the count since the
+        // restart, not the window's: not reported, rather than a figure that looks measured.
+        if let Some(p) = &s.preemptions
+            && w.reset(p.name)
+        {
+            window_warnings.push(format!(
+                "preemptions are not reported: `{}` reset between the scrapes (a restart), so the window's count is unknown",
+                p.name
+            ));
+            s.preemptions = None;
+        }
+        s
     });
     let mut shown = texts.as_ref().map(|t| t.2.clone()).unwrap_or_default();
     let mut windows = Vec::new();

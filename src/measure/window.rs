@@ -57,6 +57,17 @@ impl<'a> Window<'a> {
         total.map(|t| (t, lines))
     }
 
+    /// Whether a series of counter `name` went down between the scrapes (a reset: the server
+    /// restarted, and the window's increase is not the counter's).
+    pub(crate) fn reset(&self, name: &str) -> bool {
+        let before = self.before_values(name);
+        self.after
+            .samples
+            .iter()
+            .filter(|s| s.name == name)
+            .any(|s| before.get(&series_key(s, "")).is_some_and(|&b| s.value < b))
+    }
+
     /// The largest value of a gauge across both scrapes and all its series.
     pub(crate) fn gauge_max(&self, name: &str) -> Option<(f64, usize)> {
         let scrapes = self.before.into_iter().chain(std::iter::once(self.after));

@@ -39,8 +39,7 @@ pub(crate) fn target(given: Option<&Path>, manifest_path: Option<&Path>) -> anyh
     if let Some(p) = manifest_path {
         cmd.manifest_path(p);
     }
-    let meta = cmd
-        .exec()
+    let meta = crate::workspace::run_metadata(&cmd)
         .context("`--write` without a path writes at the workspace root: pass --write PATH")?;
     let config = crate::config::Config::from_metadata(&crate::workspace::config(&meta))?;
     let root = meta.workspace_root.into_std_path_buf();
@@ -191,7 +190,7 @@ pub(crate) fn update(plan: &Plan, m: &Measurement, opts: &Settings) -> anyhow::R
     let cite = |s: &str| relative_source(s, &plan.target.base, plan.inputs);
     let mut evidence: Vec<String> = Vec::new();
     crate::sys::fs::check_writable(path)?;
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::sys::fs::read_text(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => bail!("{}: cannot read: {e}", path.display()),

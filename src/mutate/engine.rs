@@ -47,6 +47,8 @@ pub(crate) struct Options {
     /// Timeouts are max(multiplier x baseline, floor), for the build and the tests separately.
     pub(crate) timeout_multiplier: f64,
     pub(crate) timeout_floor: Duration,
+    /// The bound on each of the baseline's test runs (its builds get `BASELINE_TIMEOUT`).
+    pub(crate) baseline_timeout: Duration,
     /// Build folders of the scratch copies, one per job, kept between runs so builds stay warm.
     pub(crate) build_dir: PathBuf,
     /// Where scratch copies are made (the system temp folder when `None`).
@@ -69,6 +71,8 @@ pub(crate) enum Event<'a> {
     RemovedStale(&'a crate::mutate::scratch::Stale),
     /// A phase before the mutants begins.
     Phase(Phase),
+    /// The first scratch copy left these links out (to a FIFO, socket or device), each with why.
+    LeftOut(&'a [String]),
     Baseline(&'a Baseline),
     /// A mutant starts (several may run at once).
     Started {
@@ -141,7 +145,16 @@ impl<'a> Tally<'a> {
 /// Why a run stopped early.
 #[derive(Debug)]
 pub(crate) enum Stop {
-    BaselineFailed { log: PathBuf, step: &'static str },
+    BaselineFailed {
+        log: PathBuf,
+        step: &'static str,
+    },
+    /// A baseline test run passed `--baseline-timeout`: the tests with no verdict by then.
+    BaselineHung {
+        log: PathBuf,
+        tests: Vec<String>,
+        after: Duration,
+    },
     Interrupted,
     Error(anyhow::Error),
 }
@@ -169,8 +182,9 @@ pub(crate) struct Ran {
     pub(crate) results: Vec<MutantResult>,
 }
 
-/// The baseline may take as long as a cold build of a large workspace; Ctrl-C still works.
-const BASELINE_TIMEOUT: Duration = Duration::from_secs(3 * 3600);
+/// The baseline's build may take as long as a cold build of a large workspace; Ctrl-C still
+/// works. Its tests are bounded by `--baseline-timeout`.
+pub(crate) const BASELINE_TIMEOUT: Duration = Duration::from_secs(3 * 3600);
 
 /// Run every mutant. `pins` says whether a list of failing tests are all capacity pins.
 pub(crate) fn run(
@@ -210,6 +224,9 @@ pub(crate) fn rebuild_all(
 ) -> Result<Ran, Stop> {
     progress(Event::Phase(Phase::Copy));
     let first = Scratch::copy(root, &opts.target_dir, opts.scratch_parent.as_deref())?;
+    if !first.left_out.is_empty() {
+        progress(Event::LeftOut(&first.left_out));
+    }
     progress(Event::Phase(Phase::Baseline));
     let baseline = baseline(first.root(), &target_of(opts, 0), opts)?;
     progress(Event::Baseline(&baseline));
@@ -343,7 +360,33 @@ fn baseline(scratch: &Path, target: &Path, opts: &Options) -> Result<Baseline, S
     )?;
     check_baseline(ended, &log, "build")?;
     let before = std::fs::metadata(&log)?.len() as usize;
-    let (ended, test) = process::run(&mut test_cmd(scratch, target, opts), &log, BASELINE_TIMEOUT)?;
+    let (ended, test) = process::run(
+        &mut test_cmd(scratch, target, opts),
+        &log,
+        opts.baseline_timeout,
+    )?;
+    if ended == Ended::TimedOut {
+        // cargo ran the binaries one after another: the hung test is in the last one it began.
+        let text = read_from(&log, before);
+        let exe = text
+            .lines()
+            .rev()
+            .find_map(|l| l.trim_start().strip_prefix("Running "))
+            .and_then(|l| Some(l[l.rfind('(')? + 1..l.rfind(')')?].to_string()));
+        let tests = match exe {
+            Some(exe) => {
+                let mut list = Command::new(scratch.join(&exe));
+                list.current_dir(scratch);
+                unfinished(&mut list, &text, &opts.build_dir)
+            }
+            None => Vec::new(),
+        };
+        return Err(Stop::BaselineHung {
+            log,
+            tests,
+            after: opts.baseline_timeout,
+        });
+    }
     check_baseline(ended, &log, "test")?;
     let names = test_names(&read_from(&log, before));
     Ok(Baseline {
@@ -364,6 +407,30 @@ fn check_baseline(ended: Ended, log: &Path, step: &'static str) -> Result<(), St
             step,
         }),
     }
+}
+
+/// The tests of a test binary (`list`, a command that runs it) that `log` shows no verdict for:
+/// those still running when a baseline run timed out. The binary lists its tests
+/// (`--list --format terse`) into a file of the build folder `dir`, removed after.
+pub(crate) fn unfinished(list: &mut Command, log: &str, dir: &Path) -> Vec<String> {
+    let _ = std::fs::create_dir_all(dir);
+    let listing = dir.join("list.log");
+    let _ = std::fs::remove_file(&listing);
+    list.args(["--list", "--format", "terse"]);
+    let listed = write_log(&listing, "")
+        .and_then(|()| process::run(list, &listing, Duration::from_secs(60)))
+        .ok()
+        .filter(|(ended, _)| ended.success())
+        .map(|_| std::fs::read_to_string(&listing).unwrap_or_default())
+        .unwrap_or_default();
+    let _ = std::fs::remove_file(&listing);
+    let done = test_names(log);
+    listed
+        .lines()
+        .filter_map(|l| l.strip_suffix(": test"))
+        .filter(|n| !done.passed.iter().chain(&done.failed).any(|d| d == n))
+        .map(str::to_string)
+        .collect()
 }
 
 /// A log file's name for a mutant id.

@@ -43,6 +43,8 @@ pub(crate) struct MutantsOptions {
     pub(crate) scratch_dir: Option<PathBuf>,
     pub(crate) timeout_multiplier: f64,
     pub(crate) timeout_floor: f64,
+    /// Seconds the baseline's tests may run (`--baseline-timeout`).
+    pub(crate) baseline_timeout: f64,
     pub(crate) natural_bound: Option<u64>,
     pub(crate) per_box: Option<u64>,
     /// `--mutant`, `--skip-mutant`, `--exclude-file`, `--exclude-re`.
@@ -74,6 +76,8 @@ pub(crate) struct MutantsRun {
     pub(crate) root: PathBuf,
     pub(crate) output: PathBuf,
     pub(crate) report: MutantsReport,
+    /// The build and output folders' locks, held until the reports are written.
+    pub(crate) _locks: [std::fs::File; 2],
 }
 
 use crate::mutate::output::LOGS;
@@ -270,6 +274,29 @@ fn explain_survivors(
     }
 }
 
+/// Lock the run's build folder and output folder (claimed first, nothing removed yet), so a
+/// second run on them says so at once instead of clearing the first one's files or building
+/// into its folder. The locks go with the process, however it ends.
+fn lock_run(build_dir: &Path, output: &Path) -> anyhow::Result<[std::fs::File; 2]> {
+    let lock = |dir: &Path, flag: &str| -> anyhow::Result<std::fs::File> {
+        match crate::sys::fs::lock_dir(dir) {
+            Ok(Some(f)) => Ok(f),
+            Ok(None) => bail!(
+                "another `cargo capcheck mutants` is running with {} as its {flag} folder (it \
+                 holds the folder's lock); wait for it to finish, or give this run its own \
+                 --build-dir and --output",
+                dir.display(),
+            ),
+            Err(e) => bail!("cannot lock {}: {e}", dir.display()),
+        }
+    };
+    std::fs::create_dir_all(build_dir)
+        .with_context(|| format!("cannot create {}", build_dir.display()))?;
+    let build = lock(build_dir, "build")?;
+    crate::mutate::output::claim(output)?;
+    Ok([build, lock(output, "output")?])
+}
+
 /// What must hold before a run loads anything: the test tool it was asked for is there.
 pub(crate) fn preflight(args: &MutantsOptions) -> anyhow::Result<()> {
     if args.test_tool == TestTool::Nextest {
@@ -303,6 +330,11 @@ pub(crate) fn run(
     } else {
         Vec::new()
     };
+    let build_dir = args
+        .build_dir
+        .clone()
+        .unwrap_or_else(|| ws.target_dir.join("capcheck").join("scratch-target"));
+    let locks = lock_run(&build_dir, &output)?;
     crate::mutate::output::clear(&output)?;
     let mut cargo_args = cargo_args(&args.project.selection, &ws.root);
     cargo_args.extend(args.features.iter().cloned());
@@ -314,10 +346,8 @@ pub(crate) fn run(
         test_tool: args.test_tool,
         timeout_multiplier: args.timeout_multiplier,
         timeout_floor: Duration::from_secs_f64(args.timeout_floor),
-        build_dir: args
-            .build_dir
-            .clone()
-            .unwrap_or_else(|| ws.target_dir.join("capcheck").join("scratch-target")),
+        baseline_timeout: Duration::from_secs_f64(args.baseline_timeout),
+        build_dir,
         scratch_parent: args.scratch_dir.clone(),
         target_dir: ws.target_dir.clone(),
         cargo_args,
@@ -382,6 +412,7 @@ pub(crate) fn run(
         root: ws.root.clone(),
         output,
         report,
+        _locks: locks,
     })
 }
 

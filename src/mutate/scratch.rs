@@ -5,7 +5,9 @@
 //! Nothing in the copy leads back into the user's tree: every symlink that resolves inside the
 //! workspace (absolute or relative, dangling or not) points at the same place in the copy, and a
 //! link to a folder that holds the workspace is refused. Special files (FIFOs, sockets, devices)
-//! are skipped, so no open can block. Each copy names its owner (pid and start time) in
+//! are skipped, so no open can block, and so is a link to one, wherever it leads
+//! (`tests/zero.rs -> /dev/zero` would have a build read without end): each such link is named
+//! in [`Scratch::left_out`] for the run to say. Each copy names its owner (pid and start time) in
 //! [`OWNER`], so a later run can remove a copy whose run was killed, with its processes.
 
 use std::path::{Path, PathBuf};
@@ -22,6 +24,9 @@ pub(crate) const OWNER: &str = ".capcheck-owner";
 /// A copy of the workspace. Dropping it deletes the folder.
 pub(crate) struct Scratch {
     dir: tempfile::TempDir,
+    /// The links left out of the copy, each with why (`tests/zero.rs: a link to /dev/zero, a
+    /// device`), in walk order.
+    pub(crate) left_out: Vec<String>,
 }
 
 impl Scratch {
@@ -49,8 +54,8 @@ impl Scratch {
             format!("{me} {}\n", process::start_time(me).unwrap_or(0)),
         )
         .context("cannot write the scratch folder's owner file")?;
-        copy_tree(root, target_dir, dir.path())?;
-        Ok(Scratch { dir })
+        let left_out = copy_tree(root, target_dir, dir.path())?;
+        Ok(Scratch { dir, left_out })
     }
 
     pub(crate) fn root(&self) -> &Path {
@@ -104,7 +109,9 @@ fn parse_owner(text: &str) -> Option<(u32, u64)> {
     Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
 }
 
-fn copy_tree(root: &Path, target_dir: &Path, dest: &Path) -> anyhow::Result<()> {
+/// Copy the tree; returns the links left out, each with why.
+fn copy_tree(root: &Path, target_dir: &Path, dest: &Path) -> anyhow::Result<Vec<String>> {
+    let mut left_out = Vec::new();
     let target_dir = target_dir.to_path_buf();
     let top = root.to_path_buf();
     let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
@@ -144,6 +151,21 @@ fn copy_tree(root: &Path, target_dir: &Path, dest: &Path) -> anyhow::Result<()> 
             std::fs::create_dir_all(&to)?;
         } else if kind.is_symlink() {
             let link = link_in_copy(root, &real_root, dest, entry.path())?;
+            // What the link leads to, followed: a FIFO, socket or device is never linked to.
+            if let Ok(m) = std::fs::metadata(entry.path())
+                && !m.is_file()
+                && !m.is_dir()
+            {
+                left_out.push(format!(
+                    "{}: a link to {}, a {}",
+                    rel.display(),
+                    std::fs::read_link(entry.path())
+                        .unwrap_or_default()
+                        .display(),
+                    crate::sys::fs::kind_of(&m)
+                ));
+                continue;
+            }
             std::os::unix::fs::symlink(link, &to)?;
         } else if kind.is_file() {
             std::fs::copy(entry.path(), &to)
@@ -169,7 +191,7 @@ fn copy_tree(root: &Path, target_dir: &Path, dest: &Path) -> anyhow::Result<()> 
             .unwrap_or(manifest.path());
         anchor_outside_paths(root, &root.join(rel), manifest.path())?;
     }
-    Ok(())
+    Ok(left_out)
 }
 
 /// Point the path dependencies of the copied manifest `copy` (a copy of `original`) that lead

@@ -43,7 +43,7 @@ impl Texts {
         let root = &self.root;
         self.cache
             .entry(rel.to_string())
-            .or_insert_with(|| std::fs::read_to_string(root.join(rel)).unwrap_or_default())
+            .or_insert_with(|| crate::sys::fs::read_text(&root.join(rel)).unwrap_or_default())
     }
 
     /// The text of `rel` when it is cached already.

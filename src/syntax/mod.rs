@@ -155,10 +155,11 @@ fn read_text(abs: &Path, rel: &str) -> Result<String, ParseFailure> {
                 .to_string(),
         });
     }
-    let bytes = std::fs::read(abs).map_err(|e| ParseFailure {
-        loc: point(rel, 1, 1),
-        message: format!("cannot read file: {e}"),
-    })?;
+    let bytes =
+        crate::sys::fs::read_bounded(abs, crate::sys::fs::MAX_READ).map_err(|e| ParseFailure {
+            loc: point(rel, 1, 1),
+            message: format!("cannot read file: {e}"),
+        })?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let upto = e.utf8_error().valid_up_to();
         let valid = std::str::from_utf8(&e.as_bytes()[..upto]).unwrap_or_default();

@@ -1,5 +1,7 @@
 //! Files written without harming what they replace: the manifest (`init`, `measure --write`)
 //! by `write_atomic`, and the tool's own files by `create_new` and `append`, never through a link.
+//! Files read within a bound: `read_bounded` opens without blocking, refuses what is not a
+//! regular file (a FIFO, a socket, a device) and reads at most [`MAX_READ`] bytes.
 //!
 //! The new text goes to a temp file beside the target (`.NAME.PID.capcheck-tmp`), is fsynced,
 //! and replaces the target by rename; the folder is fsynced after. What the user set up around
@@ -271,6 +273,94 @@ pub(crate) fn append(path: &Path) -> std::io::Result<File> {
         .open(path)
 }
 
+/// An exclusive lock on the folder `dir` (`flock` on the folder itself: no file is added to it),
+/// held until the returned handle is dropped or the process ends, even by SIGKILL. `Ok(None)`
+/// when another process holds it.
+pub(crate) fn lock_dir(dir: &Path) -> std::io::Result<Option<File>> {
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(dir)?;
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a descriptor we own.
+    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        return Ok(Some(f));
+    }
+    let e = std::io::Error::last_os_error();
+    if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
+        Ok(None)
+    } else {
+        Err(e)
+    }
+}
+
+/// The most bytes the tool reads from any one input file: a source file, a manifest, a config's
+/// data file, a log, a scrape. A larger file is refused with its size (no real one comes close;
+/// `/dev/zero` behind a link would otherwise be read until memory ran out).
+pub(crate) const MAX_READ: u64 = 256 << 20;
+
+/// The bytes of the regular file at `path` (links followed), at most `limit` of them. The open
+/// never blocks (`O_NONBLOCK`: a FIFO with no writer would wait forever) and what it opened is
+/// checked before a byte is read: a FIFO, socket or device is refused, and so is a file over
+/// `limit` (its size said), also one that grows past it while read.
+pub(crate) fn read_bounded(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("not a regular file (a {})", kind_of(&meta)),
+        ));
+    }
+    let too_large = |len: u64| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "{len} bytes, over the {} MiB the tool reads from one file",
+                limit >> 20
+            ),
+        )
+    };
+    if meta.len() > limit {
+        return Err(too_large(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+/// [`read_bounded`] at [`MAX_READ`], as UTF-8 text.
+pub(crate) fn read_text(path: &Path) -> std::io::Result<String> {
+    String::from_utf8(read_bounded(path, MAX_READ)?)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error()))
+}
+
+/// What a file that is not a regular one is, in words.
+pub(crate) fn kind_of(meta: &Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_dir() {
+        "folder"
+    } else if t.is_fifo() {
+        "FIFO"
+    } else if t.is_socket() {
+        "socket"
+    } else if t.is_char_device() || t.is_block_device() {
+        "device"
+    } else if t.is_file() {
+        "regular file"
+    } else {
+        "special file"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -343,5 +433,25 @@ mod tests {
             std::fs::read_to_string(dir.join("new.toml")).unwrap(),
             "n = 1\n"
         );
+    }
+
+    #[test]
+    fn read_bounded_refuses_fifos_devices_and_files_over_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo on a fresh path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let err = read_bounded(&fifo, MAX_READ).unwrap_err().to_string();
+        assert!(err.contains("not a regular file (a FIFO)"), "{err}");
+        let err = read_bounded(Path::new("/dev/zero"), MAX_READ)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("(a device)"), "{err}");
+        let big = dir.path().join("big");
+        std::fs::write(&big, vec![b'x'; 2 << 20]).unwrap();
+        let err = read_bounded(&big, 1 << 20).unwrap_err().to_string();
+        assert!(err.contains("2097152 bytes, over the 1 MiB"), "{err}");
+        assert_eq!(read_bounded(&big, 2 << 20).unwrap().len(), 2 << 20);
     }
 }

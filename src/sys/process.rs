@@ -2,7 +2,14 @@
 //! so a test binary that cargo started never outlives the run. SIGINT, SIGTERM and SIGHUP only
 //! record which signal came (signal-hook); the wait loop polls it, so one signal is enough and
 //! cleanup always runs. A second signal ends the tool at once (the next run cleans what it left,
-//! see `scratch::clean_stale`).
+//! see `scratch::clean_stale` and [`end_orphans_of_dead_runs`]).
+//!
+//! What leaves the group (a test's daemon that calls `setsid`, or forks twice) is still found:
+//! every child carries [`TAG`] in its environment (`pid:start-time:run`), which all it starts
+//! inherits, and on Linux the tool is the child subreaper of what it starts
+//! (`PR_SET_CHILD_SUBREAPER`: an orphan is reparented to us, not to init). When a child's run
+//! ends, every process that carries its tag is killed ([`end_strays`]) and those reparented to
+//! us are reaped; at the end of a job, every process with our tag or our pid as parent.
 
 use std::os::unix::process::CommandExt;
 use std::path::Path;
@@ -16,6 +23,12 @@ static SIGNAL: AtomicUsize = AtomicUsize::new(0);
 /// Set by the first signal; a second one then gets the default action (the tool ends).
 static ARMED: AtomicBool = AtomicBool::new(false);
 
+/// The environment variable every child of a run carries: `pid:start-time:run` (the tool's pid
+/// and start time, the run's number).
+pub(crate) const TAG: &str = "CAPCHECK_OWNER";
+/// The number of the next child run, for its tag.
+static NEXT_RUN: AtomicUsize = AtomicUsize::new(1);
+
 /// How often the wait loop looks at the child, the clock and the signal flag.
 const POLL: Duration = Duration::from_millis(50);
 /// How long a group gets between SIGTERM and SIGKILL.
@@ -25,9 +38,17 @@ const GRACE: Duration = Duration::from_secs(2);
 /// closed terminal.
 pub(crate) const STOP_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 
+/// Set once the handlers are installed (`Ok`) or failed to be.
+static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
+
+/// Whether the stop signals are routed to the flag (else they end the tool at once, and a child
+/// in our own process group, which a terminal's Ctrl-C reaches, is the safer place).
+fn handled() -> bool {
+    INSTALLED.get().is_some_and(Result::is_ok)
+}
+
 /// Route SIGINT, SIGTERM and SIGHUP to the flag. Idempotent.
 pub(crate) fn install_interrupt_handler() -> anyhow::Result<()> {
-    static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
     INSTALLED
         .get_or_init(|| {
             STOP_SIGNALS
@@ -55,8 +76,17 @@ pub(crate) fn note_stop(signal: libc::c_int) {
     }
 }
 
+/// Set by `request_stop`: the run stops as on a signal, though none came.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// Ask the run to stop at its next poll, as a stop signal would (children ended, scratch copies
+/// removed), without a signal: the caller (a lost stderr) decides the exit code.
+pub(crate) fn request_stop() {
+    STOP.store(true, Ordering::SeqCst);
+}
+
 pub(crate) fn interrupted() -> bool {
-    SIGNAL.load(Ordering::SeqCst) != 0
+    SIGNAL.load(Ordering::SeqCst) != 0 || STOP.load(Ordering::SeqCst)
 }
 
 /// The signal that stopped the run, if one did.
@@ -102,6 +132,88 @@ pub(crate) fn run_split(
     let err = crate::sys::fs::append(log)?;
     cmd.stdin(Stdio::null()).stderr(err).process_group(0);
     wait(cmd, log, &Limits::time(timeout)).map(|r| r.ended)
+}
+
+/// Run `cmd` (a short query such as `cargo metadata`) with its stdout and stderr captured, until
+/// it exits or a stop signal comes (then it is ended, with all it started, within `GRACE`): the
+/// same tag and stray cleanup as every other child. With the stop signals handled the child gets
+/// a process group of its own (we end it on a signal); without, it stays in ours, where a
+/// terminal's Ctrl-C reaches it as it reaches us.
+pub(crate) fn output(cmd: &mut Command) -> std::io::Result<(Ended, std::process::Output)> {
+    use std::io::Read;
+    become_subreaper();
+    let own_group = handled();
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if own_group {
+        cmd.process_group(0);
+    }
+    let run = NEXT_RUN.fetch_add(1, Ordering::SeqCst);
+    cmd.env(TAG, tag(run));
+    if interrupted() {
+        return Ok((Ended::Interrupted, empty_output()));
+    }
+    let mut child = spawn(cmd)?;
+    let leader = child.id();
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let ended = loop {
+        if let Some(status) = child.try_wait()? {
+            break Ended::Exited(status);
+        }
+        if interrupted() {
+            if own_group {
+                terminate(&mut child)?;
+            } else {
+                let _ = child.kill();
+                child.wait()?;
+            }
+            break Ended::Interrupted;
+        }
+        std::thread::sleep(POLL);
+    };
+    done(leader);
+    end_strays(Some(run));
+    let status = match ended {
+        Ended::Exited(s) => s,
+        _ => std::os::unix::process::ExitStatusExt::from_raw(0),
+    };
+    Ok((
+        ended,
+        std::process::Output {
+            status,
+            stdout: out.join().unwrap_or_default(),
+            stderr: err.join().unwrap_or_default(),
+        },
+    ))
+}
+
+fn empty_output() -> std::process::Output {
+    std::process::Output {
+        status: std::os::unix::process::ExitStatusExt::from_raw(0),
+        stdout: Vec::new(),
+        stderr: Vec::new(),
+    }
 }
 
 /// What a child may use.
@@ -183,7 +295,213 @@ fn wait(cmd: &mut Command, log: &Path, limits: &Limits) -> std::io::Result<Ran> 
             peak_kib: 0,
         });
     }
-    let mut child = cmd.spawn()?;
+    let run = NEXT_RUN.fetch_add(1, Ordering::SeqCst);
+    cmd.env(TAG, tag(run));
+    let child = spawn(cmd)?;
+    let leader = child.id();
+    let ran = watch(child, log, limits, start);
+    done(leader);
+    // Whatever the run left outside its group (a daemon), wherever it was reparented.
+    end_strays(Some(run));
+    ran
+}
+
+/// The direct children being waited for (their leaders' pids): never reaped by `end_strays`.
+/// Held while a child is spawned and while `end_strays` looks and reaps, so a child that exits
+/// the moment it starts is never taken for an orphan.
+static ACTIVE: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+
+fn lock_active() -> std::sync::MutexGuard<'static, Vec<u32>> {
+    ACTIVE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Spawn `cmd` and count it among the children being waited for, in one step.
+fn spawn(cmd: &mut Command) -> std::io::Result<Child> {
+    let mut all = lock_active();
+    let child = cmd.spawn()?;
+    all.push(child.id());
+    Ok(child)
+}
+
+/// The child `pid` was reaped: no longer one being waited for.
+fn done(pid: u32) {
+    lock_active().retain(|&p| p != pid);
+}
+
+/// This process as a tag's owner: `pid:start-time`.
+fn owner() -> String {
+    let me = std::process::id();
+    format!("{me}:{}", start_time(me).unwrap_or(0))
+}
+
+/// The tag of run `run` of this process.
+fn tag(run: usize) -> String {
+    format!("{}:{run}", owner())
+}
+
+/// Make this process the child subreaper of what it starts (Linux: an orphaned descendant is
+/// reparented to us, so [`end_strays`] finds it by its parent too). Idempotent; elsewhere a
+/// no-op (the tag still finds them).
+pub(crate) fn become_subreaper() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: PR_SET_CHILD_SUBREAPER only changes how this process's orphans are reparented.
+    unsafe {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    }
+}
+
+/// One process of /proc: its pid, parent, state and the tag in its environment (`None` when it
+/// has none or cannot be read: another user's, a zombie).
+struct Proc {
+    pid: libc::pid_t,
+    ppid: libc::pid_t,
+    zombie: bool,
+    tag: Option<String>,
+}
+
+/// Every process /proc shows but this one.
+fn procs() -> Vec<Proc> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let me = std::process::id();
+    let prefix = format!("{TAG}=");
+    let mut out = Vec::new();
+    for e in dir.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        // After the command name (in parentheses, maybe with spaces): state, ppid.
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            continue;
+        };
+        let mut fields = rest.split_whitespace();
+        let zombie = fields.next() == Some("Z");
+        let Some(ppid) = fields.next().and_then(|p| p.parse().ok()) else {
+            continue;
+        };
+        let tag = std::fs::read(e.path().join("environ"))
+            .ok()
+            .and_then(|env| {
+                env.split(|&b| b == 0)
+                    .find_map(|kv| kv.strip_prefix(prefix.as_bytes()))
+                    .map(|v| String::from_utf8_lossy(v).into_owned())
+            });
+        out.push(Proc {
+            pid: libc::pid_t::try_from(pid).unwrap_or(0),
+            ppid,
+            zombie,
+            tag,
+        });
+    }
+    out
+}
+
+/// End what a child run left behind: every process that carries run `run`'s tag (`None`: any
+/// run of ours, and every process reparented to us that is not a child being waited for), by
+/// SIGKILL, repeated until none is left (a fork between two looks is found by the next); those
+/// reparented to us are reaped. Returns how many were killed.
+pub(crate) fn end_strays(run: Option<usize>) -> usize {
+    let me = libc::pid_t::try_from(std::process::id()).unwrap_or(0);
+    let ours = match run {
+        Some(r) => tag(r),
+        None => format!("{}:", owner()),
+    };
+    let mut killed = std::collections::HashSet::new();
+    for _ in 0..100 {
+        let waited = lock_active();
+        let busy = |p: &Proc| waited.contains(&u32::try_from(p.pid).unwrap_or(0));
+        let mut found = false;
+        for p in procs() {
+            let tagged = p.tag.as_deref().is_some_and(|t| match run {
+                Some(_) => t == ours,
+                None => t.starts_with(&ours),
+            });
+            let orphan = p.ppid == me && !busy(&p) && (run.is_none() || p.zombie);
+            if !tagged && !orphan {
+                continue;
+            }
+            if !p.zombie {
+                // SAFETY: signals a process this run started (its tag or its parent says so).
+                unsafe { libc::kill(p.pid, libc::SIGKILL) };
+                killed.insert(p.pid);
+                found = true;
+            }
+            if p.ppid == me && !busy(&p) {
+                reap_pid(p.pid);
+            }
+        }
+        drop(waited);
+        if !found {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    killed.len()
+}
+
+/// Reap our child `pid` (SIGKILLed or already a zombie), waiting a moment at most.
+fn reap_pid(pid: libc::pid_t) {
+    for _ in 0..100 {
+        let mut status = 0;
+        // SAFETY: waitpid on one pid of ours, without blocking.
+        let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+        if r != 0 {
+            return; // reaped, or not ours to reap
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Kill every process whose tag names a run of a tool process that no longer runs (a run killed
+/// by SIGKILL, whose children and their daemons ran on: a `cargo metadata`, a test's server).
+/// Returns how many, by the pid of the run that left them.
+pub(crate) fn end_orphans_of_dead_runs() -> Vec<(u32, usize)> {
+    let mut by_owner: Vec<(u32, usize)> = Vec::new();
+    let mut killed = std::collections::HashSet::new();
+    for _ in 0..100 {
+        let mut found = false;
+        for p in procs() {
+            let Some(tag) = &p.tag else { continue };
+            let mut parts = tag.split(':');
+            let (Some(Ok(pid)), Some(Ok(started))) = (
+                parts.next().map(str::parse::<u32>),
+                parts.next().map(str::parse::<u64>),
+            ) else {
+                continue;
+            };
+            if alive(pid, started) || p.zombie {
+                continue;
+            }
+            // SAFETY: signals a process a dead run of this tool started (its tag says so).
+            unsafe { libc::kill(p.pid, libc::SIGKILL) };
+            found = true;
+            if !killed.insert(p.pid) {
+                continue;
+            }
+            match by_owner.iter_mut().find(|(o, _)| *o == pid) {
+                Some((_, n)) => *n += 1,
+                None => by_owner.push((pid, 1)),
+            }
+        }
+        if !found {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    by_owner
+}
+
+/// Wait for the spawned `child` within `limits`.
+fn watch(mut child: Child, log: &Path, limits: &Limits, start: Instant) -> std::io::Result<Ran> {
     let mut heard = (
         std::fs::metadata(log).map_or(0, |m| m.len()),
         Instant::now(),

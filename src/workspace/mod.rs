@@ -106,14 +106,21 @@ pub(crate) fn metadata(args: &Selection) -> anyhow::Result<Metadata> {
         }
         cmd.manifest_path(path);
     }
-    // Run as `MetadataCommand::exec` runs it, but with the exit status at hand: a cargo killed by
-    // Ctrl-C (a terminal signals the whole foreground group) means this run was interrupted too,
-    // even before our own handler has run on another thread.
+    run_metadata(&cmd)
+}
+
+/// Run a prepared `cargo metadata` as `MetadataCommand::exec` runs it, but as a child the stop
+/// signals end (`sys::process::output`: a slow metadata never holds a signal back, and what it
+/// started is ended with it), and with the exit status at hand: a cargo killed by Ctrl-C (a
+/// terminal signals the whole foreground group) means this run was interrupted too, even before
+/// our own handler has run on another thread.
+pub(crate) fn run_metadata(cmd: &MetadataCommand) -> anyhow::Result<Metadata> {
     use std::os::unix::process::ExitStatusExt;
-    let out = cmd
-        .cargo_command()
-        .output()
+    let (ended, out) = crate::sys::process::output(&mut cmd.cargo_command())
         .map_err(|e| anyhow::anyhow!("cargo metadata failed: {e}"))?;
+    if ended == crate::sys::process::Ended::Interrupted {
+        bail!("cargo metadata was stopped by a signal");
+    }
     if let Some(signal) = out.status.signal() {
         crate::sys::process::note_stop(signal);
     }

@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use super::build::test_cmd;
 use super::switched::decade;
 use super::{
-    BASELINE_TIMEOUT, Binary, MEMORY_FACTOR, MEMORY_FLOOR, Suite, Test, Traced, TracedRun, append,
-    len, name_of, read_from,
+    Binary, MEMORY_FACTOR, MEMORY_FLOOR, Suite, Test, Traced, TracedRun, append, len, name_of,
+    read_from,
 };
 use crate::mutate::engine::{self, Options, Stop};
 use crate::mutate::outcome::test_names;
@@ -46,7 +46,7 @@ pub(super) fn run(
     let (cases_run, doc_run) = std::thread::scope(|s| {
         let doc_thread = (has_lib && opts.doctests).then(|| s.spawn(doc_runs));
         let cases_run = (|| -> Result<_, Stop> {
-            let (first, cases) = first_runs(&binaries, log)?;
+            let (first, cases) = first_runs(&binaries, log, opts)?;
             let traced = traced_runs(&binaries, &cases, &reach, opts)?;
             Ok((first, cases, traced))
         })();
@@ -134,6 +134,15 @@ pub(super) fn run(
     })
 }
 
+/// A baseline test run that passed `--baseline-timeout`, with the tests it left unfinished.
+fn hung(log: &Path, tests: Vec<String>, opts: &Options) -> Stop {
+    Stop::BaselineHung {
+        log: log.to_path_buf(),
+        tests,
+        after: opts.baseline_timeout,
+    }
+}
+
 /// Where the traced run of case `n` records the sites it reached.
 fn hits_of(reach: &Path, n: usize) -> std::path::PathBuf {
     reach.join(format!("{n}.hits"))
@@ -141,14 +150,26 @@ fn hits_of(reach: &Path, n: usize) -> std::path::PathBuf {
 
 /// The first baseline run: each binary whole, as `cargo test` runs it; every test's verdict, and
 /// the tests in the order they were found.
-fn first_runs(binaries: &[Binary], log: &Path) -> Result<(BTreeMap<Test, bool>, Vec<Test>), Stop> {
+fn first_runs(
+    binaries: &[Binary],
+    log: &Path,
+    opts: &Options,
+) -> Result<(BTreeMap<Test, bool>, Vec<Test>), Stop> {
     let mut first: BTreeMap<Test, bool> = BTreeMap::new();
     let mut cases: Vec<Test> = Vec::new();
     for (bi, b) in binaries.iter().enumerate() {
         let before = len(log);
-        let (ended, _) = process::run(&mut test_cmd(b, &[]), log, BASELINE_TIMEOUT)?;
+        let (ended, _) = process::run(&mut test_cmd(b, &[]), log, opts.baseline_timeout)?;
         if ended == Ended::Interrupted {
             return Err(Stop::Interrupted);
+        }
+        if ended == Ended::TimedOut {
+            let tests = engine::unfinished(
+                &mut test_cmd(b, &[]),
+                &read_from(log, before),
+                &opts.build_dir,
+            );
+            return Err(hung(log, tests, opts));
         }
         let names = test_names(&read_from(log, before));
         for (name, ok) in names
@@ -200,11 +221,16 @@ fn traced_runs(
                     cmd.env(switch::HITS_ENV, hits_of(reach, n));
                     let one = reach.join(format!("{n}.log"));
                     let ran = engine::write_log(&one, "").and_then(|()| {
-                        process::run_limited(&mut cmd, &one, &Limits::time(BASELINE_TIMEOUT))
+                        process::run_limited(&mut cmd, &one, &Limits::time(opts.baseline_timeout))
                     });
                     match ran {
                         Ok(r) if r.ended == Ended::Interrupted => {
                             *stop.lock().expect("stop lock") = Some(Stop::Interrupted);
+                            return;
+                        }
+                        Ok(r) if r.ended == Ended::TimedOut => {
+                            *stop.lock().expect("stop lock") =
+                                Some(hung(&one, vec![name.clone()], opts));
                             return;
                         }
                         Ok(r) => traced.lock().expect("traced lock").push((
@@ -246,9 +272,12 @@ impl Doctests<'_> {
             None => cmd.env_remove(switch::HITS_ENV),
         };
         engine::write_log(own, "")?;
-        let (ended, took) = process::run(&mut cmd, own, BASELINE_TIMEOUT)?;
+        let (ended, took) = process::run(&mut cmd, own, self.opts.baseline_timeout)?;
         if ended == Ended::Interrupted {
             return Err(Stop::Interrupted);
+        }
+        if ended == Ended::TimedOut {
+            return Err(hung(own, vec!["doctests".into()], self.opts));
         }
         let names = test_names(&read_from(own, 0));
         let count = names.passed.len() + names.failed.len();

@@ -106,6 +106,9 @@ pub(crate) fn run(
     engine::start(opts, progress)?;
     progress(Event::Phase(engine::Phase::Copy));
     let scratch = Scratch::copy(root, &opts.target_dir, opts.scratch_parent.as_deref())?;
+    if !scratch.left_out.is_empty() {
+        progress(Event::LeftOut(&scratch.left_out));
+    }
     let target = opts.build_dir.join("0");
     let log = opts.log_dir.join("baseline.log");
     engine::write_log(&log, crate::mutate::output::BASELINE_HEADER)?;
