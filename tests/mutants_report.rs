@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::support::{capcheck_in, copy_fixture, json_of, stdout};
+use crate::support::{capcheck_in, copy_fixture, json_of, merge_run, stdout};
 
 /// The story's measured controller: which of its listed mutants survive, and with what fixture
 /// explanation (the sentence the fixture analysis gives; `None`: it explains nothing).
@@ -98,18 +98,7 @@ fn run_of(ws: &Path) -> std::path::PathBuf {
 
 fn merged(ws: &Path, run: &Path, format: &str) -> String {
     let into = ws.join(format!("target/merged-{format}"));
-    let out = capcheck_in(
-        ws,
-        &[
-            "mutants",
-            "merge",
-            run.to_str().unwrap(),
-            "--into",
-            into.to_str().unwrap(),
-            "--format",
-            format,
-        ],
-    );
+    let out = merge_run(ws, run, &into, format);
     assert_eq!(out.status.code(), Some(1), "survivors fail the run");
     stdout(&out)
 }

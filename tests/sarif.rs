@@ -227,18 +227,7 @@ fn all_survive(ws: &Path) -> Value {
     std::fs::write(dir.join("mutants.json"), report.to_string()).unwrap();
     let into = ws.join("target/merged");
     let _ = std::fs::remove_dir_all(&into);
-    let out = capcheck_in(
-        ws,
-        &[
-            "mutants",
-            "merge",
-            dir.to_str().unwrap(),
-            "--into",
-            into.to_str().unwrap(),
-            "--format",
-            "sarif",
-        ],
-    );
+    let out = merge_run(ws, &dir, &into, "sarif");
     let doc = json_of(&out).1;
     let written: Value =
         serde_json::from_str(&std::fs::read_to_string(into.join("survivors.sarif")).unwrap())

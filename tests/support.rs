@@ -179,3 +179,20 @@ pub fn git(dir: &Path, args: &[&str]) {
         .expect("git runs");
     assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
 }
+
+/// `mutants merge RUN --into INTO --format FORMAT` in `ws`: a mutants report given as data
+/// rendered without building anything.
+pub fn merge_run(ws: &Path, run: &Path, into: &Path, format: &str) -> Output {
+    capcheck_in(
+        ws,
+        &[
+            "mutants",
+            "merge",
+            run.to_str().unwrap(),
+            "--into",
+            into.to_str().unwrap(),
+            "--format",
+            format,
+        ],
+    )
+}
