@@ -1749,7 +1749,23 @@ fn many_findings_on_one_line_or_in_one_file_stay_linear() {
             .join(sep)
     };
     let allow = |rule: &str| format!("/* capcheck: allow({rule}, reason = \"generated\") */");
-    let cases: [LinearCase; 5] = [
+    // n constants and n tests, each pinning one: every assertion is explained by looking its
+    // literal up, not by trying every capacity (and every pair of them) per assertion.
+    let pins = |n: usize| {
+        let tests: String = (0..n)
+            .map(|i| {
+                format!(
+                    "    #[test]\n    fn t{i}() {{\n        let max_concurrency = super::MAX_CONCURRENCY_{i};\n        assert_eq!(max_concurrency, {});\n    }}\n",
+                    i + 1
+                )
+            })
+            .collect();
+        format!(
+            "{}\n#[cfg(test)]\nmod tests {{\n{tests}}}\n",
+            consts(n, "\n", "")
+        )
+    };
+    let cases: [LinearCase; 7] = [
         (
             "20,000 findings and 20,000 unused suppressions on one line",
             consts(20_000, " ", &allow("per-unit-cap")),
@@ -1770,6 +1786,21 @@ fn many_findings_on_one_line_or_in_one_file_stay_linear() {
             "sarif",
             20_000,
             &[("\"ruleId\": \"unmeasured-capacity\"", 20_000)],
+        ),
+        (
+            "10,000 findings on one line, as SARIF",
+            consts(10_000, " ", ""),
+            "sarif",
+            10_000,
+            &[("\"ruleId\": \"unmeasured-capacity\"", 10_000)],
+        ),
+        (
+            "4,000 tests, each pinning one of 4,000 constants",
+            pins(4_000),
+            "json",
+            // Each constant is a finding, each assertion but `assert_eq!(_, 1)` a pin.
+            7_999,
+            &[("\"rule\": \"pinned-capacity-assertion\"", 3_999)],
         ),
         (
             "5,000 findings, one per line, drawn",

@@ -218,28 +218,26 @@ fn document(
     serde_json::to_string_pretty(&doc).expect("json serialises") + "\n"
 }
 
-/// The slice of `text` between two 1-based (line, char column) positions, read from the first
-/// line's start (`lines` indexes `text`).
+/// The slice of `text` between two 1-based (line, char column) positions, each line's piece
+/// ended by a newline (`lines` indexes `text`). Each piece is cut by the line index, never by
+/// walking its line: thousands of findings on one long line stay linear.
 fn span_text(text: &str, lines: &Lines, from: (usize, usize), to: (usize, usize)) -> String {
     let mut out = String::new();
-    let first = from.0.max(1);
-    let start = lines.offset(first, 1).unwrap_or(text.len());
-    for (i, l) in text[start..].lines().enumerate() {
-        let n = first + i;
-        if n > to.0 {
+    for n in from.0.max(1)..=to.0 {
+        let Some(line_start) = lines.offset(n, 1) else {
             break;
-        }
+        };
         let start = if n == from.0 {
-            from.1.saturating_sub(1)
+            lines.offset(n, from.1).unwrap_or(line_start)
         } else {
-            0
+            line_start
         };
-        let end = if n == to.0 {
-            to.1.saturating_sub(1)
-        } else {
-            usize::MAX
-        };
-        out.extend(l.chars().skip(start).take(end.saturating_sub(start)));
+        let end = lines
+            .offset(n, if n == to.0 { to.1 } else { usize::MAX })
+            .unwrap_or(text.len());
+        let piece = text.get(start..end.max(start)).unwrap_or_default();
+        let piece = piece.strip_suffix('\n').unwrap_or(piece);
+        out.push_str(piece.strip_suffix('\r').unwrap_or(piece));
         out.push('\n');
     }
     out

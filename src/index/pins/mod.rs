@@ -36,24 +36,92 @@ pub(crate) fn find(index: &Index) -> Vec<Pin<'_>> {
         .filter(|cap| within(index, cap).is_none_or(|f| !test_only.contains(f)))
         .collect();
     let mut out = Vec::new();
+    let mut packages: std::collections::HashMap<&str, Caps<'_>> = Default::default();
     for f in &index.files {
-        let own = of_package(&all, &f.package);
+        let own = packages
+            .entry(f.package.as_str())
+            .or_insert_with(|| Caps::new(index, of_package(&all, &f.package)));
         for c in &f.comparisons {
             // A test can only pin what it can reach: its own package's capacities, and of those
             // the ones visible from the test (a private constant only from its own module down).
-            let caps: Vec<&Capacity> = own
-                .iter()
-                .copied()
-                .filter(|cap| visible(cap, &c.function))
-                .collect();
-            if let Some(found) = pin(index, &graph, &caps, c, &c.left, &c.right)
-                .or_else(|| pin(index, &graph, &caps, c, &c.right, &c.left))
+            let visible = |cap: &Capacity| visible(cap, &c.function);
+            if let Some(found) = pin(index, &graph, own, &visible, c, &c.left, &c.right)
+                .or_else(|| pin(index, &graph, own, &visible, c, &c.right, &c.left))
             {
                 out.push(found);
             }
         }
     }
     out
+}
+
+/// One package's capacities (named, one per item, ascending by value then item) indexed for
+/// `explain`: by value, by item, the distinct values, and the package's splits. Built once per
+/// package, so each comparison looks its candidates up instead of going through them all.
+struct Caps<'a> {
+    caps: Vec<&'a Capacity>,
+    by_value: std::collections::HashMap<u64, Vec<usize>>,
+    by_item: std::collections::HashMap<&'a str, Vec<usize>>,
+    values: Vec<u64>,
+    /// The package's splits (`MAX_NODES / 3`): the capacity's item and the divisor.
+    splits: Vec<(String, u64)>,
+}
+
+impl<'a> Caps<'a> {
+    fn new(index: &Index, caps: Vec<&'a Capacity>) -> Caps<'a> {
+        let mut by_value: std::collections::HashMap<u64, Vec<usize>> = Default::default();
+        let mut by_item: std::collections::HashMap<&'a str, Vec<usize>> = Default::default();
+        for (i, c) in caps.iter().enumerate() {
+            by_value.entry(c.value).or_default().push(i);
+            by_item.entry(c.item.as_str()).or_default().push(i);
+        }
+        let mut values: Vec<u64> = by_value.keys().copied().collect();
+        values.sort_unstable();
+        let package = caps.first().map(|c| c.package.as_str());
+        let splits = index
+            .files
+            .iter()
+            .filter(|f| Some(f.package.as_str()) == package)
+            .flat_map(|f| f.splits.iter().cloned())
+            .collect();
+        Caps {
+            caps,
+            by_value,
+            by_item,
+            values,
+            splits,
+        }
+    }
+
+    /// The indices of the capacities of value `v`, ascending.
+    fn of_value(&self, v: u64) -> &[usize] {
+        self.by_value.get(&v).map_or(&[][..], Vec::as_slice)
+    }
+
+    /// The distinct values that divide `v` (each with its cofactor), ascending: by the divisors of
+    /// `v` up to its square root, or by the values there are, whichever is fewer.
+    fn divisors_of(&self, v: u64) -> Vec<u64> {
+        if v == 0 {
+            return Vec::new();
+        }
+        let root = v.isqrt();
+        if (root as usize) < self.values.len() {
+            let mut out: Vec<u64> = (1..=root)
+                .filter(|d| v % d == 0)
+                .flat_map(|d| [d, v / d])
+                .filter(|d| self.by_value.contains_key(d))
+                .collect();
+            out.sort_unstable();
+            out.dedup();
+            out
+        } else {
+            self.values
+                .iter()
+                .copied()
+                .filter(|&d| d != 0 && v % d == 0)
+                .collect()
+        }
+    }
 }
 
 /// The function a capacity's literal is written in, where its site does not say it: a function
@@ -109,42 +177,62 @@ struct Explanation<'a> {
     divisor: u64,
 }
 
+/// Where an explanation ranks: words shared with the subject (more first), multiplier, phase,
+/// capacity index, split index.
+type Rank = (std::cmp::Reverse<usize>, u64, u8, usize, usize);
+
 /// The explanations of `v`, best first: the constant whose name shares most words with the
 /// compared expression first, then an exact match, then the smallest multiple, then a product of
-/// two.
+/// two. Only the capacities `visible` takes count. Candidates are looked up by value (the
+/// multiples `v / k`, the divisors of `v`), never searched for among all capacities, so a
+/// package with tens of thousands of them costs each comparison little.
 fn explain<'a>(
     v: u64,
-    caps: &[&'a Capacity],
-    (max_k, splits): (u64, &[(String, u64)]),
+    own: &Caps<'a>,
+    visible: &dyn Fn(&Capacity) -> bool,
+    max_k: u64,
     subject: &[String],
 ) -> Vec<Explanation<'a>> {
-    let mut candidates: Vec<(usize, u64, Explanation<'a>)> = Vec::new();
+    // (words shared, rank, phase, capacity index, split index): the order the candidates were
+    // once pushed in (multiples, splits, products, each in capacity order), kept as a sort key.
+    let mut candidates: Vec<(Rank, Explanation<'a>)> = Vec::new();
     let related = |c: &Capacity| {
         words(&c.item)
             .iter()
             .filter(|w| w.len() > 2 && subject.contains(w))
             .count()
     };
-    for c in caps {
-        if let Some(k) = (1..=max_k).find(|k| c.value.checked_mul(*k) == Some(v)) {
-            candidates.push((
-                related(c),
-                k,
-                Explanation {
-                    factors: vec![c],
-                    multiplier: k,
-                    divisor: 1,
-                },
-            ));
+    let caps = &own.caps;
+    // A capacity times k, the smallest k: for a value that divides `v`, k is `v / value`.
+    for k in (1..=max_k).filter(|k| v % k == 0) {
+        for &i in own.of_value(v / k) {
+            let c = caps[i];
+            if visible(c) {
+                candidates.push((
+                    (std::cmp::Reverse(related(c)), k, 0, i, 0),
+                    Explanation {
+                        factors: vec![c],
+                        multiplier: k,
+                        divisor: 1,
+                    },
+                ));
+            }
         }
     }
     // The share of a capacity the code splits it into (`MAX_NODES / 3`).
-    for c in caps {
-        for (_, k) in splits.iter().filter(|(name, _)| *name == c.item) {
-            if c.value % k == 0 && c.value / k == v {
+    for (s, (name, k)) in own.splits.iter().enumerate() {
+        let Some(v_split) = v.checked_mul(*k) else {
+            continue;
+        };
+        for &i in own
+            .by_item
+            .get(name.as_str())
+            .map_or(&[][..], Vec::as_slice)
+        {
+            let c = caps[i];
+            if c.value == v_split && visible(c) {
                 candidates.push((
-                    related(c),
-                    max_k + 2,
+                    (std::cmp::Reverse(related(c)), max_k + 2, 1, i, s),
                     Explanation {
                         factors: vec![c],
                         multiplier: 1,
@@ -154,32 +242,48 @@ fn explain<'a>(
             }
         }
     }
-    for (i, a) in caps.iter().enumerate() {
-        // Two different capacities: a square of one constant is a coincidence, not a design.
-        if let Some(b) = caps[i + 1..]
-            .iter()
-            .find(|b| b.item != a.item && a.value.checked_mul(b.value) == Some(v))
-        {
-            let rel = related(a) + related(b);
-            candidates.push((
-                rel,
-                max_k + 1,
-                Explanation {
-                    factors: vec![a, b],
-                    multiplier: 1,
-                    divisor: 1,
-                },
-            ));
+    // Products of two: for each capacity `a` whose value divides `v`, the first capacity after
+    // it with the cofactor's value. Two different capacities: a square of one constant is a
+    // coincidence, not a design.
+    for d in own.divisors_of(v) {
+        let partners = own.of_value(v / d);
+        for &i in own.of_value(d) {
+            let a = caps[i];
+            if !visible(a) {
+                continue;
+            }
+            let after = partners.partition_point(|&j| j <= i);
+            if let Some(b) = partners[after..]
+                .iter()
+                .map(|&j| caps[j])
+                .find(|b| b.item != a.item && visible(b))
+            {
+                candidates.push((
+                    (
+                        std::cmp::Reverse(related(a) + related(b)),
+                        max_k + 1,
+                        2,
+                        i,
+                        0,
+                    ),
+                    Explanation {
+                        factors: vec![a, b],
+                        multiplier: 1,
+                        divisor: 1,
+                    },
+                ));
+            }
         }
     }
-    candidates.sort_by_key(|(rel, k, _)| (std::cmp::Reverse(*rel), *k));
-    candidates.into_iter().map(|(_, _, e)| e).collect()
+    candidates.sort_by_key(|(key, _)| *key);
+    candidates.into_iter().map(|(_, e)| e).collect()
 }
 
 fn pin<'a>(
     index: &Index,
     graph: &trace::Graph,
-    caps: &[&'a Capacity],
+    caps: &Caps<'a>,
+    visible: &dyn Fn(&Capacity) -> bool,
     c: &'a Comparison,
     lit: &Operand,
     subject: &Operand,
@@ -187,7 +291,7 @@ fn pin<'a>(
     let v = lit.val.literal()?;
     // Of the capacities whose arithmetic gives the literal, the first the test's code reaches
     // (`trace`), with the path the value took; one the test cannot reach is never the answer.
-    let (e, path) = explanations(index, caps, lit, subject)
+    let (e, path) = explanations(index, caps, visible, lit, subject)
         .into_iter()
         .find_map(|e| {
             Some((
@@ -218,7 +322,8 @@ fn of_package<'a>(all: &[&'a Capacity], package: &str) -> Vec<&'a Capacity> {
 /// when the literal is under 2, the subject is a literal too or speaks of no capacity.
 fn explanations<'a>(
     index: &Index,
-    caps: &[&'a Capacity],
+    caps: &Caps<'a>,
+    visible: &dyn Fn(&Capacity) -> bool,
     lit: &Operand,
     subject: &Operand,
 ) -> Vec<Explanation<'a>> {
@@ -229,14 +334,7 @@ fn explanations<'a>(
                 && subject.val.literal().is_none()
                 && t.subject_words.matches_words(&subject.words) =>
         {
-            let package = caps.first().map(|c| c.package.as_str());
-            let splits: Vec<(String, u64)> = index
-                .files
-                .iter()
-                .filter(|f| Some(f.package.as_str()) == package)
-                .flat_map(|f| f.splits.iter().cloned())
-                .collect();
-            explain(v, caps, (t.max_multiplier, &splits), &subject.words)
+            explain(v, caps, visible, t.max_multiplier, &subject.words)
         }
         _ => Vec::new(),
     }
@@ -247,9 +345,17 @@ fn explanations<'a>(
 pub(crate) fn packages_to_trace(index: &Index) -> std::collections::BTreeSet<String> {
     let all: Vec<&Capacity> = named_capacities(index);
     let mut out = std::collections::BTreeSet::new();
+    let mut packages: std::collections::HashMap<&str, Caps<'_>> = Default::default();
     for f in &index.files {
-        let caps = of_package(&all, &f.package);
-        let explained = |a: &Operand, b: &Operand| !explanations(index, &caps, a, b).is_empty();
+        if out.contains(&f.package) {
+            continue;
+        }
+        let caps = packages
+            .entry(f.package.as_str())
+            .or_insert_with(|| Caps::new(index, of_package(&all, &f.package)));
+        let any = |_: &Capacity| true;
+        let explained =
+            |a: &Operand, b: &Operand| !explanations(index, caps, &any, a, b).is_empty();
         if f.comparisons
             .iter()
             .any(|c| explained(&c.left, &c.right) || explained(&c.right, &c.left))

@@ -49,6 +49,9 @@ const COMMON: &[&str] = &[
 /// site, and the production field initialisers by field name.
 pub(crate) struct Graph<'a> {
     nodes: Vec<&'a FnNode>,
+    /// The indices in `nodes` of the functions of each name: a call names its callee's name
+    /// (`f(`, `Q::f(`, `.f(`), so a function's possible callees are looked up, not searched for.
+    by_name: HashMap<&'a str, Vec<usize>>,
     by_site: HashMap<&'a str, &'a FnNode>,
     sets: HashMap<&'a str, Vec<&'a FieldInit>>,
     /// Each function's package, by site.
@@ -72,6 +75,10 @@ impl<'a> Graph<'a> {
             .flat_map(|f| f.fns.iter().map(|n| (n.site.as_str(), f.package.as_str())))
             .collect();
         let by_site = nodes.iter().map(|n| (n.site.as_str(), *n)).rev().collect();
+        let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, n) in nodes.iter().enumerate() {
+            by_name.entry(n.name.as_str()).or_default().push(i);
+        }
         let mut sets: HashMap<&str, Vec<&FieldInit>> = HashMap::new();
         for x in index
             .files
@@ -115,6 +122,7 @@ impl<'a> Graph<'a> {
         }
         Graph {
             nodes,
+            by_name,
             by_site,
             sets,
             package,
@@ -337,12 +345,7 @@ fn search(graph: &Graph, test: &FnNode, item: &str) -> Option<(String, Seen, Vec
     for _ in 0..DEPTH {
         let mut next = Vec::new();
         for from in &frontier {
-            for n in graph
-                .nodes
-                .iter()
-                .copied()
-                .filter(|n| calls(graph, from, n))
-            {
+            for n in graph.callees(from) {
                 if parent.contains_key(n.site.as_str()) {
                     continue;
                 }
@@ -357,6 +360,28 @@ fn search(graph: &Graph, test: &FnNode, item: &str) -> Option<(String, Seen, Vec
         frontier = next;
     }
     None
+}
+
+impl<'a> Graph<'a> {
+    /// The functions `from` calls (`calls`), in the order of `nodes`: only those named by one of
+    /// its calls or method calls are looked at.
+    fn callees(&self, from: &FnNode) -> Vec<&'a FnNode> {
+        let names = from.methods.iter().map(String::as_str).chain(
+            from.calls
+                .iter()
+                .map(|c| c.rsplit("::").next().unwrap_or(c)),
+        );
+        let mut at: Vec<usize> = names
+            .flat_map(|name| self.by_name.get(name).map_or(&[][..], Vec::as_slice))
+            .copied()
+            .collect();
+        at.sort_unstable();
+        at.dedup();
+        at.into_iter()
+            .map(|i| self.nodes[i])
+            .filter(|n| calls(self, from, n))
+            .collect()
+    }
 }
 
 /// Whether `from` calls `to`, as far as names tell: a method call (`.f(`) only reaches a method,
