@@ -621,6 +621,19 @@ struct Run {
 }
 
 /// Run scripts/action-run.sh in `dir` as the action's run step does.
+/// The action's outputs name exit `code` and the SARIF file at `rel` (in its temp folder): that
+/// document.
+fn sarif_of(run: &Run, rel: &str, code: i32) -> serde_json::Value {
+    let sarif = run.temp.path().join(rel);
+    assert_eq!(
+        run.outputs,
+        format!("exit-code={code}\nsarif-file={}\n", sarif.display()),
+        "{}",
+        run.log
+    );
+    serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap()
+}
+
 fn action_run(dir: &Path, env: &[(&str, &str)]) -> Run {
     let temp = tempfile::tempdir().unwrap();
     let (outputs, summary) = (temp.path().join("output"), temp.path().join("summary"));
@@ -660,15 +673,7 @@ fn the_action_runs_check_writes_sarif_and_the_summary_and_keeps_the_exit_code() 
     for (fixture, code, line) in cases {
         let ws = copy_fixture(fixture);
         let run = action_run(ws.path(), &[("GITHUB_EVENT_NAME", "pull_request")]);
-        let sarif = run.temp.path().join("capcheck.sarif");
-        assert_eq!(
-            run.outputs,
-            format!("exit-code={code}\nsarif-file={}\n", sarif.display()),
-            "{}",
-            run.log
-        );
-        let doc: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+        let doc = sarif_of(&run, "capcheck.sarif", code);
         assert_eq!(doc["runs"][0]["tool"]["driver"]["name"], "cargo-capcheck");
         assert!(!doc["runs"][0]["results"].as_array().unwrap().is_empty());
         assert!(
@@ -722,15 +727,7 @@ fn the_actions_mutants_on_a_pull_request_runs_on_its_diff_and_fails_when_git_dif
         ("CAPCHECK_BASE", "main"),
     ];
     let run = action_run(ws.path(), &env);
-    let sarif = run.temp.path().join("capcheck-mutants/survivors.sarif");
-    assert_eq!(
-        run.outputs,
-        format!("exit-code=1\nsarif-file={}\n", sarif.display()),
-        "{}",
-        run.log
-    );
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    let doc = sarif_of(&run, "capcheck-mutants/survivors.sarif", 1);
     let lines: Vec<(&str, u64)> = doc["runs"][0]["results"]
         .as_array()
         .unwrap()

@@ -142,23 +142,11 @@ fn through_links(path: &Path) -> anyhow::Result<PathBuf> {
 }
 
 fn refuse_unwritable(path: &Path, m: &Metadata) -> anyhow::Result<()> {
-    use std::os::unix::fs::FileTypeExt;
-    let t = m.file_type();
-    if !t.is_file() {
-        let kind = if t.is_dir() {
-            "a folder"
-        } else if t.is_fifo() {
-            "a FIFO"
-        } else if t.is_char_device() || t.is_block_device() {
-            "a device"
-        } else if t.is_socket() {
-            "a socket"
-        } else {
-            "not a regular file"
-        };
+    if !m.file_type().is_file() {
         bail!(
-            "`{}` is {kind}, not a manifest file; nothing was read or written: name a regular file",
-            path.display()
+            "`{}` is a {}, not a manifest file; nothing was read or written: name a regular file",
+            path.display(),
+            kind_of(m)
         );
     }
     if m.mode() & 0o222 == 0 {
