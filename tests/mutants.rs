@@ -757,6 +757,57 @@ fn guards_and_manifest_entries_name_sites_by_the_same_rule() {
     );
 }
 
+/// A constant is switched at its uses (`context: uses`, each use listed) exactly when every use
+/// runs at run time; `//~ uses` and `//~ fixed` in fixtures/mutants-const-uses say which, one
+/// reason each (an array length, a format string, an integration test's use).
+#[test]
+fn constants_are_switched_at_their_uses_only_when_every_use_runs() {
+    let out = capcheck(&[
+        "mutants",
+        "--list",
+        "--format",
+        "json",
+        "--operator",
+        "perturb-capacity",
+        "--manifest-path",
+        fixture("mutants-const-uses")
+            .join("Cargo.toml")
+            .to_str()
+            .unwrap(),
+    ]);
+    let (code, list) = json_of(&out);
+    assert_eq!(code, 0, "{}", stderr(&out));
+    let mut found: BTreeMap<(String, usize), Vec<String>> = BTreeMap::new();
+    for m in list.as_array().unwrap() {
+        let key = (
+            m["file"].as_str().unwrap().to_string(),
+            m["line"].as_u64().unwrap() as usize,
+        );
+        let context = m["context"].as_str().unwrap().to_string();
+        let uses = m["at_uses"]["uses"].as_array().map_or(0, Vec::len);
+        assert_eq!(context == "uses", uses > 0, "{m}");
+        let seen = found.entry(key).or_default();
+        if !seen.contains(&context) {
+            seen.push(context);
+        }
+    }
+    assert_eq!(found, annotations("mutants-const-uses"));
+    // `POOL_SIZE`: through a module path, an import and a test.
+    let pool = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["function"].as_str().unwrap().ends_with("POOL_SIZE"))
+        .unwrap();
+    let lines: Vec<u64> = pool["at_uses"]["uses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [30, 36, 76], "{pool}");
+}
+
 /// The compile-once engine gives the rebuild engine's outcomes on every fixture with mutants and
 /// tests (the hanging one has its own test). One difference is by design: a mutant no test
 /// reaches is `uncovered` without running anything, where the rebuild engine runs the whole
@@ -770,6 +821,7 @@ fn both_engines_agree_on_every_fixture() {
         "mutants-unviable",
         "mutants-trait-default",
         "operators",
+        "mutants-const-uses",
     ];
     for name in fixtures {
         let c = copy(name);
@@ -805,6 +857,23 @@ fn both_engines_agree_on_every_fixture() {
                 _ => r[id].clone(),
             };
             assert_eq!((outcome.clone(), *pins), expected, "{name}: {id}");
+        }
+        // A constant whose every use runs at run time is switched at its uses: its mutants
+        // join the one build (`context: uses`), and the verdicts above say they agree.
+        // (A switch rustc rejects goes back to the rebuild path, so only `fixed` is certain.)
+        for m in switch["mutants"].as_array().unwrap() {
+            if m["context"] == "fixed" {
+                assert_eq!(m["engine"], "rebuild", "{name}: {m}");
+            }
+        }
+        if name == "seed-2-measured" {
+            let at_uses = switch["mutants"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|m| m["context"] == "uses" && m["engine"] == "switch")
+                .count();
+            assert_eq!(at_uses, 5, "PER_BACKEND's five mutants: {switch}");
         }
         let baseline = &switch["summary"]["baseline"];
         assert_eq!(baseline["engine"], "switch", "{name}");

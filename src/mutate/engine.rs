@@ -542,6 +542,7 @@ pub(crate) fn result(m: &Mutant, outcome: Outcome, duration_ms: u64, log: String
         } else {
             format!("logs/{log}")
         },
+        engine: "rebuild".into(),
     }
 }
 

@@ -71,6 +71,39 @@ pub(crate) struct Listed {
     pub(crate) narrowed: Vec<(String, usize)>,
 }
 
+/// Mutants of `const` initialisers whose every use runs at run time are switched at the uses
+/// (`operators::uses`): every file of the selected packages is read for the constant's name.
+fn switch_consts_at_uses(project: &mut Project, mutants: &mut [crate::operators::mutant::Mutant]) {
+    use crate::operators::mutant::Context;
+    use crate::operators::uses::{self, FileView};
+    if !mutants.iter().any(|m| m.context == Context::Fixed) {
+        return;
+    }
+    let ws = &project.workspace;
+    for f in &ws.files {
+        project.texts.get(&f.rel);
+    }
+    let sites: std::collections::BTreeMap<usize, &crate::operators::FileSites> =
+        project.sites.iter().map(|(i, s)| (*i, s)).collect();
+    let views: Vec<FileView> = ws
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let s = sites.get(&i);
+            FileView {
+                rel: &f.rel,
+                text: project.texts.cached(&f.rel).unwrap_or_default(),
+                runtime: s.map_or(&[][..], |s| &s.runtime),
+                fixed: s.map_or(&[][..], |s| &s.fixed),
+                uses: s.map(|s| &s.uses),
+            }
+        })
+        .collect();
+    let crates = ws.files.iter().map(|f| f.crate_name.clone()).collect();
+    uses::place(mutants, &views, &crates);
+}
+
 /// A finished run.
 pub(crate) struct MutantsRun {
     pub(crate) root: PathBuf,
@@ -113,6 +146,7 @@ pub(crate) fn list(opts: &MutantsOptions) -> anyhow::Result<Listed> {
         mutants.extend(found.mutants);
         unread.extend(found.unread.map(|why| (file.rel.clone(), why)));
     }
+    switch_consts_at_uses(&mut project, &mut mutants);
     crate::operators::mutant::sort(&mut mutants);
     for g in &project.config.guards {
         if !mutants

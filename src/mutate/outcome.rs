@@ -64,6 +64,10 @@ pub(crate) struct MutantResult {
     /// The per-mutant log, relative to the output folder.
     #[serde(default)]
     pub(crate) log: String,
+    /// Which engine gave the verdict: `switch` (the one instrumented build, `Context::Runtime`
+    /// and `Context::Uses` mutants) or `rebuild` (a build of its own).
+    #[serde(default)]
+    pub(crate) engine: String,
 }
 
 pub(crate) const MAX_RAN: usize = 20;
@@ -311,6 +315,7 @@ mod tests {
                     guard: false,
                     context: Default::default(),
                     also: Vec::new(),
+                    at_uses: None,
                 },
                 outcome,
                 duration_ms: 0,
@@ -321,6 +326,7 @@ mod tests {
                 explanation: None,
                 next_step: None,
                 log: String::new(),
+                engine: "rebuild".into(),
             })
             .collect();
         Summary::new(&results, Baseline::default(), 0, None)

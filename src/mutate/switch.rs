@@ -26,10 +26,11 @@ pub(crate) const HITS_ENV: &str = "CAPCHECK_HITS";
 pub(crate) const MODULE: &str = "__capcheck_mutants";
 
 /// The switch of one mutant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Switch {
-    /// The site whose reach decides which tests run the mutant.
-    pub(crate) site: u32,
+    /// The sites whose reach decides which tests run the mutant: one, or one per use of a
+    /// switched constant.
+    pub(crate) sites: Vec<u32>,
     /// `CAPCHECK_MUTANT=number` turns it on.
     pub(crate) number: u32,
 }
@@ -59,19 +60,46 @@ impl Plan {
     }
 }
 
+/// One arm to write: mutant `mutant` replaces `range` of its file with `arm` when active.
+struct Entry<'m> {
+    range: Range<usize>,
+    mutant: usize,
+    arm: &'m str,
+}
+
 /// Plan the instrumentation of `mutants`. `text` gives each file's text (by relative path);
 /// `rebuild` holds mutants that must not be switched (rustc rejected their switch before);
-/// `roots` are the target roots that get the module.
+/// `roots` are the target roots that get the module. A runtime mutant is switched where it is
+/// written; a mutant of a constant (`Context::Uses`), at every use of the constant.
 pub(crate) fn plan(
     mutants: &[Mutant],
     text: &dyn Fn(&str) -> Option<String>,
     rebuild: &BTreeSet<usize>,
     roots: &[String],
 ) -> Plan {
-    let mut by_file: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    let mut by_file: BTreeMap<&str, Vec<Entry>> = BTreeMap::new();
     for (i, m) in mutants.iter().enumerate() {
-        if m.context == Context::Runtime && !rebuild.contains(&i) && inside(&m.file) {
-            by_file.entry(m.file.as_str()).or_default().push(i);
+        if rebuild.contains(&i) {
+            continue;
+        }
+        match (&m.context, &m.at_uses) {
+            (Context::Runtime, _) if inside(&m.file) => {
+                by_file.entry(m.file.as_str()).or_default().push(Entry {
+                    range: m.range(),
+                    mutant: i,
+                    arm: &m.replacement,
+                })
+            }
+            (Context::Uses, Some(at)) if at.uses.iter().all(|u| inside(&u.file)) => {
+                for u in &at.uses {
+                    by_file.entry(u.file.as_str()).or_default().push(Entry {
+                        range: u.byte_range.0..u.byte_range.1,
+                        mutant: i,
+                        arm: &at.arm,
+                    });
+                }
+            }
+            _ => {}
         }
     }
     let mut plan = Plan {
@@ -79,18 +107,34 @@ pub(crate) fn plan(
         ..Plan::default()
     };
     let mut next_site = 0u32;
-    for (file, idx) in by_file {
+    let mut files = Vec::new();
+    for (file, entries) in by_file {
         let Some(src) = text(file) else { continue };
-        let nodes = tree(mutants, &idx, &src);
+        files.push((file, src, entries));
+    }
+    // A constant is switched at all its uses or none: one that lost a use (a file that could not
+    // be read, an overlapping site) keeps the rebuild path.
+    let mut placed = vec![0usize; mutants.len()];
+    let mut kept: Vec<(&str, &String, Vec<Node>)> = Vec::new();
+    for (file, src, entries) in &files {
+        let nodes = tree(mutants, entries, src);
+        count(&nodes, &mut placed);
+        kept.push((file, src, nodes));
+    }
+    let whole = |i: usize| match &mutants[i].at_uses {
+        Some(at) if mutants[i].context == Context::Uses => placed[i] == at.uses.len(),
+        _ => placed[i] == 1,
+    };
+    for (file, src, mut nodes) in kept {
+        prune(&mut nodes, &whole);
         if nodes.is_empty() {
             continue;
         }
         let mut r = Render {
-            src: &src,
+            src,
             out: String::with_capacity(src.len() * 2),
             arms: Vec::new(),
             scaffolds: Vec::new(),
-            mutants,
             plan: &mut plan,
             next_site: &mut next_site,
         };
@@ -132,6 +176,32 @@ pub(crate) fn plan(
     plan
 }
 
+/// How many sites each mutant has in `nodes`.
+fn count(nodes: &[Node], placed: &mut [usize]) {
+    for n in nodes {
+        for (i, _) in &n.arms {
+            placed[*i] += 1;
+        }
+        count(&n.children, placed);
+    }
+}
+
+/// Drop the arms of mutants that are not placed whole, and sites left with no arm (their
+/// children take their place).
+fn prune(nodes: &mut Vec<Node>, whole: &dyn Fn(usize) -> bool) {
+    let mut out = Vec::with_capacity(nodes.len());
+    for mut n in nodes.drain(..) {
+        prune(&mut n.children, whole);
+        n.arms.retain(|(i, _)| whole(*i));
+        if n.arms.is_empty() {
+            out.append(&mut n.children);
+        } else {
+            out.push(n);
+        }
+    }
+    *nodes = out;
+}
+
 /// Whether a path is relative and stays below the workspace root: only such files are written
 /// (into the scratch copy); a target root elsewhere (`[lib] path = "../x.rs"`) is never touched.
 fn inside(rel: &str) -> bool {
@@ -141,35 +211,47 @@ fn inside(rel: &str) -> bool {
             .all(|c| matches!(c, std::path::Component::Normal(_)))
 }
 
-/// A site: one byte range, its mutants, the sites nested in it.
+/// A site: one byte range, its mutants with their arms, the sites nested in it.
 struct Node {
     range: Range<usize>,
-    mutants: Vec<usize>,
+    arms: Vec<(usize, String)>,
     children: Vec<Node>,
 }
 
+/// Sites by start, outer first: (start, reversed end).
+type SiteKey = (usize, std::cmp::Reverse<usize>);
+
 /// The sites of one file as a tree by containment. A site that overlaps another without
 /// containing it, or that is not valid text, keeps the rebuild path.
-fn tree(mutants: &[Mutant], idx: &[usize], src: &str) -> Vec<Node> {
-    let mut sites: BTreeMap<(usize, std::cmp::Reverse<usize>), Vec<usize>> = BTreeMap::new();
-    for &i in idx {
-        let m = &mutants[i];
-        let r = m.range();
-        if src.get(r.clone()) != Some(m.original.as_str()) || r.is_empty() {
+fn tree(mutants: &[Mutant], entries: &[Entry], src: &str) -> Vec<Node> {
+    let mut sites: BTreeMap<SiteKey, Vec<(usize, String)>> = BTreeMap::new();
+    for e in entries {
+        let m = &mutants[e.mutant];
+        let Some(original) = src.get(e.range.clone()) else {
+            continue;
+        };
+        let valid = match m.context {
+            // A path naming the constant (`PER_BACKEND`, `crate::config::PER_BACKEND`).
+            Context::Uses => original
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == ':'),
+            _ => original == m.original,
+        };
+        if !valid || e.range.is_empty() {
             continue;
         }
         sites
-            .entry((r.start, std::cmp::Reverse(r.end)))
+            .entry((e.range.start, std::cmp::Reverse(e.range.end)))
             .or_default()
-            .push(i);
+            .push((e.mutant, e.arm.to_string()));
     }
     // Outer before inner: a stack of open sites.
     let mut roots: Vec<Node> = Vec::new();
     let mut stack: Vec<Node> = Vec::new();
-    for ((start, std::cmp::Reverse(end)), ms) in sites {
+    for ((start, std::cmp::Reverse(end)), arms) in sites {
         let node = Node {
             range: start..end,
-            mutants: ms,
+            arms,
             children: Vec::new(),
         };
         while let Some(top) = stack.last() {
@@ -206,7 +288,6 @@ struct Render<'a> {
     out: String,
     arms: Vec<(Range<usize>, usize)>,
     scaffolds: Vec<(Range<usize>, Vec<usize>)>,
-    mutants: &'a [Mutant],
     plan: &'a mut Plan,
     next_site: &'a mut u32,
 }
@@ -230,22 +311,22 @@ impl Render<'_> {
         let site = *self.next_site;
         *self.next_site += 1;
         let original = &self.src[n.range.clone()];
-        let replacements: Vec<&str> = n
-            .mutants
-            .iter()
-            .map(|&i| self.mutants[i].replacement.as_str())
-            .collect();
+        let replacements: Vec<&str> = n.arms.iter().map(|(_, a)| a.as_str()).collect();
         let form = Form::of(original, &replacements, next);
         let start = self.out.len();
         self.out.push_str(form.open());
         self.out
             .push_str(&format!("match crate::{MODULE}::id({site}) {{ "));
-        for &i in &n.mutants {
+        for (i, replacement) in &n.arms {
+            let i = *i;
             let number = i as u32 + 1;
-            self.plan.switches[i] = Some(Switch { site, number });
+            let switch = self.plan.switches[i].get_or_insert_with(|| Switch {
+                sites: Vec::new(),
+                number,
+            });
+            switch.sites.push(site);
             self.out.push_str(&format!("{number} => "));
             let arm = self.out.len();
-            let replacement = &self.mutants[i].replacement;
             if form == Form::Statement {
                 self.out.push_str(&format!("{{ {replacement} }}"));
             } else {
@@ -264,8 +345,10 @@ impl Render<'_> {
         }
         self.out.push_str(" }");
         self.out.push_str(form.close());
-        self.scaffolds
-            .push((start..self.out.len(), n.mutants.clone()));
+        self.scaffolds.push((
+            start..self.out.len(),
+            n.arms.iter().map(|(i, _)| *i).collect(),
+        ));
     }
 }
 
@@ -449,6 +532,7 @@ mod tests {
             guard: false,
             context: Context::Runtime,
             also: Vec::new(),
+            at_uses: None,
         }
     }
 
@@ -476,9 +560,18 @@ mod tests {
         assert_eq!(
             p.switches,
             vec![
-                Some(Switch { site: 0, number: 1 }),
-                Some(Switch { site: 0, number: 2 }),
-                Some(Switch { site: 1, number: 3 })
+                Some(Switch {
+                    sites: vec![0],
+                    number: 1
+                }),
+                Some(Switch {
+                    sites: vec![0],
+                    number: 2
+                }),
+                Some(Switch {
+                    sites: vec![1],
+                    number: 3
+                })
             ]
         );
         let out = &p.files["src/lib.rs"].text;
@@ -533,6 +626,47 @@ mod tests {
             let out = instrument(text, &ms).files["src/lib.rs"].text.clone();
             assert!(out.contains(want), "{text}\n{out}");
         }
+    }
+
+    #[test]
+    fn a_constant_is_switched_at_every_use_or_none() {
+        let text = "const CAP: usize = 8;\nfn f(n: usize) -> usize { n.min(CAP) }\nfn g() -> Vec<u8> { Vec::with_capacity(CAP) }\n";
+        let mut m = mutant(text, "8", "9", 0);
+        m.context = Context::Uses;
+        let uses: Vec<crate::operators::uses::UseSite> = text
+            .match_indices("CAP")
+            .skip(1)
+            .map(|(at, _)| crate::operators::uses::UseSite {
+                file: "src/lib.rs".into(),
+                line: 2,
+                byte_range: (at, at + 3),
+            })
+            .collect();
+        let arm = "{ const CAPCHECK_VALUE: usize = 9; CAPCHECK_VALUE }";
+        m.at_uses = Some(crate::operators::uses::AtUses {
+            uses: uses.clone(),
+            arm: arm.into(),
+        });
+        let p = instrument(text, std::slice::from_ref(&m));
+        assert_eq!(
+            p.switches,
+            vec![Some(Switch {
+                sites: vec![0, 1],
+                number: 1
+            })]
+        );
+        let out = &p.files["src/lib.rs"].text;
+        assert!(out.starts_with("const CAP: usize = 8;"), "{out}");
+        assert!(
+            out.contains(&format!("n.min(match crate::__capcheck_mutants::id(0) {{ 1 => {arm}, _ => CAP }})")),
+            "{out}"
+        );
+        assert!(out.contains("id(1) { 1 => "), "{out}");
+        // A use whose text is not the constant's name any more: no use is switched.
+        let mut stale = m.clone();
+        stale.at_uses.as_mut().unwrap().uses[1].byte_range.0 -= 1;
+        let p = instrument(text, &[stale]);
+        assert_eq!(p.switches, vec![None]);
     }
 
     #[test]

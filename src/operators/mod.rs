@@ -11,6 +11,7 @@ pub(crate) mod mutant;
 pub(crate) mod perturb_capacity;
 pub(crate) mod reinstate_cap;
 pub(crate) mod swap_min_max;
+pub(crate) mod uses;
 
 use std::collections::BTreeSet;
 use std::ops::Range;
@@ -129,6 +130,8 @@ pub(crate) struct FileSites {
     /// items and blocks, array lengths, patterns, types and generic arguments, attributes,
     /// and bodies of macros other than formatting ones.
     pub(crate) fixed: Vec<Range<usize>>,
+    /// Constants, expression paths and imports, for switching a `const` at its uses.
+    pub(crate) uses: uses::FileUses,
 }
 
 impl FileSites {
@@ -174,8 +177,49 @@ impl Collector for SiteCollector<'_> {
         self.imports = crate::syntax::use_paths(&file.items);
     }
 
-    fn enter_const(&mut self, _: &View, c: &crate::syntax::walk::ConstItem) {
+    fn enter_const(&mut self, v: &View, c: &crate::syntax::walk::ConstItem) {
         self.out.fixed.push(range(c.expr));
+        if !c.is_static && !v.in_test() {
+            let ty = range(c.ty);
+            self.out.uses.consts.push(uses::ConstSite {
+                name: c.ident.to_string(),
+                ident_at: range(c.ident).start,
+                expr: range(c.expr),
+                ty: v.text.get(ty).unwrap_or_default().to_string(),
+                self_ty: c
+                    .in_impl
+                    .then(|| v.scope.self_ty().map(str::to_string))
+                    .flatten(),
+            });
+        }
+    }
+
+    fn item(&mut self, _: &View, item: &syn::Item) {
+        match item {
+            syn::Item::Mod(m) => self.out.uses.modules.push(m.ident.to_string()),
+            syn::Item::Use(u) => {
+                let first = if u.leading_colon.is_some() {
+                    "::".to_string()
+                } else {
+                    String::new()
+                };
+                imports(&u.tree, first, &mut self.out.uses.imports);
+            }
+            _ => {}
+        }
+    }
+
+    fn path(&mut self, _: &View, p: &syn::ExprPath) {
+        self.out.uses.paths.push(uses::PathSite {
+            range: range(p),
+            segments: p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect(),
+            qualified: p.qself.is_some() || p.path.leading_colon.is_some(),
+        });
     }
 
     fn local(&mut self, _: &View, l: &syn::Local) {
@@ -201,14 +245,20 @@ impl Collector for SiteCollector<'_> {
         fixed.extend(crate::syntax::span::attrs(e).iter().map(range));
     }
 
-    fn macro_call(&mut self, v: &View, mac: &syn::Macro, name: &str, _: Option<&[syn::Expr]>) {
+    fn macro_call(&mut self, v: &View, mac: &syn::Macro, name: &str, args: Option<&[syn::Expr]>) {
         if !v.in_format() && !crate::syntax::walk::FORMAT_MACROS.contains(&name) {
             self.out.fixed.push(range(mac));
+            if args.is_some() && uses::EXPR_MACROS.contains(&name) {
+                self.out.uses.expr_macros.push(range(mac));
+            }
         }
     }
 
     fn enter_fn(&mut self, v: &View, f: &FnItem) {
         if v.in_test() {
+            if f.sig.constness.is_none() && v.fns.len() == 1 {
+                self.out.uses.test_bodies.push(range(f.block));
+            }
             return;
         }
         if f.sig.constness.is_some() {
@@ -298,6 +348,34 @@ pub(crate) fn discover(
         m.context = sites.context(&m.range());
     }
     Discovered { mutants, unread }
+}
+
+/// The names a `use` tree imports, each with the first segment of its path.
+fn imports(tree: &syn::UseTree, first: String, out: &mut Vec<uses::Import>) {
+    let root = |first: &str, seg: &syn::Ident| {
+        if first.is_empty() {
+            seg.to_string()
+        } else {
+            first.to_string()
+        }
+    };
+    match tree {
+        syn::UseTree::Path(p) => imports(&p.tree, root(&first, &p.ident), out),
+        syn::UseTree::Name(n) => out.push(uses::Import {
+            at: range(&n.ident).start,
+            name: n.ident.to_string(),
+            first: root(&first, &n.ident),
+            renamed: false,
+        }),
+        syn::UseTree::Rename(r) => out.push(uses::Import {
+            at: range(&r.ident).start,
+            name: r.ident.to_string(),
+            first: root(&first, &r.ident),
+            renamed: true,
+        }),
+        syn::UseTree::Group(g) => g.items.iter().for_each(|t| imports(t, first.clone(), out)),
+        syn::UseTree::Glob(_) => {}
+    }
 }
 
 /// The generic arguments of a path (`Vec::<u8>::new`, `f::<8>`): types and consts.

@@ -47,6 +47,10 @@ pub(crate) struct Mutant {
     /// once, under the first operator, and the report names the others.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) also: Vec<Operator>,
+    /// (`context: uses`) Where the compile-once engine switches this mutant of a `const`: at
+    /// each use of the constant (`operators::uses`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) at_uses: Option<crate::operators::uses::AtUses>,
 }
 
 /// Where a mutant sits, as the engine sees it.
@@ -60,6 +64,9 @@ pub(crate) enum Context {
     /// attribute, or the body of a macro other than a formatting one: rebuilt per mutant.
     #[default]
     Fixed,
+    /// A `const` initialiser whose every use runs at run time: switched at its uses
+    /// (`Mutant::at_uses`), in the one instrumented build.
+    Uses,
 }
 
 impl Mutant {
@@ -145,6 +152,7 @@ pub(crate) fn finish(rel: &str, text: &str, drafts: Vec<Draft>, crate_name: &str
             guard: d.guard,
             context: Context::Fixed,
             also: Vec::new(),
+            at_uses: None,
         });
     }
     out

@@ -564,6 +564,7 @@ mod tests {
                 guard: false,
                 context: Default::default(),
                 also: Vec::new(),
+                at_uses: None,
             },
             outcome: Outcome::Survived,
             duration_ms: 1,
@@ -574,6 +575,7 @@ mod tests {
             explanation: Some("2 boxes </script> are alike: vary `one`".into()),
             next_step: None,
             log: "logs/a b#c.log".into(),
+            engine: "switch".into(),
         }
     }
 

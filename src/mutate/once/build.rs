@@ -62,12 +62,10 @@ pub(super) fn instrumented(
             });
         }
         for &i in &blame.unviable {
-            results[i] = Some(engine::result(
-                &mutants[i],
-                Outcome::Unviable,
-                0,
-                String::new(),
-            ));
+            results[i] = Some(MutantResult {
+                engine: "switch".into(),
+                ..engine::result(&mutants[i], Outcome::Unviable, 0, String::new())
+            });
             rebuild.insert(i);
         }
         rebuild.extend(&blame.rebuild);

@@ -159,8 +159,10 @@ pub(crate) fn run(
     if suite.tests.is_empty() {
         // Nothing can notice any mutant; say so without running them.
         for (i, m) in mutants.iter().enumerate() {
-            results[i]
-                .get_or_insert_with(|| engine::result(m, Outcome::Uncovered, 0, String::new()));
+            results[i].get_or_insert_with(|| MutantResult {
+                engine: "switch".into(),
+                ..engine::result(m, Outcome::Uncovered, 0, String::new())
+            });
         }
     }
     let tally = engine::Tally::new(results.iter().flatten().count(), mutants.len(), progress);

@@ -63,8 +63,8 @@ impl Run<'_> {
                             if !stops.lock().expect("stops lock").is_empty() {
                                 return Ok(());
                             }
-                            let sw = plan.switches[i].expect("switched");
-                            let Some(_claim) = load.claim(demand(suite, sw.site)) else {
+                            let sw = plan.switches[i].as_ref().expect("switched");
+                            let Some(_claim) = load.claim(demand(suite, &sw.sites)) else {
                                 return Ok(());
                             };
                             tally.started(&mutants[i]);
@@ -177,13 +177,13 @@ fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// The tests that reach `site` and may kill: neither flaky nor suspect.
-pub(super) fn reaching(suite: &Suite, site: u32) -> Vec<&Traced> {
+/// The tests that reach any of `sites` and may kill: neither flaky nor suspect.
+pub(super) fn reaching<'s>(suite: &'s Suite, sites: &[u32]) -> Vec<&'s Traced> {
     let suspect = suite.suspect.lock().expect("suspect lock");
     suite
         .tests
         .iter()
-        .filter(|t| t.sites.contains(&site))
+        .filter(|t| sites.iter().any(|s| t.sites.contains(s)))
         .filter(|t| !suite.flaky.contains(&t.test) && !suspect.contains(&t.test))
         .collect()
 }
@@ -192,9 +192,9 @@ pub(super) fn reaching(suite: &Suite, site: u32) -> Vec<&Traced> {
 /// processor time over the slowest one's wall time (a binary's tests share one process, and a
 /// survivor waits for the slowest), between `MIN_DEMAND` and the whole machine. Doctests count
 /// as the whole machine (rustdoc compiles them).
-pub(super) fn demand(suite: &Suite, site: u32) -> f64 {
+pub(super) fn demand(suite: &Suite, sites: &[u32]) -> f64 {
     let threads = threads() as f64;
-    let reaching = reaching(suite, site);
+    let reaching = reaching(suite, sites);
     if reaching.iter().any(|t| t.test == Test::Doc) {
         return threads;
     }
@@ -256,7 +256,7 @@ impl Drop for Claim<'_> {
 /// Run one switched mutant: the tests that reach its site, fastest first.
 fn run_switched(
     m: &Mutant,
-    sw: switch::Switch,
+    sw: &switch::Switch,
     scratch: &Path,
     target: &Path,
     suite: &Suite,
@@ -264,9 +264,12 @@ fn run_switched(
     pins: &(dyn Fn(&[String]) -> bool + Sync),
 ) -> Result<MutantResult, Stop> {
     let start = Instant::now();
-    let reaching = reaching(suite, sw.site);
+    let reaching = reaching(suite, &sw.sites);
     if reaching.is_empty() {
-        return Ok(engine::result(m, Outcome::Uncovered, 0, String::new()));
+        return Ok(MutantResult {
+            engine: "switch".into(),
+            ..engine::result(m, Outcome::Uncovered, 0, String::new())
+        });
     }
     let name = engine::log_name(&m.id);
     let log = opts.log_dir.join(&name);
@@ -347,6 +350,7 @@ fn run_switched(
         }
     }
     let mut r = engine::result(m, outcome, start.elapsed().as_millis() as u64, name);
+    r.engine = "switch".into();
     r.tests_run = run;
     // By name: a group's tests finish in any order, the report must not.
     passed.sort();
@@ -441,17 +445,17 @@ mod tests {
             case(0, "flaky", 1_000, 50_000, &[1]),
         ]);
         s.flaky.insert(s.tests[2].test.clone());
-        assert_eq!(demand(&s, 1), MIN_DEMAND, "the floor, flaky left out");
-        assert!((demand(&s, 2) - (2_100.0 / 10_000.0f64).max(MIN_DEMAND)).abs() < 1e-9);
+        assert_eq!(demand(&s, &[1]), MIN_DEMAND, "the floor, flaky left out");
+        assert!((demand(&s, &[2]) - (2_100.0 / 10_000.0f64).max(MIN_DEMAND)).abs() < 1e-9);
         s.tests.push(Traced {
             test: Test::Doc,
             ms: 1,
             cpu_ms: 1,
             sites: [3].into_iter().collect(),
         });
-        assert_eq!(demand(&s, 3), threads, "doctests count as the machine");
+        assert_eq!(demand(&s, &[3]), threads, "doctests count as the machine");
         s.tests.push(case(1, "threads", 1_000, 64_000, &[4]));
-        assert_eq!(demand(&s, 4), threads, "at most the machine");
+        assert_eq!(demand(&s, &[4]), threads, "at most the machine");
     }
 
     #[test]
