@@ -37,6 +37,8 @@ pub(crate) struct Extractor<'a> {
     fn_ids: Vec<u32>,
     /// Whether what a call returns counts as a source (`flows_into`).
     calls_followed: bool,
+    /// While a call's arguments are recorded: the call, which their parameters' edges name.
+    call_at: Option<flow::Pos>,
     /// The enclosing functions' parameters with the struct type each declares, innermost last.
     param_types: Vec<Vec<(String, String)>>,
 }
@@ -76,6 +78,7 @@ impl<'a> Extractor<'a> {
             fn_keys: Vec::new(),
             fn_ids: Vec::new(),
             calls_followed: true,
+            call_at: None,
             param_types: Vec::new(),
         }
     }
@@ -1266,11 +1269,13 @@ impl Extractor<'_> {
         let found = self.sources(v).of(value);
         for s in found {
             match s {
-                flow::Source::Place(flow::Node::Ret(_)) if !self.calls_followed => {}
-                flow::Source::Place(from) => self.facts.flow.edges.push(flow::Edge {
+                flow::Source::Place(flow::Node::Ret(_), _) if !self.calls_followed => {}
+                flow::Source::Place(from, call) => self.facts.flow.edges.push(flow::Edge {
                     from,
                     to: to.clone(),
                     at: flow::Pos::of(&crate::syntax::expr_loc(v.rel, value)),
+                    from_call: call.map(|c| flow::Pos::of(&crate::syntax::expr_loc(v.rel, c))),
+                    to_call: self.call_at,
                 }),
                 flow::Source::Lit(value, lit) => self.facts.flow.seeds.push(flow::Seed {
                     value,
@@ -1279,6 +1284,7 @@ impl Extractor<'_> {
                     site: site.to_string(),
                     item: item.to_string(),
                     kind,
+                    call: self.call_at,
                 }),
             }
         }
@@ -1326,6 +1332,8 @@ impl Extractor<'_> {
                 from: flow::Node::Param(key.clone(), i),
                 to: flow::Node::Local(fn_id, param),
                 at: flow::Pos::of(&loc_of(v.rel, &p.pat)),
+                from_call: None,
+                to_call: None,
             });
         }
         if !returns {
@@ -1338,7 +1346,14 @@ impl Extractor<'_> {
     }
 
     /// A call's arguments go to the function's parameters (a capacity API's, to the API).
-    fn flow_call(&mut self, v: &View, key: &str, text: &str, args: &[&Expr], api: Option<&ApiHit>) {
+    fn flow_call(
+        &mut self,
+        v: &View,
+        call: &Expr,
+        (key, text): (&str, &str),
+        args: &[&Expr],
+        api: Option<&ApiHit>,
+    ) {
         if let Some(api) = api {
             let Some(arg) = args.get(api.arg) else { return };
             if api.quiet_at_one && !self.facts.flow.handoff.contains(&api.name) {
@@ -1357,11 +1372,13 @@ impl Extractor<'_> {
             return;
         }
         let site = crate::site::child(&v.function_site(), key.rsplit("::").next().unwrap_or(key));
+        self.call_at = Some(flow::Pos::of(&crate::syntax::expr_loc(v.rel, call)));
         for (i, a) in args.iter().enumerate() {
             let item = format!("{text}(#{i})");
             let to = flow::Node::Param(key.to_string(), i);
             self.flows_into(v, a, to, (&site, &item, CapacityKind::Arg));
         }
+        self.call_at = None;
     }
 
     fn flow_expr(&mut self, v: &View, e: &Expr) {
@@ -1413,7 +1430,7 @@ impl Extractor<'_> {
                 };
                 let text = crate::syntax::path_idents(&p.path).join("::");
                 let args: Vec<&Expr> = c.args.iter().collect();
-                self.flow_call(v, &key, &text, &args, api.as_ref());
+                self.flow_call(v, e, (&key, &text), &args, api.as_ref());
             }
             Expr::MethodCall(m) => {
                 let api = self.api_of_method(&m.method, m.args.len());
@@ -1423,7 +1440,7 @@ impl Extractor<'_> {
                 }
                 let key = format!(".{name}");
                 let args: Vec<&Expr> = m.args.iter().collect();
-                self.flow_call(v, &key, &key, &args, api.as_ref());
+                self.flow_call(v, e, (&key, &key), &args, api.as_ref());
             }
             Expr::Return(r) => {
                 if let (Some(value), Some(Some(key)), Some((name, site))) =
@@ -1467,6 +1484,7 @@ impl Extractor<'_> {
                             site: v.scope.field_site(&ty, &name),
                             item: name.clone(),
                             kind: CapacityKind::Field,
+                            call: None,
                         });
                     }
                 }
@@ -1479,6 +1497,8 @@ impl Extractor<'_> {
                         from: flow::Node::Ret(key),
                         to: to.clone(),
                         at: flow::Pos::of(&at),
+                        from_call: None,
+                        to_call: None,
                     });
                 }
             }

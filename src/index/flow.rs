@@ -116,7 +116,7 @@ pub(crate) fn fn_id() -> u32 {
 }
 
 /// A span in the file a flow belongs to (1-based lines, columns in characters).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub(crate) struct Pos {
     pub(crate) line: u32,
     pub(crate) column: u32,
@@ -152,6 +152,13 @@ pub(crate) struct Edge {
     pub(crate) from: Node,
     pub(crate) to: Node,
     pub(crate) at: Pos,
+    /// The call whose result (`from`, a `Node::Ret`) this edge takes, and the call whose
+    /// parameter (`to`, a `Node::Param`) it goes into. A value that goes into a function at one
+    /// call comes out at that call only (see [`Graph`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) from_call: Option<Pos>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) to_call: Option<Pos>,
 }
 
 /// A literal stored into a place: where a capacity may start.
@@ -165,6 +172,9 @@ pub(crate) struct Seed {
     pub(crate) site: String,
     pub(crate) item: String,
     pub(crate) kind: crate::index::CapacityKind,
+    /// A literal argument: the call it is passed to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) call: Option<Pos>,
 }
 
 /// A parameter's name, for paths: `Limits::new`'s parameter 0 is `fetches`.
@@ -440,7 +450,8 @@ pub(crate) struct Sources<'a> {
 #[derive(Debug, Clone)]
 pub(crate) enum Source<'e> {
     Lit(u64, &'e Expr),
-    Place(Node),
+    /// A place; for a function's result, with the call that gives it.
+    Place(Node, Option<&'e Expr>),
 }
 
 impl Sources<'_> {
@@ -482,18 +493,19 @@ impl Sources<'_> {
                 // `u32::MAX`, `std::usize::MAX`: the language's, not the workspace's.
                 let primitive = segs.iter().rev().skip(1).any(|s| is_int_name(s));
                 if crate::index::value::is_const_name(last) && !primitive {
-                    out.push(Source::Place(Node::Const(last.clone())));
+                    out.push(Source::Place(Node::Const(last.clone()), None));
                 } else if let (1, Some(id)) = (segs.len(), self.fn_id) {
-                    out.push(Source::Place(Node::Local(id, last.clone())));
+                    out.push(Source::Place(Node::Local(id, last.clone()), None));
                 }
             }
             Expr::Field(f) => {
                 if let syn::Member::Named(n) = &f.member {
                     let n = n.to_string();
-                    out.push(Source::Place(match self.type_of(&f.base) {
+                    let node = match self.type_of(&f.base) {
                         Some(ty) => Node::Field(Some(ty), n),
                         None => Node::FieldRead(n),
-                    }));
+                    };
+                    out.push(Source::Place(node, None));
                 }
             }
             // `1024 * 64`: arithmetic of literals alone is one literal, typed by hand.
@@ -519,7 +531,7 @@ impl Sources<'_> {
                     for side in [&b.left, &b.right] {
                         let mut found = Vec::new();
                         go(side, &mut found);
-                        out.extend(found.into_iter().filter(|s| matches!(s, Source::Place(_))));
+                        out.extend(found.into_iter().filter(|s| matches!(s, Source::Place(..))));
                     }
                 }
                 _ => {}
@@ -529,7 +541,7 @@ impl Sources<'_> {
                     self.into(b, out, depth + 1, floor);
                 }
             }
-            Expr::Call(c) => self.call(c, out, depth, floor),
+            Expr::Call(c) => self.call(e, c, out, depth, floor),
             Expr::MethodCall(m) => {
                 let name = m.method.to_string();
                 match name.as_str() {
@@ -562,7 +574,7 @@ impl Sources<'_> {
                         m.args.iter().for_each(|a| go(a, out));
                     }
                     n if !COMMON_METHODS.contains(&n) => {
-                        out.push(Source::Place(Node::Ret(format!(".{n}"))));
+                        out.push(Source::Place(Node::Ret(format!(".{n}")), Some(e)));
                     }
                     _ => {}
                 }
@@ -573,7 +585,14 @@ impl Sources<'_> {
 
     /// A call's value: a wrapper's argument (`Some(x)`, `NonZeroUsize::new(x)`, `u32::from(x)`),
     /// both sides of a free `min`/`max`, or what the workspace's function of that key returns.
-    fn call<'e>(&self, c: &'e syn::ExprCall, out: &mut Vec<Source<'e>>, depth: usize, floor: bool) {
+    fn call<'e>(
+        &self,
+        call: &'e Expr,
+        c: &'e syn::ExprCall,
+        out: &mut Vec<Source<'e>>,
+        depth: usize,
+        floor: bool,
+    ) {
         let Expr::Path(p) = &*c.func else { return };
         let segs = crate::syntax::path_idents(&p.path);
         let Some(last) = segs.last().map(String::as_str) else {
@@ -607,7 +626,7 @@ impl Sources<'_> {
             return;
         }
         if let Some(key) = fn_key(&p.path, self.self_ty) {
-            out.push(Source::Place(Node::Ret(key)));
+            out.push(Source::Place(Node::Ret(key), Some(call)));
         }
     }
 
@@ -699,12 +718,35 @@ type At<'f> = (u32, &'f Node);
 /// Where a step happens: a file and a span in it.
 type Where<'f> = (&'f str, Pos);
 
+/// One call, by its file and span.
+type Call<'f> = (&'f str, Pos);
+
+/// The call a value is followed into a function through, while the walk back from an API is
+/// inside that function's body: what its result gave at that call came in through that call's
+/// arguments only. `None` outside any body, or when the way in is not known (every call).
+type Ctx<'f> = Option<(&'f str, Call<'f>)>;
+
+/// A place as the walk back from the APIs reaches it: the place and the call it is inside.
+type State<'f> = (At<'f>, Ctx<'f>);
+
+/// An edge as the walk back follows it: where the value came from, where the step is, and the
+/// calls whose result it leaves and whose parameter it enters.
+struct Back<'f> {
+    from: At<'f>,
+    at: Where<'f>,
+    from_call: Option<Call<'f>>,
+    to_call: Option<Call<'f>>,
+}
+
 /// Every file's flow, joined.
 pub(crate) struct Graph<'f> {
-    /// For each place that reaches an API: the next place towards it and where the value goes
-    /// (`None` for the step from a package's place to the same place in a related package).
-    next: HashMap<At<'f>, (At<'f>, Option<Where<'f>>)>,
-    seeds: Vec<(u32, &'f Seed)>,
+    /// For each place that reaches an API (with the call it is reached inside): the next place
+    /// towards it and where the value goes (`None` for the step from a package's place to the
+    /// same place in a related package).
+    next: HashMap<State<'f>, (State<'f>, Option<Where<'f>>)>,
+    /// The calls each place is reached inside (`None`: whatever the call).
+    reached: HashMap<At<'f>, Vec<Ctx<'f>>>,
+    seeds: Vec<(u32, &'f Seed, &'f str)>,
     params: std::collections::HashMap<(String, usize), String>,
     handoff: HashSet<&'f str>,
     packages: Vec<&'f str>,
@@ -712,16 +754,32 @@ pub(crate) struct Graph<'f> {
     deps: Vec<Vec<bool>>,
 }
 
+/// The function a place belongs to the body of, by key: its parameters and result. A local's
+/// function is the one the walk is inside.
+fn body_of(n: &Node) -> Option<&str> {
+    match n {
+        Node::Param(key, _) | Node::Ret(key) => Some(key),
+        _ => None,
+    }
+}
+
 impl<'f> Graph<'f> {
     /// Join the files' flows, each with its package; `depends(a, b)` says whether package `a`
     /// depends on package `b` (values pass between a package and those it depends on).
+    ///
+    /// The walk goes back from the APIs, breadth first. A function's result reached at one call
+    /// (`let permits = get_env_usize(ENV, DEFAULT_PERMITS)`) is followed into the function with
+    /// that call as its context, and out of its parameters to that call's arguments only: the
+    /// other calls' arguments (`get_env_usize(ENV_TIMEOUT, DEFAULT_TIMEOUT)`) never reach the
+    /// semaphore through it. One level: a call inside that function takes its own context, and
+    /// what reaches that function's parameters from there is followed to every caller.
     pub(crate) fn new(
         flows: impl IntoIterator<Item = (&'f FileFlow, &'f str)>,
         depends: &dyn Fn(&str, &str) -> bool,
     ) -> Graph<'f> {
         let mut packages: Vec<&str> = Vec::new();
         let mut id_of: HashMap<&str, u32> = HashMap::default();
-        let mut back: HashMap<At, Vec<(At, Where)>> = HashMap::default();
+        let mut back: HashMap<At, Vec<Back>> = HashMap::default();
         // Which packages hold each place that is the same across packages.
         let mut held: HashMap<&Node, Vec<u32>> = HashMap::default();
         // Each package's fields by name: an untyped read joins every field of that name in its
@@ -738,6 +796,7 @@ impl<'f> Graph<'f> {
                 packages.push(package);
                 packages.len() as u32 - 1
             });
+            let file = flow.file.as_str();
             let mut hold = |n: &'f Node| {
                 if n.shared() {
                     let ps = held.entry(n).or_default();
@@ -756,9 +815,12 @@ impl<'f> Graph<'f> {
                 if matches!(e.to, Node::Const(_)) {
                     defines.insert((p, &e.to));
                 }
-                back.entry((p, &e.to))
-                    .or_default()
-                    .push(((p, &e.from), (flow.file.as_str(), e.at)));
+                back.entry((p, &e.to)).or_default().push(Back {
+                    from: (p, &e.from),
+                    at: (file, e.at),
+                    from_call: e.from_call.map(|c| (file, c)),
+                    to_call: e.to_call.map(|c| (file, c)),
+                });
                 hold(&e.to);
                 hold(&e.from);
                 if matches!(e.to, Node::Sink(_)) {
@@ -773,7 +835,7 @@ impl<'f> Graph<'f> {
                     defines.insert((p, &s.to));
                 }
                 hold(&s.to);
-                seeds.push((p, s));
+                seeds.push((p, s, file));
             }
             for n in &flow.params {
                 params
@@ -787,16 +849,37 @@ impl<'f> Graph<'f> {
             .map(|a| (0..n).map(|b| depends(packages[a], packages[b])).collect())
             .collect();
         // Breadth first from the APIs, so each place's next step is on a shortest path.
-        let mut next: HashMap<At, (At, Option<Where>)> = HashMap::default();
+        let mut next: HashMap<State, (State, Option<Where>)> = HashMap::default();
         sinks.sort();
         sinks.dedup();
-        let mut seen: HashSet<At> = sinks.iter().copied().collect();
-        let mut queue: VecDeque<At> = sinks.into_iter().collect();
-        while let Some(at) = queue.pop_front() {
+        let mut seen: HashSet<State> = sinks.iter().map(|&s| (s, None)).collect();
+        let mut queue: VecDeque<State> = sinks.into_iter().map(|s| (s, None)).collect();
+        while let Some(state) = queue.pop_front() {
+            let (at, ctx) = state;
             let (p, node) = at;
-            for &(from, loc) in back.get(&at).into_iter().flatten() {
+            for b in back.get(&at).into_iter().flatten() {
+                // Into this function's parameter at another call than the one its result was
+                // reached at: not this value's way in.
+                if let (Some((f, call)), Some(c)) = (ctx, b.to_call) {
+                    if body_of(node) == Some(f) && c != call {
+                        continue;
+                    }
+                }
+                let inside = match (b.from.1, b.from_call) {
+                    // Out of a call's result: into that function, at that call.
+                    (Node::Ret(key), Some(c)) => Some((key.as_str(), c)),
+                    // Out of the caller's code, whose own caller is not known.
+                    _ if b.to_call.is_some() => None,
+                    // Within the function's body.
+                    (Node::Local(..), _) => ctx,
+                    (from, _) if body_of(from).is_some() && body_of(from) == ctx.map(|c| c.0) => {
+                        ctx
+                    }
+                    _ => None,
+                };
+                let from = (b.from, inside);
                 if seen.insert(from) {
-                    next.insert(from, (at, Some(loc)));
+                    next.insert(from, (state, Some(b.at)));
                     queue.push_back(from);
                 }
             }
@@ -815,9 +898,9 @@ impl<'f> Graph<'f> {
                     }
                     _ => deps[uq][up] || deps[up][uq],
                 };
-                if q != p && crosses && seen.insert(from) {
-                    next.insert(from, (at, None));
-                    queue.push_back(from);
+                if q != p && crosses && seen.insert((from, ctx)) {
+                    next.insert((from, ctx), (state, None));
+                    queue.push_back((from, ctx));
                 }
             }
             // Within a package: a typed field may hold what an untyped write stored; an untyped
@@ -833,16 +916,21 @@ impl<'f> Graph<'f> {
                         (Node::Field(Some(_), _), Node::Field(None, _))
                             | (Node::FieldRead(_), Node::Field(..))
                     );
-                    let from = (p, other);
+                    let from = ((p, other), None);
                     if joins && seen.insert(from) {
-                        next.insert(from, (at, None));
+                        next.insert(from, (state, None));
                         queue.push_back(from);
                     }
                 }
             }
         }
+        let mut reached: HashMap<At, Vec<Ctx>> = HashMap::default();
+        for &(at, ctx) in next.keys() {
+            reached.entry(at).or_default().push(ctx);
+        }
         Graph {
             next,
+            reached,
             seeds,
             params,
             handoff,
@@ -856,9 +944,35 @@ impl<'f> Graph<'f> {
         n.shown(&self.params)
     }
 
-    /// Whether a value stored in `at` reaches a capacity API.
-    fn reaches(&self, at: At<'f>) -> bool {
-        matches!(at.1, Node::Sink(_)) || self.next.contains_key(&at)
+    /// The state a seed's value reaches an API from: its place, inside a call the seed fits (a
+    /// literal argument, the call it is passed at; anything else, any call), the shortest way.
+    fn reached_by(&self, p: u32, s: &'f Seed, file: &'f str) -> Option<State<'f>> {
+        let at = (p, &s.to);
+        if matches!(s.to, Node::Sink(_)) {
+            return Some((at, None));
+        }
+        let fits = |ctx: &Ctx| match (ctx, s.call) {
+            (None, _) | (_, None) => true,
+            (Some((f, call)), Some(c)) => body_of(&s.to) != Some(f) || *call == (file, c),
+        };
+        self.reached
+            .get(&at)?
+            .iter()
+            .filter(|c| fits(c))
+            .min_by_key(|c| self.path_len((at, **c)))
+            .map(|c| (at, *c))
+    }
+
+    fn path_len(&self, mut state: State<'f>) -> usize {
+        let mut n = 0;
+        while let Some(&(to, _)) = self.next.get(&state) {
+            n += 1;
+            state = to;
+            if n > self.next.len() {
+                break;
+            }
+        }
+        n
     }
 
     /// The identifiers of every place that reaches an API, each with the packages whose code
@@ -868,7 +982,7 @@ impl<'f> Graph<'f> {
     pub(crate) fn idents(&self) -> Vec<Wanted> {
         let mut by_ident: HashMap<Vec<&str>, HashSet<u32>> = HashMap::default();
         let all = 0..self.packages.len();
-        for &(p, n) in self.next.keys() {
+        for &((p, n), _) in self.next.keys() {
             let mentions = n.mentions();
             if mentions.is_empty() {
                 continue;
@@ -910,27 +1024,27 @@ impl<'f> Graph<'f> {
         out
     }
 
-    /// The steps from `at` to the API it reaches, and the API.
-    fn path(&self, mut at: At<'f>) -> (Vec<Step>, String) {
+    /// The steps from `state` to the API it reaches, and the API.
+    fn path(&self, mut state: State<'f>) -> (Vec<Step>, String) {
         let mut steps = Vec::new();
         // Each step is one shorter than the last: the walk ends, at the latest after every place.
         for _ in 0..=self.next.len() {
-            if let Node::Sink(api) = at.1 {
+            if let Node::Sink(api) = state.0.1 {
                 return (steps, api.clone());
             }
-            let Some(&(to, loc)) = self.next.get(&at) else {
+            let Some(&(to, loc)) = self.next.get(&state) else {
                 break;
             };
             if let Some((file, pos)) = loc {
                 steps.push(Step {
                     loc: pos.loc(file),
-                    note: match to.1 {
+                    note: match to.0.1 {
                         Node::Sink(api) => format!("flows into {api}"),
                         other => format!("flows into {}", other.shown(&self.params)),
                     },
                 });
             }
-            at = to;
+            state = to;
         }
         (steps, String::new())
     }
@@ -939,12 +1053,14 @@ impl<'f> Graph<'f> {
     /// 1 given to a lock or a hand-off (`Semaphore::new(1)`) is no capacity.
     pub(crate) fn capacities(&self) -> Vec<Found<'f>> {
         let mut out = Vec::new();
-        for &(p, s) in &self.seeds {
-            let at = (p, &s.to);
-            if s.value == 0 || !self.reaches(at) {
+        for &(p, s, file) in &self.seeds {
+            if s.value == 0 {
                 continue;
             }
-            let (path, api) = self.path(at);
+            let Some(state) = self.reached_by(p, s, file) else {
+                continue;
+            };
+            let (path, api) = self.path(state);
             if api.is_empty() || (s.value == 1 && self.handoff.contains(api.as_str())) {
                 continue;
             }
@@ -981,21 +1097,29 @@ mod tests {
                     from: c.clone(),
                     to: p.clone(),
                     at: Pos::of(&loc(2)),
+                    from_call: None,
+                    to_call: None,
                 },
                 Edge {
                     from: p.clone(),
                     to: Node::Local(7, "fetches".into()),
                     at: Pos::of(&loc(3)),
+                    from_call: None,
+                    to_call: None,
                 },
                 Edge {
                     from: Node::Local(7, "fetches".into()),
                     to: f.clone(),
                     at: Pos::of(&loc(4)),
+                    from_call: None,
+                    to_call: None,
                 },
                 Edge {
                     from: f.clone(),
                     to: sink.clone(),
                     at: Pos::of(&loc(5)),
+                    from_call: None,
+                    to_call: None,
                 },
             ],
             seeds: vec![
@@ -1006,6 +1130,7 @@ mod tests {
                     site: "m::DEFAULT_FETCHES".into(),
                     item: "DEFAULT_FETCHES".into(),
                     kind: crate::index::CapacityKind::Const,
+                    call: None,
                 },
                 Seed {
                     value: 7,
@@ -1014,6 +1139,7 @@ mod tests {
                     site: "m::X::unrelated".into(),
                     item: "unrelated".into(),
                     kind: crate::index::CapacityKind::Field,
+                    call: None,
                 },
             ],
             params: vec![ParamName {

@@ -658,7 +658,9 @@ mod tests {
         let out = &p.files["src/lib.rs"].text;
         assert!(out.starts_with("const CAP: usize = 8;"), "{out}");
         assert!(
-            out.contains(&format!("n.min(match crate::__capcheck_mutants::id(0) {{ 1 => {arm}, _ => CAP }})")),
+            out.contains(&format!(
+                "n.min(match crate::__capcheck_mutants::id(0) {{ 1 => {arm}, _ => CAP }})"
+            )),
             "{out}"
         );
         assert!(out.contains("id(1) { 1 => "), "{out}");
