@@ -558,3 +558,83 @@ fn a_capacity_found_by_its_flow_carries_the_path_in_json() {
         .unwrap();
     assert!(named.get("path").is_none());
 }
+
+/// A method called through a trait in the package that defines it (`c.queue_size()` in `sys`)
+/// returns what the impls in the packages that depend on it return: the literal given to
+/// `Count::new` in `worker` sizes `sys`'s channel. A package that does not depend on `sys`
+/// (`other`) has a `queue_size` of its own, which sizes nothing.
+#[test]
+fn a_value_returned_through_a_trait_of_another_package_is_followed() {
+    let member = |name: &str, deps: &str| {
+        format!(
+            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n{deps}"
+        )
+    };
+    let ws = scratch(&[
+        (
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"sys\", \"worker\", \"other\"]\nresolver = \"2\"\n",
+        ),
+        ("sys/Cargo.toml", &member("sys", "")),
+        (
+            "sys/src/lib.rs",
+            "pub trait Component {\n    fn queue_size(&self) -> usize;\n}\n\npub fn start<C: Component>(c: &C) -> std::sync::mpsc::Receiver<u8> {\n    let (_tx, rx) = std::sync::mpsc::sync_channel(c.queue_size());\n    rx\n}\n",
+        ),
+        (
+            "worker/Cargo.toml",
+            &member("worker", "sys = { path = \"../sys\" }\n"),
+        ),
+        (
+            "worker/src/lib.rs",
+            "pub struct Count {\n    queue: usize,\n}\n\nimpl Count {\n    pub fn new(queue: usize) -> Self {\n        Count { queue }\n    }\n}\n\nimpl sys::Component for Count {\n    fn queue_size(&self) -> usize {\n        self.queue\n    }\n}\n\npub fn make() -> Count {\n    Count::new(1000)\n}\n",
+        ),
+        ("other/Cargo.toml", &member("other", "")),
+        (
+            "other/src/lib.rs",
+            "pub trait Sized2 {\n    fn queue_size(&self) -> usize;\n}\n\npub struct Other {\n    queue: usize,\n}\n\nimpl Sized2 for Other {\n    fn queue_size(&self) -> usize {\n        self.queue\n    }\n}\n\npub fn make() -> Other {\n    Other { queue: 77 }\n}\n",
+        ),
+    ]);
+    for full in [false, true] {
+        let mut args = vec!["--format", "json", "--workspace"];
+        if full {
+            args.push("--full-parse");
+        }
+        let out = capcheck_in(ws.path(), &args);
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let found: Vec<(String, u64, Vec<String>)> = r["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["rule"] == "unmeasured-capacity")
+            .map(|f| {
+                let notes = f["path"]
+                    .as_array()
+                    .map(|p| {
+                        p.iter()
+                            .map(|s| s["note"].as_str().unwrap().to_string())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                (
+                    f["file"].as_str().unwrap().to_string(),
+                    f["line"].as_u64().unwrap(),
+                    notes,
+                )
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [(
+                "worker/src/lib.rs".to_string(),
+                18,
+                vec![
+                    "flows into queue".to_string(),
+                    "flows into Count.queue".to_string(),
+                    "flows into .queue_size()".to_string(),
+                    "flows into sync_channel".to_string(),
+                ]
+            )],
+            "full parse: {full}"
+        );
+    }
+}

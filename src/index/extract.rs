@@ -1294,6 +1294,13 @@ impl Extractor<'_> {
     fn flow_fn(&mut self, v: &View, f: &FnItem) {
         let name = f.sig.ident.to_string();
         let key = flow::def_key(&name, v.scope.self_ty(), f.sig.receiver().is_some());
+        if f.sig.receiver().is_some()
+            && v.scope.in_trait()
+            && flow::may_return_int(&f.sig.output)
+            && !self.facts.flow.trait_methods.contains(&key)
+        {
+            self.facts.flow.trait_methods.push(key.clone());
+        }
         let returns = flow::may_return_int(&f.sig.output);
         self.fn_keys.push(returns.then(|| key.clone()));
         let fn_id = flow::fn_id();

@@ -195,6 +195,10 @@ pub(crate) struct FileFlow {
     pub(crate) params: Vec<ParamName>,
     /// The capacity APIs where a 1 is a lock or a hand-off (`Semaphore::new(1)`).
     pub(crate) handoff: Vec<String>,
+    /// Methods this file defines in a trait's impl (`.queue_size`): code in a package the impl's
+    /// package depends on calls them through the trait.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) trait_methods: Vec<String>,
 }
 
 /// Method names every type has, or that only pass a value on: a call of one on an unknown
@@ -791,6 +795,8 @@ impl<'f> Graph<'f> {
         let mut params = std::collections::HashMap::new();
         let mut handoff = HashSet::default();
         let mut seeds = Vec::new();
+        // The packages whose trait impls define each method.
+        let mut dispatched: HashMap<&str, Vec<u32>> = HashMap::default();
         for (flow, package) in flows {
             let p = *id_of.entry(package).or_insert_with(|| {
                 packages.push(package);
@@ -843,6 +849,12 @@ impl<'f> Graph<'f> {
                     .or_insert_with(|| n.name.clone());
             }
             handoff.extend(flow.handoff.iter().map(String::as_str));
+            for key in &flow.trait_methods {
+                let ps = dispatched.entry(key.as_str()).or_default();
+                if !ps.contains(&p) {
+                    ps.push(p);
+                }
+            }
         }
         let n = packages.len();
         let deps: Vec<Vec<bool>> = (0..n)
@@ -901,6 +913,17 @@ impl<'f> Graph<'f> {
                 if q != p && crosses && seen.insert((from, ctx)) {
                     next.insert((from, ctx), (state, None));
                     queue.push_back((from, ctx));
+                }
+            }
+            // A method called through a trait (`component.queue_size()` in the package that
+            // defines the trait) gives what the impls in the packages that depend on it return.
+            if let Node::Ret(key) = node {
+                for &q in dispatched.get(key.as_str()).into_iter().flatten() {
+                    let from = ((q, node), ctx);
+                    if q != p && deps[q as usize][p as usize] && seen.insert(from) {
+                        next.insert(from, (state, None));
+                        queue.push_back(from);
+                    }
                 }
             }
             // Within a package: a typed field may hold what an untyped write stored; an untyped
@@ -977,8 +1000,8 @@ impl<'f> Graph<'f> {
 
     /// The identifiers of every place that reaches an API, each with the packages whose code
     /// could store into it: its own package, and for a function's parameter the packages that
-    /// depend on it (its callers), for its result those it depends on (its definer), for a typed
-    /// field both. Code elsewhere, or that mentions none of them, stores nothing that reaches one.
+    /// depend on it (its callers), for its result those it depends on (its definer), for a
+    /// method's result those that depend on it (a trait's impls there), for a typed field both. Code elsewhere, or that mentions none of them, stores nothing that reaches one.
     pub(crate) fn idents(&self) -> Vec<Wanted> {
         let mut by_ident: HashMap<Vec<&str>, HashSet<u32>> = HashMap::default();
         let all = 0..self.packages.len();
@@ -997,6 +1020,9 @@ impl<'f> Graph<'f> {
                 Node::Ret(key) if !key.starts_with('.') => {
                     all.clone().filter(|&q| self.deps[p][q]).collect()
                 }
+                // A method may be a trait's, implemented in the packages that depend on this
+                // one (`Graph::new` follows it there).
+                Node::Ret(_) => all.clone().filter(|&q| self.deps[q][p]).collect(),
                 Node::Field(Some(_), _) => all
                     .clone()
                     .filter(|&q| self.deps[p][q] || self.deps[q][p])
@@ -1148,6 +1174,7 @@ mod tests {
                 name: "fetches".into(),
             }],
             handoff: Vec::new(),
+            trait_methods: Vec::new(),
         };
         let g = Graph::new([(&flow, "m")], &|_, _| false);
         let found = g.capacities();

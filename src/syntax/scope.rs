@@ -10,6 +10,8 @@ pub(crate) struct Scope {
     path: Vec<String>,
     /// The impl's self type or the trait, innermost last.
     self_ty: Vec<String>,
+    /// For each of those: a trait's impl or a trait definition (its methods are dispatched).
+    dispatched: Vec<bool>,
     /// Greater than zero inside test code.
     test_depth: usize,
 }
@@ -34,6 +36,7 @@ impl Scope {
         Scope {
             path: path.to_vec(),
             self_ty: Vec::new(),
+            dispatched: Vec::new(),
             test_depth: usize::from(test_file || super::is_cfg_test(&file.attrs)),
         }
     }
@@ -50,6 +53,12 @@ impl Scope {
     /// The impl's self type or the trait the visitor is in.
     pub(crate) fn self_ty(&self) -> Option<&str> {
         self.self_ty.last().map(String::as_str)
+    }
+
+    /// Inside a trait's impl (`impl Trait for Type`) or a trait definition: a method here is
+    /// called through the trait, from code that may not know the type.
+    pub(crate) fn in_trait(&self) -> bool {
+        self.dispatched.last().copied().unwrap_or(false)
     }
 
     /// `crate::module::Type::item` (or `crate::module::item` outside impls and traits).
@@ -77,6 +86,7 @@ impl Scope {
     /// Enter an impl block, named as [`impl_name`] names it; pair with [`Scope::leave`].
     pub(crate) fn enter_impl(&mut self, i: &syn::ItemImpl) -> Entered {
         self.self_ty.push(impl_name(&i.self_ty));
+        self.dispatched.push(i.trait_.is_some());
         self.enter(&i.attrs, Entered::Type)
     }
 
@@ -84,6 +94,7 @@ impl Scope {
     /// pair with [`Scope::leave`].
     pub(crate) fn enter_trait(&mut self, t: &syn::ItemTrait) -> Entered {
         self.self_ty.push(t.ident.to_string());
+        self.dispatched.push(true);
         self.enter(&t.attrs, Entered::Type)
     }
 
@@ -103,6 +114,7 @@ impl Scope {
             Entered::Type(test) => {
                 self.pop_test(test);
                 self.self_ty.pop();
+                self.dispatched.pop();
             }
         }
     }
