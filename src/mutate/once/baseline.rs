@@ -94,7 +94,7 @@ pub(super) fn run(
         });
     }
     let mut doctests = 0;
-    if let Some((count, ok, again, ms)) = doc_run {
+    if let Some((count, ok, again, ms, cpu_ms)) = doc_run {
         doctests = count;
         if ok != again {
             flaky.insert(Test::Doc);
@@ -107,7 +107,7 @@ pub(super) fn run(
         tests.push(Traced {
             test: Test::Doc,
             ms,
-            cpu_ms: ms,
+            cpu_ms,
             sites: read_hits(&doc_hits, plan.sites),
         });
     }
@@ -262,9 +262,14 @@ struct Doctests<'a> {
     opts: &'a Options,
 }
 
+/// The doctests' baseline: how many, whether each run passed, the traced run's wall and
+/// processor milliseconds.
+type DocRun = (usize, bool, bool, u64, u64);
+
 impl Doctests<'_> {
-    /// One run: how many doctests ran, whether they all passed, and the run's time.
-    fn once(&self, hits: Option<&Path>, own: &Path) -> Result<(usize, bool, u64), Stop> {
+    /// One run: how many doctests ran, whether they all passed, the run's time and its
+    /// processor time (rustdoc's compiles and the doctests', every process cargo waited for).
+    fn once(&self, hits: Option<&Path>, own: &Path) -> Result<(usize, bool, u64, u64), Stop> {
         let mut cmd = engine::cargo(self.scratch, self.target, self.opts, &["test", "--doc"]);
         cmd.env(switch::ENV, "0");
         match hits {
@@ -272,7 +277,12 @@ impl Doctests<'_> {
             None => cmd.env_remove(switch::HITS_ENV),
         };
         engine::write_log(own, "")?;
-        let (ended, took) = process::run(&mut cmd, own, self.opts.baseline_timeout)?;
+        let ran = process::run_limited(
+            &mut cmd,
+            own,
+            &process::Limits::time(self.opts.baseline_timeout),
+        )?;
+        let (ended, took) = (ran.ended, ran.took);
         if ended == Ended::Interrupted {
             return Err(Stop::Interrupted);
         }
@@ -281,22 +291,23 @@ impl Doctests<'_> {
         }
         let names = test_names(&read_from(own, 0));
         let count = names.passed.len() + names.failed.len();
-        Ok((count, ended.success(), took.as_millis() as u64))
+        Ok((
+            count,
+            ended.success(),
+            took.as_millis() as u64,
+            ran.cpu.as_millis() as u64,
+        ))
     }
 
     /// Both runs, the second traced: `Some((doctests, first run passed, second run passed,
-    /// second run's time))` when there are doctests.
-    fn twice(
-        &self,
-        logs: &[std::path::PathBuf; 2],
-        hits: &Path,
-    ) -> Result<Option<(usize, bool, bool, u64)>, Stop> {
-        let (count, ok, _) = self.once(None, &logs[0])?;
+    /// second run's time, its processor time))` when there are doctests.
+    fn twice(&self, logs: &[std::path::PathBuf; 2], hits: &Path) -> Result<Option<DocRun>, Stop> {
+        let (count, ok, _, _) = self.once(None, &logs[0])?;
         if count == 0 {
             return Ok(None);
         }
-        let (_, again, ms) = self.once(Some(hits), &logs[1])?;
-        Ok(Some((count, ok, again, ms)))
+        let (_, again, ms, cpu_ms) = self.once(Some(hits), &logs[1])?;
+        Ok(Some((count, ok, again, ms, cpu_ms)))
     }
 }
 

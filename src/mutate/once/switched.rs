@@ -190,12 +190,16 @@ pub(super) fn reaching<'s>(suite: &'s Suite, sites: &[u32]) -> Vec<&'s Traced> {
 
 /// The processors a mutant's run keeps busy, estimated from its reaching tests' baseline: their
 /// processor time over the slowest one's wall time (a binary's tests share one process, and a
-/// survivor waits for the slowest), between `MIN_DEMAND` and the whole machine. Doctests count
-/// as the whole machine (rustdoc compiles them).
+/// survivor waits for the slowest), between `MIN_DEMAND` and the whole machine. The doctests
+/// count as measured too (rustdoc's compiles and the doctests' runs, as `cargo test --doc` took
+/// them in the baseline), or as the whole machine when their processor time is not known.
 pub(super) fn demand(suite: &Suite, sites: &[u32]) -> f64 {
     let threads = threads() as f64;
     let reaching = reaching(suite, sites);
-    if reaching.iter().any(|t| t.test == Test::Doc) {
+    if reaching
+        .iter()
+        .any(|t| t.test == Test::Doc && t.cpu_ms == 0)
+    {
         return threads;
     }
     let cpu: u64 = reaching.iter().map(|t| t.cpu_ms).sum();
@@ -447,13 +451,21 @@ mod tests {
         s.flaky.insert(s.tests[2].test.clone());
         assert_eq!(demand(&s, &[1]), MIN_DEMAND, "the floor, flaky left out");
         assert!((demand(&s, &[2]) - (2_100.0 / 10_000.0f64).max(MIN_DEMAND)).abs() < 1e-9);
+        // Doctests that compile for 6 s and then wait on a connection timeout for 34 s.
         s.tests.push(Traced {
             test: Test::Doc,
-            ms: 1,
-            cpu_ms: 1,
+            ms: 40_000,
+            cpu_ms: 6_000,
             sites: [3].into_iter().collect(),
         });
-        assert_eq!(demand(&s, &[3]), threads, "doctests count as the machine");
+        assert_eq!(demand(&s, &[3]), MIN_DEMAND, "doctests count as measured");
+        s.tests.push(Traced {
+            test: Test::Doc,
+            ms: 40_000,
+            cpu_ms: 0,
+            sites: [5].into_iter().collect(),
+        });
+        assert_eq!(demand(&s, &[5]), threads, "unknown: the machine");
         s.tests.push(case(1, "threads", 1_000, 64_000, &[4]));
         assert_eq!(demand(&s, &[4]), threads, "at most the machine");
     }
