@@ -9,6 +9,8 @@
 #   @FEATURES: build and test with these cargo features and without doctests (for crates whose
 #   doctests need every feature), for all three tools alike.
 #   CAPCHECK=path/to/cargo-capcheck (default: target/release/cargo-capcheck)
+#   COLD=1: no tool's dependencies are built beforehand: each wall includes the cold build
+#   (what a user who clones the repository and runs the tool once gets)
 #   peers: `cargo install cargo-gamma cargo-mutants` (cargo-gamma runs with --memory off)
 # Prints one TSV row per crate and tool (mutants, wall, wall per mutant), then the ratios of
 # capcheck's per-mutant wall to each peer's.
@@ -25,7 +27,9 @@ printf 'crate\ttool\tmutants\twall_s\tper_mutant_s\n' | tee "$rows"
 fresh() { # fresh COPY_NAME SRC: a copy with its dependencies and tests built once
   local dst="$work/$1"
   rm -rf "$dst"; cp -r "$2" "$dst"; rm -rf "$dst/target"
-  (cd "$dst" && cargo test --no-run -q "${build_extra[@]}" >/dev/null 2>&1 || true)
+  if [[ -z "${COLD:-}" ]]; then
+    (cd "$dst" && cargo test --no-run -q "${build_extra[@]}" >/dev/null 2>&1 || true)
+  fi
   echo "$dst"
 }
 now() { date +%s.%N; }
@@ -57,13 +61,28 @@ for spec in "$@"; do
   dir=$(fresh "capcheck-$name" "$src")
   # capcheck builds in its own build folder (kept warm between runs, never the user's target/):
   # warm it as the peers' target/ is warmed, with the dependencies built once.
-  (cd "$dir" && CARGO_TARGET_DIR="$dir/target/capcheck-build/0" cargo test --no-run -q "${build_extra[@]}" >/dev/null 2>&1 || true)
+  if [[ -z "${COLD:-}" ]]; then
+    (cd "$dir" && CARGO_TARGET_DIR="$dir/target/capcheck-build/0" cargo test --no-run -q "${build_extra[@]}" >/dev/null 2>&1 || true)
+  fi
   t0=$(now)
   (cd "$dir" && "$capcheck" capcheck mutants -j "$jobs" "${cap_extra[@]}" --format json --output "$work/out-capcheck-$name" \
      --build-dir "$dir/target/capcheck-build" > "$work/capcheck-$name.json" 2> "$work/capcheck-$name.err" || true)
   t1=$(now)
   n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["mutants"]))' "$work/capcheck-$name.json")
   row "$name" capcheck "$n" "$t0" "$t1"
+  # What the wall went to: the build, the baseline, and the tests each mutant ran.
+  python3 - "$work/capcheck-$name.json" <<'PY' | tee -a "$work/capcheck-detail.txt"
+import json, sys
+r = json.load(open(sys.argv[1]))
+b = r["summary"]["baseline"]
+ms = r["mutants"]
+runs = [m.get("tests_run", 0) for m in ms]
+walls = ", ".join("%.1f" % (m["duration_ms"] / 1000) for m in ms)
+print("  capcheck detail: build %.1f s, baseline tests %.1f s (%d tests), switched %d of %d, "
+      "tests run per mutant %.1f, mutant walls %s s"
+      % (b["build_ms"] / 1000, b["test_ms"] / 1000, b["tests"], b.get("switched", 0), len(ms),
+         sum(runs) / max(len(runs), 1), walls))
+PY
 
   dir=$(fresh "gamma-$name" "$src")
   t0=$(now)

@@ -638,3 +638,50 @@ fn a_value_returned_through_a_trait_of_another_package_is_followed() {
         );
     }
 }
+
+/// A server reads its config crate's field without naming the type
+/// (`cfg.server.request_buffer_size`): a field name of three words or more is followed into the
+/// packages the reader depends on; a two-word one (`read_lanes`) is anyone's and is not.
+#[test]
+fn a_distinctive_field_read_from_a_config_crate_is_followed() {
+    let member = |name: &str, deps: &str| {
+        format!(
+            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n{deps}"
+        )
+    };
+    let ws = scratch(&[
+        (
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"config\", \"server\"]\nresolver = \"2\"\n",
+        ),
+        ("config/Cargo.toml", &member("config", "")),
+        (
+            "config/src/lib.rs",
+            "pub struct Server {\n    pub request_buffer_size: usize,\n    pub read_lanes: usize,\n}\n\nimpl Default for Server {\n    fn default() -> Self {\n        Server {\n            request_buffer_size: 50,\n            read_lanes: 6,\n        }\n    }\n}\n\npub struct Settings {\n    pub server: Server,\n}\n",
+        ),
+        (
+            "server/Cargo.toml",
+            &member("server", "config = { path = \"../config\" }\n"),
+        ),
+        (
+            "server/src/lib.rs",
+            "pub fn gates(cfg: &config::Settings) -> (tokio::sync::Semaphore, tokio::sync::Semaphore) {\n    (\n        tokio::sync::Semaphore::new(cfg.server.request_buffer_size),\n        tokio::sync::Semaphore::new(cfg.server.read_lanes),\n    )\n}\n",
+        ),
+    ]);
+    for full in [false, true] {
+        let mut args = vec!["--format", "json", "--workspace"];
+        if full {
+            args.push("--full-parse");
+        }
+        let out = capcheck_in(ws.path(), &args);
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let found: Vec<(&str, u64)> = r["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["rule"] == "unmeasured-capacity")
+            .map(|f| (f["file"].as_str().unwrap(), f["line"].as_u64().unwrap()))
+            .collect();
+        assert_eq!(found, [("config/src/lib.rs", 9)], "full parse: {full}: {r}");
+    }
+}

@@ -1200,6 +1200,12 @@ impl Extractor<'_> {
             }
             _ => {}
         }
+        self.owner_attrs(v, owners);
+    }
+
+    /// The capacities named in the attributes of each owner (an item, a variant, a field, a
+    /// method).
+    fn owner_attrs(&mut self, v: &View, owners: Vec<(String, &[syn::Attribute])>) {
         for (owner, attrs) in owners {
             let in_test = v.in_test() || crate::syntax::is_cfg_test(attrs);
             for a in attrs.iter().filter(|a| cli_default_attr(a)) {
@@ -1233,7 +1239,15 @@ fn attr_ints(rel: &str, a: &syn::Attribute) -> Vec<(String, u64, Loc)> {
     ) -> syn::Result<()> {
         let name = meta.path.segments.last().map(|s| s.ident.to_string());
         if meta.input.peek(syn::Token![=]) {
-            let value: Expr = meta.value()?.parse()?;
+            let input = meta.value()?;
+            if input.peek(syn::token::Paren) {
+                // A signature's defaults: pyo3's `signature = (model, max_num_seqs = Some(32),
+                // *, block_size = 16)`.
+                let group: proc_macro2::Group = input.parse()?;
+                out.extend(signature_defaults(rel, group.stream()));
+                return Ok(());
+            }
+            let value: Expr = input.parse()?;
             if let (Some(name), Val::Lit(v)) = (name, Val::of(&value)) {
                 out.push((name, v, crate::syntax::expr_loc(rel, &value)));
             }
@@ -1244,6 +1258,49 @@ fn attr_ints(rel: &str, a: &syn::Attribute) -> Vec<(String, u64, Loc)> {
     }
     let mut out = Vec::new();
     let _ = a.parse_nested_meta(|m| nested(rel, m, &mut out));
+    out
+}
+
+/// The `name = integer` defaults of a parameter list written in an attribute (pyo3's
+/// `signature = (model, max_num_seqs = Some(32), *, block_size = 16)`): each top-level
+/// comma-separated entry that is a name, `=` and an integer, or `Some` of one. Entries that are
+/// not (`*`, `*args`, a bare name, `None`) are skipped.
+fn signature_defaults(rel: &str, tokens: proc_macro2::TokenStream) -> Vec<(String, u64, Loc)> {
+    use proc_macro2::TokenTree;
+    let mut out = Vec::new();
+    let mut entry: Vec<TokenTree> = Vec::new();
+    let mut entries = Vec::new();
+    for t in tokens {
+        match &t {
+            TokenTree::Punct(p) if p.as_char() == ',' => entries.push(std::mem::take(&mut entry)),
+            _ => entry.push(t),
+        }
+    }
+    entries.push(entry);
+    for e in entries {
+        let (Some(TokenTree::Ident(name)), Some(TokenTree::Punct(eq))) = (e.first(), e.get(1))
+        else {
+            continue;
+        };
+        if eq.as_char() != '=' || e.len() < 3 {
+            continue;
+        }
+        let Ok(value) = syn::parse2::<Expr>(e[2..].iter().cloned().collect()) else {
+            continue;
+        };
+        let inner = match &value {
+            Expr::Call(c)
+                if c.args.len() == 1
+                    && matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Some")) =>
+            {
+                &c.args[0]
+            }
+            other => other,
+        };
+        if let Val::Lit(v) = Val::of(inner) {
+            out.push((name.to_string(), v, crate::syntax::expr_loc(rel, inner)));
+        }
+    }
     out
 }
 
@@ -1583,6 +1640,10 @@ impl Collector for Extractor<'_> {
             return;
         }
         self.ceiling_fn(v, f.sig);
+        if v.scope.self_ty().is_some() && v.fns.len() == 1 {
+            // A method's attributes (a free function's are read with its item).
+            self.owner_attrs(v, vec![(f.sig.ident.to_string(), f.attrs)]);
+        }
         self.outer_locals.push(std::mem::take(&mut self.locals));
         self.fn_body_literal(v, f.sig, f.block);
         self.flow_fn(v, f);

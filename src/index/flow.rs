@@ -758,6 +758,16 @@ pub(crate) struct Graph<'f> {
     deps: Vec<Vec<bool>>,
 }
 
+/// A field name of three words or more (`request_buffer_size`): one type's field, not anyone's
+/// (`size`, `max_size`, `capacity`), when read from another package without its type.
+fn distinctive(name: &str) -> bool {
+    name.trim_matches('_')
+        .split('_')
+        .filter(|w| !w.is_empty())
+        .count()
+        >= 3
+}
+
 /// The function a place belongs to the body of, by key: its parameters and result. A local's
 /// function is the one the walk is inside.
 fn body_of(n: &Node) -> Option<&str> {
@@ -946,6 +956,22 @@ impl<'f> Graph<'f> {
                     }
                 }
             }
+            // An untyped read of a field whose name says what it holds (`request_buffer_size`,
+            // not `size`) may read a field the packages this one depends on define: a server
+            // reads `config.download.server.request_buffer_size` from its config crate's struct.
+            if let Node::FieldRead(name) = node
+                && distinctive(name)
+            {
+                for q in (0..n as u32).filter(|&q| q != p && deps[p as usize][q as usize]) {
+                    for &other in fields.get(&(q, name.as_str())).into_iter().flatten() {
+                        let from = ((q, other), None);
+                        if matches!(other, Node::Field(..)) && seen.insert(from) {
+                            next.insert(from, (state, None));
+                            queue.push_back(from);
+                        }
+                    }
+                }
+            }
         }
         let mut reached: HashMap<At, Vec<Ctx>> = HashMap::default();
         for &(at, ctx) in next.keys() {
@@ -1001,7 +1027,8 @@ impl<'f> Graph<'f> {
     /// The identifiers of every place that reaches an API, each with the packages whose code
     /// could store into it: its own package, and for a function's parameter the packages that
     /// depend on it (its callers), for its result those it depends on (its definer), for a
-    /// method's result those that depend on it (a trait's impls there), for a typed field both. Code elsewhere, or that mentions none of them, stores nothing that reaches one.
+    /// method's result those that depend on it (a trait's impls there), for an untyped read of
+    /// a distinctive field name those it depends on, for a typed field both. Code elsewhere, or that mentions none of them, stores nothing that reaches one.
     pub(crate) fn idents(&self) -> Vec<Wanted> {
         let mut by_ident: HashMap<Vec<&str>, HashSet<u32>> = HashMap::default();
         let all = 0..self.packages.len();
@@ -1023,6 +1050,10 @@ impl<'f> Graph<'f> {
                 // A method may be a trait's, implemented in the packages that depend on this
                 // one (`Graph::new` follows it there).
                 Node::Ret(_) => all.clone().filter(|&q| self.deps[q][p]).collect(),
+                // A distinctive field's untyped read may read the packages it depends on.
+                Node::FieldRead(name) if distinctive(name) => {
+                    all.clone().filter(|&q| self.deps[p][q]).collect()
+                }
                 Node::Field(Some(_), _) => all
                     .clone()
                     .filter(|&q| self.deps[p][q] || self.deps[q][p])
