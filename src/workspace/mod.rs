@@ -3,6 +3,8 @@
 //! virtual workspaces) and the `ignore` walker (respects .gitignore, skips `target/`, never
 //! follows symlinks).
 
+pub(crate) mod cargo_env;
+
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 

@@ -178,6 +178,9 @@ fn build(scratch: &Path, target: &Path, opts: &Options, log: &Path) -> Result<Bu
         errors: Vec::new(),
     };
     let mut rendered = String::new();
+    // Cargo's `[env]`, as `cargo test` (run in the scratch copy) would set it.
+    let configured =
+        crate::workspace::cargo_env::env_for(scratch, &|k| std::env::var_os(k).is_some());
     for msg in cargo_metadata::Message::parse_stream(text.as_slice()).flatten() {
         match msg {
             cargo_metadata::Message::CompilerArtifact(a)
@@ -192,9 +195,11 @@ fn build(scratch: &Path, target: &Path, opts: &Options, log: &Path) -> Result<Bu
                         .parent()
                         .map(|p| p.as_std_path().to_path_buf())
                         .unwrap_or_else(|| scratch.to_path_buf());
+                    let mut env = package_env(&a.package_id.repr, &a.target.name, &cwd, target);
+                    env.extend(configured.iter().cloned());
                     out.binaries.push(Binary {
                         exe: exe.into_std_path_buf(),
-                        env: package_env(&a.package_id.repr, &a.target.name, &cwd, target),
+                        env,
                         cwd,
                     });
                 }
