@@ -49,7 +49,7 @@ impl Run<'_> {
         let next = AtomicUsize::new(0);
         let shared: Mutex<&mut Vec<Option<MutantResult>>> = Mutex::new(results);
         let stops: Mutex<Vec<Stop>> = Mutex::new(Vec::new());
-        let load = Load::new(opts.jobs.max(1));
+        let load = Load::new(opts.jobs.max(1), crate::sys::memory::available());
         let workers = (opts.jobs.max(1) * MAX_OVERLAP).min(switched.len().max(1));
         std::thread::scope(|s| {
             for _ in 0..workers {
@@ -64,7 +64,9 @@ impl Run<'_> {
                                 return Ok(());
                             }
                             let sw = plan.switches[i].as_ref().expect("switched");
-                            let Some(_claim) = load.claim(demand(suite, &sw.sites)) else {
+                            let claimed = load
+                                .claim(demand(suite, &sw.sites), memory_demand(suite, &sw.sites));
+                            let Some(_claim) = claimed else {
                                 return Ok(());
                             };
                             tally.started(&mutants[i]);
@@ -207,12 +209,16 @@ pub(super) fn demand(suite: &Suite, sites: &[u32]) -> f64 {
     (cpu as f64 / wall as f64).clamp(MIN_DEMAND, threads)
 }
 
-/// The processors the running mutants keep busy, against the budget of `--jobs`. A run starts
-/// when its demand fits, or when nothing else runs: mutants whose tests wait on timers or
-/// sockets run several per job (up to `MAX_OVERLAP`), mutants whose tests compute one per job.
+/// The processors the running mutants keep busy, against the budget of `--jobs`, and the memory
+/// their runs may take at their ceilings, against what the machine has available. A run starts
+/// when both fit, or when nothing else runs: mutants whose tests wait on timers or sockets run
+/// several per job (up to `MAX_OVERLAP`), mutants whose tests compute one per job, and no more
+/// run together than the machine could hold were every one of them to reach its memory ceiling.
 pub(super) struct Load {
     pub(super) budget: f64,
-    pub(super) used: Mutex<f64>,
+    /// Bytes; `None` when the machine does not say (no memory bound on overlap).
+    pub(super) memory: Option<u64>,
+    pub(super) used: Mutex<(f64, u64)>,
     pub(super) freed: std::sync::Condvar,
 }
 
@@ -220,21 +226,28 @@ pub(super) struct Load {
 pub(super) struct Claim<'l> {
     load: &'l Load,
     demand: f64,
+    bytes: u64,
 }
 
 impl Load {
-    pub(super) fn new(jobs: usize) -> Load {
+    pub(super) fn new(jobs: usize, memory: Option<u64>) -> Load {
         Load {
             budget: jobs as f64,
-            used: Mutex::new(0.0),
+            memory,
+            used: Mutex::new((0.0, 0)),
             freed: std::sync::Condvar::new(),
         }
     }
 
-    /// Wait until `demand` fits; `None` when interrupted meanwhile.
-    pub(super) fn claim(&self, demand: f64) -> Option<Claim<'_>> {
+    /// Wait until `demand` processors and `bytes` of memory fit; `None` when interrupted
+    /// meanwhile.
+    pub(super) fn claim(&self, demand: f64, bytes: u64) -> Option<Claim<'_>> {
         let mut used = self.used.lock().expect("load lock");
-        while *used > 0.0 && *used + demand > self.budget + 1e-9 {
+        let fits = |u: &(f64, u64)| {
+            u.0 + demand <= self.budget + 1e-9
+                && self.memory.is_none_or(|m| u.1.saturating_add(bytes) <= m)
+        };
+        while used.0 > 0.0 && !fits(&used) {
             if process::interrupted() {
                 return None;
             }
@@ -244,17 +257,37 @@ impl Load {
                 .expect("load lock")
                 .0;
         }
-        *used += demand;
-        Some(Claim { load: self, demand })
+        used.0 += demand;
+        used.1 = used.1.saturating_add(bytes);
+        Some(Claim {
+            load: self,
+            demand,
+            bytes,
+        })
     }
 }
 
 impl Drop for Claim<'_> {
     fn drop(&mut self) {
         let mut used = self.load.used.lock().expect("load lock");
-        *used = (*used - self.demand).max(0.0);
+        used.0 = (used.0 - self.demand).max(0.0);
+        used.1 = used.1.saturating_sub(self.bytes);
         self.load.freed.notify_all();
     }
+}
+
+/// The memory a mutant's run may take at once: the ceiling of one test process times the tests
+/// its largest group runs together in libtest's threads (0 when there is no ceiling).
+pub(super) fn memory_demand(suite: &Suite, sites: &[u32]) -> u64 {
+    let Some(per_test) = suite.memory else {
+        return 0;
+    };
+    let widest = groups(&reaching(suite, sites))
+        .iter()
+        .map(|g| g.len().clamp(1, threads()) as u64)
+        .max()
+        .unwrap_or(1);
+    per_test.saturating_mul(widest)
 }
 
 /// Run one switched mutant: the tests that reach its site, fastest first.
@@ -472,12 +505,12 @@ mod tests {
 
     #[test]
     fn load_admits_runs_while_their_demand_fits_and_one_run_always() {
-        let load = Load::new(1);
-        let held: Vec<Claim> = (0..4).map(|_| load.claim(0.25).expect("fits")).collect();
+        let load = Load::new(1, None);
+        let held: Vec<Claim> = (0..4).map(|_| load.claim(0.25, 0).expect("fits")).collect();
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::scope(|s| {
             s.spawn(|| {
-                let c = load.claim(0.25).expect("fits once one is given back");
+                let c = load.claim(0.25, 0).expect("fits once one is given back");
                 tx.send(()).expect("send");
                 drop(c);
             });
@@ -490,8 +523,37 @@ mod tests {
                 .expect("admitted once the others are given back");
         });
         // A run heavier than the whole budget still runs when nothing else does.
-        let big = load.claim(8.0).expect("alone it runs");
+        let big = load.claim(8.0, 0).expect("alone it runs");
         drop(big);
-        assert_eq!(*load.used.lock().unwrap(), 0.0);
+        assert_eq!(*load.used.lock().unwrap(), (0.0, 0));
+    }
+
+    #[test]
+    fn runs_overlap_only_while_their_memory_ceilings_fit_the_machine() {
+        // Room for two runs at a 2 GiB ceiling each: a third waits, though processors are free.
+        let gib = 1u64 << 30;
+        let load = Load::new(4, Some(5 * gib));
+        let held: Vec<Claim> = (0..2)
+            .map(|_| load.claim(0.25, 2 * gib).expect("fits"))
+            .collect();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let c = load
+                    .claim(0.25, 2 * gib)
+                    .expect("fits once one is given back");
+                tx.send(()).expect("send");
+                drop(c);
+            });
+            assert!(
+                rx.recv_timeout(Duration::from_millis(300)).is_err(),
+                "a third 2 GiB run waits with 5 GiB available"
+            );
+            drop(held);
+            rx.recv_timeout(Duration::from_secs(5))
+                .expect("admitted once the others are given back");
+        });
+        // One run above everything the machine has still runs alone.
+        drop(load.claim(0.25, 9 * gib).expect("alone it runs"));
     }
 }
