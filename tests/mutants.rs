@@ -1012,3 +1012,26 @@ fn progress_shows_phases_the_running_mutant_and_the_time_left() {
     assert!(log.contains("[1/3] "), "{log}");
     assert!(log.contains(" left\n"), "{log}");
 }
+
+/// Mutants whose tests wait on timers overlap, even with `-j 1`: sixteen survivors of a test
+/// that sleeps a second take far less than sixteen seconds. Run one after another, the mutants'
+/// own times could never add up to more than the run's wall after the build.
+#[test]
+fn mutants_whose_tests_wait_run_together() {
+    let c = copy("mutants-overlap");
+    let (_, r) = c.json(&["-j", "1"]);
+    let s = &r["summary"];
+    assert_eq!(s["survived"], 16, "{r}");
+    let own: u64 = r["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["duration_ms"].as_u64().unwrap())
+        .sum();
+    let after_build =
+        s["elapsed_ms"].as_u64().unwrap() - s["baseline"]["build_ms"].as_u64().unwrap();
+    assert!(
+        own * 2 > after_build * 3,
+        "the mutants' own {own} ms fit in {after_build} ms only if they overlapped: {s}"
+    );
+}
