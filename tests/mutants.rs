@@ -1035,3 +1035,44 @@ fn mutants_whose_tests_wait_run_together() {
         "the mutants' own {own} ms fit in {after_build} ms only if they overlapped: {s}"
     );
 }
+
+/// A `harness = false` test target is one test, run whole, its exit status the verdict: both
+/// engines count it in the baseline and kill with it (before, both saw no test at all and called
+/// every mutant `uncovered`).
+#[test]
+fn a_custom_harness_test_kills_in_both_engines() {
+    let c = copy("mutants-custom-harness");
+    let mut verdicts = Vec::new();
+    for engine in ["switch", "rebuild"] {
+        let (_, r) = c.json(&["--engine", engine]);
+        assert_eq!(r["summary"]["baseline"]["tests"], 1, "{engine}: {r}");
+        let v: BTreeMap<String, (String, Vec<String>)> = r["mutants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                let by = m["killed_by"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|t| t.as_str().unwrap().to_string())
+                    .collect();
+                (
+                    m["id"].as_str().unwrap().to_string(),
+                    (m["outcome"].as_str().unwrap().to_string(), by),
+                )
+            })
+            .collect();
+        let killed: Vec<&(String, Vec<String>)> =
+            v.values().filter(|(o, _)| o == "killed").collect();
+        assert!(killed.len() >= 4, "{engine}: {v:?}");
+        assert!(
+            killed
+                .iter()
+                .all(|(_, by)| by == &["custom (harness = false)".to_string()]),
+            "{engine}: {v:?}"
+        );
+        verdicts.push(v);
+    }
+    assert_eq!(verdicts[0], verdicts[1]);
+}

@@ -209,6 +209,7 @@ pub(crate) fn test_names(output: &str) -> TestNames {
             }
         }
     }
+    custom_harness(output, &mut libtest);
     let mut names = if nextest.passed.is_empty() && nextest.failed.is_empty() {
         libtest
     } else {
@@ -218,6 +219,49 @@ pub(crate) fn test_names(output: &str) -> TestNames {
     let mut seen = std::collections::HashSet::new();
     names.failed.retain(|n| seen.insert(n.clone()));
     names
+}
+
+/// The `harness = false` binaries in `cargo test`'s output: a `Running tests/x.rs
+/// (target/debug/deps/x-HASH)` section with no libtest report is one test, named `x (harness =
+/// false)` as the compile-once engine names it, failed when cargo says `to rerun pass `--test
+/// x``.
+fn custom_harness(output: &str, names: &mut TestNames) {
+    let mut sections: Vec<(String, bool)> = Vec::new();
+    for line in output.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("Running ") {
+            let exe = rest
+                .rsplit_once(" (")
+                .map_or(rest, |(_, e)| e.trim_end_matches(')'));
+            let file = exe.rsplit(['/', '\\']).next().unwrap_or(exe);
+            let target = file.rsplit_once('-').map_or(file, |(t, _)| t);
+            sections.push((target.to_string(), false));
+        } else if line.starts_with("Doc-tests ") {
+            sections.push((String::new(), true));
+        } else if line.starts_with("running ")
+            && (line.ends_with(" tests") || line.ends_with(" test"))
+        {
+            if let Some(last) = sections.last_mut() {
+                last.1 = true;
+            }
+        }
+    }
+    let norm = |t: &str| t.replace('-', "_");
+    for (target, libtest) in sections {
+        if libtest || target.is_empty() {
+            continue;
+        }
+        let name = format!("{target} (harness = false)");
+        let failed = output.lines().any(|l| {
+            l.split_once("to rerun pass `--test ")
+                .and_then(|(_, rest)| rest.split_once('`'))
+                .is_some_and(|(t, _)| norm(t) == norm(&target))
+        });
+        if failed {
+            names.failed.push(name);
+        } else {
+            names.passed.push(name);
+        }
+    }
 }
 
 /// The JSON document of a run: what `--format json` prints and `mutants.json` holds.

@@ -25,7 +25,7 @@ pub(super) fn run(
     target: &Path,
     opts: &Options,
     log: &Path,
-    binaries: Vec<Binary>,
+    mut binaries: Vec<Binary>,
     has_lib: bool,
     plan: &Plan,
 ) -> Result<Suite, Stop> {
@@ -46,7 +46,7 @@ pub(super) fn run(
     let (cases_run, doc_run) = std::thread::scope(|s| {
         let doc_thread = (has_lib && opts.doctests).then(|| s.spawn(doc_runs));
         let cases_run = (|| -> Result<_, Stop> {
-            let (first, cases) = first_runs(&binaries, log, opts)?;
+            let (first, cases) = first_runs(&mut binaries, log, opts)?;
             let traced = traced_runs(&binaries, &cases, &reach, opts)?;
             Ok((first, cases, traced))
         })();
@@ -151,13 +151,13 @@ fn hits_of(reach: &Path, n: usize) -> std::path::PathBuf {
 /// The first baseline run: each binary whole, as `cargo test` runs it; every test's verdict, and
 /// the tests in the order they were found.
 fn first_runs(
-    binaries: &[Binary],
+    binaries: &mut [Binary],
     log: &Path,
     opts: &Options,
 ) -> Result<(BTreeMap<Test, bool>, Vec<Test>), Stop> {
     let mut first: BTreeMap<Test, bool> = BTreeMap::new();
     let mut cases: Vec<Test> = Vec::new();
-    for (bi, b) in binaries.iter().enumerate() {
+    for (bi, b) in binaries.iter_mut().enumerate() {
         let before = len(log);
         let (ended, _) = process::run(&mut test_cmd(b, &[]), log, opts.baseline_timeout)?;
         if ended == Ended::Interrupted {
@@ -171,7 +171,19 @@ fn first_runs(
             );
             return Err(hung(log, tests, opts));
         }
-        let names = test_names(&read_from(log, before));
+        let out = read_from(log, before);
+        if !libtest_report(&out) {
+            // `harness = false`: the binary's `main` is the test, its exit status the verdict.
+            b.custom = true;
+            let t = Test::Case {
+                binary: bi,
+                name: b.whole(),
+            };
+            first.insert(t.clone(), ended.success());
+            cases.push(t);
+            continue;
+        }
+        let names = test_names(&out);
         for (name, ok) in names
             .passed
             .iter()
@@ -195,6 +207,14 @@ fn first_runs(
     Ok((first, cases))
 }
 
+/// Whether a test binary's output is libtest's: `running N tests` and the `test result:` line.
+fn libtest_report(out: &str) -> bool {
+    out.lines().any(|l| {
+        let l = l.trim();
+        l.starts_with("running ") && (l.ends_with(" tests") || l.ends_with(" test"))
+    }) && out.lines().any(|l| l.trim().starts_with("test result: "))
+}
+
 /// The second baseline run: test by test, each in its own process with the reach recorded, on
 /// `--jobs` threads.
 fn traced_runs(
@@ -214,10 +234,9 @@ fn traced_runs(
                     let Some(Test::Case { binary, name }) = cases.get(n) else {
                         return;
                     };
-                    let mut cmd = test_cmd(
-                        &binaries[*binary],
-                        &["--exact", name, "--test-threads", "1"],
-                    );
+                    let b = &binaries[*binary];
+                    let one_name = [name.clone()];
+                    let mut cmd = test_cmd(b, &b.args(&one_name, &["--test-threads", "1"]));
                     cmd.env(switch::HITS_ENV, hits_of(reach, n));
                     let one = reach.join(format!("{n}.log"));
                     let ran = engine::write_log(&one, "").and_then(|()| {

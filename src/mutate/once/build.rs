@@ -201,6 +201,8 @@ fn build(scratch: &Path, target: &Path, opts: &Options, log: &Path) -> Result<Bu
                         exe: exe.into_std_path_buf(),
                         env,
                         cwd,
+                        target: a.target.name.clone(),
+                        custom: false,
                     });
                 }
             }

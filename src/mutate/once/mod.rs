@@ -52,6 +52,30 @@ pub(super) struct Binary {
     /// `cargo test` runs a binary in its package's folder.
     pub(super) cwd: PathBuf,
     pub(super) env: Vec<(String, String)>,
+    /// The test target's name (`controller` for tests/controller.rs).
+    pub(super) target: String,
+    /// A target with `harness = false` (found in the baseline: its run prints no libtest
+    /// report): its `main` is one test, run whole, passed by its exit status.
+    pub(super) custom: bool,
+}
+
+impl Binary {
+    /// The one test of a `harness = false` binary, as reports name it.
+    pub(super) fn whole(&self) -> String {
+        format!("{} (harness = false)", self.target)
+    }
+
+    /// The arguments that run `names` of this binary: libtest's exact filters, or nothing for a
+    /// custom harness (it runs whole).
+    pub(super) fn args<'a>(&self, names: &'a [String], extra: &[&'a str]) -> Vec<&'a str> {
+        if self.custom {
+            return Vec::new();
+        }
+        let mut args = vec!["--exact"];
+        args.extend(names.iter().map(String::as_str));
+        args.extend_from_slice(extra);
+        args
+    }
 }
 
 /// One test: a test of a binary, or all doctests of the selection together.

@@ -118,7 +118,9 @@ pub(super) fn confirmed(
             log,
             &format!("\ncapcheck: `{name}` again, with no mutant active:\n"),
         )?;
-        let mut cmd = test_cmd(&suite.binaries[binary], &["--exact", &name]);
+        let b = &suite.binaries[binary];
+        let one_name = [name.clone()];
+        let mut cmd = test_cmd(b, &b.args(&one_name, &[]));
         // The mutant's limits but the time: a failure at the memory ceiling without the mutant
         // is the ceiling's, not the mutant's.
         let limits = Limits {
@@ -324,8 +326,7 @@ fn run_switched(
             ),
             Test::Case { binary, .. } => {
                 let names: Vec<String> = group.iter().map(|t| name_of(&t.test)).collect();
-                let mut args = vec!["--exact"];
-                args.extend(names.iter().map(String::as_str));
+                let args = suite.binaries[*binary].args(&names, &[]);
                 // Tests of one process share its memory, as many at once as libtest's threads.
                 let threads = threads();
                 let memory = suite
@@ -346,7 +347,18 @@ fn run_switched(
         let oom = memory.is_some() && out.contains("memory allocation of");
         let seen = test_names(&out);
         // A test binary that aborts names no failure: every test of it that did not pass.
-        let (ok, bad) = if names.is_empty() {
+        let custom = match &group[0].test {
+            Test::Case { binary, .. } => suite.binaries[*binary].custom,
+            Test::Doc => false,
+        };
+        let (ok, bad) = if custom {
+            // `harness = false`: the exit status is the one test's verdict.
+            if ended.success() {
+                (names.clone(), Vec::new())
+            } else {
+                (Vec::new(), names.clone())
+            }
+        } else if names.is_empty() {
             (seen.passed, seen.failed)
         } else {
             let bad: Vec<String> = names
