@@ -937,9 +937,10 @@ fn resume_completes_an_interrupted_run_to_the_uninterrupted_result() {
 
     let mut child = c.spawn(&["--format", "json", "--output", &out("cut")]);
     let verdicts = Path::new(&out("cut")).join("verdicts.jsonl");
+    // Verdict lines (the first line names the code they were given on).
     let count = || {
         std::fs::read_to_string(&verdicts)
-            .map(|t| t.lines().count())
+            .map(|t| t.lines().filter(|l| l.contains("\"outcome\"")).count())
             .unwrap_or(0)
     };
     let deadline = Instant::now() + Duration::from_secs(120);
@@ -964,6 +965,22 @@ fn resume_completes_an_interrupted_run_to_the_uninterrupted_result() {
     assert_eq!(ran, total - kept, "{}", stderr(&resumed));
     let (_, resumed) = json_of(&resumed);
     assert_eq!(untimed(&resumed), untimed(&whole));
+
+    // A test added since (to kill a survivor, say): no verdict was given on this code, so
+    // `--resume` runs every mutant again, and says why.
+    let test = c.root().join("tests").join("added.rs");
+    std::fs::write(&test, "#[test]\nfn added() {}\n").unwrap();
+    let again = c.run(&["--format", "json", "--output", &out("cut"), "--resume"]);
+    let ran = stderr(&again)
+        .lines()
+        .filter(|l| l.starts_with('['))
+        .count();
+    assert_eq!(ran, total, "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("were given on other code"),
+        "{}",
+        stderr(&again)
+    );
 }
 
 /// On a terminal the progress is a live line: the phase before the mutants, then done/total,

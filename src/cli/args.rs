@@ -253,7 +253,9 @@ pub(crate) struct MutantsArgs {
     #[arg(long)]
     pub(crate) from_history: bool,
     /// Keep the verdicts an interrupted run in the same output folder wrote (its
-    /// `verdicts.jsonl`) for the mutants that are unchanged, and run only the rest.
+    /// `verdicts.jsonl`) for the mutants that are unchanged, and run only the rest. Verdicts
+    /// given on other code (a source or test file of the selected packages, the manifest or the
+    /// lock file changed since) are not kept: every mutant runs again.
     #[arg(long)]
     pub(crate) resume: bool,
     /// Output folder [default: <target>/capcheck/mutants].

@@ -87,6 +87,10 @@ impl Progress {
                     }
                 }
             }
+            Event::ResumeStale(n) => self.line(&format!(
+                "note: --resume: the {n} verdict(s) in the output folder were given on other code \
+                 (a file of the selected packages or the manifest changed since); every mutant runs again"
+            )),
             _ if self.verbosity == Verbosity::Quiet => {}
             Event::Phase(p) => {
                 s.end_phase(self);

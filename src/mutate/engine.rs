@@ -63,6 +63,9 @@ pub(crate) struct Options {
     pub(crate) verdicts: PathBuf,
     /// The verdicts file already holds a resumed run's verdicts: append to it.
     pub(crate) verdicts_kept: bool,
+    /// The fingerprint of the workspace's code the verdicts are given on (`--resume` keeps a
+    /// verdict only for the same code: a test added since may kill a survivor).
+    pub(crate) tree: String,
 }
 
 /// Progress, for the caller to print.
@@ -71,6 +74,8 @@ pub(crate) enum Event<'a> {
     RemovedStale(&'a crate::mutate::scratch::Stale),
     /// A phase before the mutants begins.
     Phase(Phase),
+    /// `--resume` found verdicts given on other code: every mutant runs again.
+    ResumeStale(usize),
     /// The first scratch copy left these links out (to a FIFO, socket or device), each with why.
     LeftOut(&'a [String]),
     Baseline(&'a Baseline),
@@ -210,9 +215,21 @@ pub(crate) fn start(opts: &Options, progress: &(dyn Fn(Event) + Sync)) -> Result
     }
     if !opts.verdicts_kept {
         output::create_new(&opts.verdicts)?;
+        write_tree(opts)?;
     }
     Ok(())
 }
+
+/// The verdicts file's first line: the fingerprint of the code its verdicts were given on.
+pub(crate) fn write_tree(opts: &Options) -> Result<(), Stop> {
+    use std::io::Write;
+    let line = serde_json::json!({ TREE_KEY: opts.tree }).to_string() + "\n";
+    crate::sys::fs::append(&opts.verdicts)?.write_all(line.as_bytes())?;
+    Ok(())
+}
+
+/// The key of the verdicts file's first line.
+pub(crate) const TREE_KEY: &str = "tree";
 
 /// The rebuild engine: baseline, then one build and the whole suite per mutant.
 pub(crate) fn rebuild_all(

@@ -359,8 +359,13 @@ pub(crate) fn run(
         .output
         .clone()
         .unwrap_or_else(|| default_output(&ws.target_dir));
+    let tree = tree_fingerprint(ws);
     let resumed = if args.resume {
-        resumable(&output, &listed.mutants)
+        let (kept, stale) = resumable(&output, &listed.mutants, &tree);
+        if stale > 0 {
+            progress(Event::ResumeStale(stale));
+        }
+        kept
     } else {
         Vec::new()
     };
@@ -388,6 +393,7 @@ pub(crate) fn run(
         log_dir: output.join(LOGS),
         verdicts: output.join(crate::mutate::output::VERDICTS),
         verdicts_kept: !resumed.is_empty(),
+        tree,
     };
     let pinned = pinned_tests(&listed.index);
     let pins = |failed: &[String]| {
@@ -402,6 +408,7 @@ pub(crate) fn run(
     if !resumed.is_empty() {
         std::fs::create_dir_all(&opts.log_dir)?;
         crate::mutate::output::create_new(&opts.verdicts)?;
+        engine::write_tree(&opts)?;
         for (r, log) in &resumed {
             engine::record(&opts.verdicts, r)?;
             if let Some(text) = log {
@@ -453,12 +460,27 @@ pub(crate) fn run(
 /// The verdicts an earlier run in `output` finished (its `verdicts.jsonl`) for mutants that are
 /// still listed exactly as they were (id, place, text and replacement), with their logs. Lines
 /// that do not parse (a line cut by the interruption) are dropped: those mutants run again.
+/// The verdicts `--resume` keeps: those of listed mutants, given on this very code (`tree`);
+/// and how many it found given on other code (none of which is kept).
 fn resumable(
     output: &Path,
     listed: &[Mutant],
-) -> Vec<(crate::mutate::outcome::MutantResult, Option<String>)> {
+    tree: &str,
+) -> (
+    Vec<(crate::mutate::outcome::MutantResult, Option<String>)>,
+    usize,
+) {
     let text =
         std::fs::read_to_string(output.join(crate::mutate::output::VERDICTS)).unwrap_or_default();
+    let given_on = text
+        .lines()
+        .next()
+        .and_then(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .and_then(|v| v.get(engine::TREE_KEY)?.as_str().map(str::to_string));
+    if given_on.as_deref() != Some(tree) {
+        let stale = text.lines().filter(|l| l.contains("\"outcome\"")).count();
+        return (Vec::new(), stale);
+    }
     let mut out: Vec<(crate::mutate::outcome::MutantResult, Option<String>)> = Vec::new();
     for line in text.lines() {
         let Ok(mut r) = serde_json::from_str::<crate::mutate::outcome::MutantResult>(line) else {
@@ -473,7 +495,26 @@ fn resumable(
             .flatten();
         out.push((r, log));
     }
-    out
+    (out, 0)
+}
+
+/// A fingerprint of the code the verdicts depend on: every source and test file of the selected
+/// packages (path and bytes) and the workspace's manifest and lock file.
+fn tree_fingerprint(ws: &crate::workspace::Workspace) -> String {
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut add = |name: &str, path: &Path| {
+        bytes.extend_from_slice(name.as_bytes());
+        bytes.push(0);
+        bytes.extend(std::fs::read(path).unwrap_or_default());
+        bytes.push(0);
+    };
+    for f in &ws.files {
+        add(&f.rel, &f.abs);
+    }
+    for name in ["Cargo.toml", "Cargo.lock"] {
+        add(name, &ws.root.join(name));
+    }
+    format!("{:016x}", crate::source::fnv1a(&bytes))
 }
 
 /// `<target>/capcheck/mutants`.

@@ -212,8 +212,9 @@ fn written_by_us(path: &Path) -> bool {
             .windows(HTML_GENERATOR.len())
             .any(|w| w == HTML_GENERATOR.as_bytes()),
         VERDICTS => {
-            // Each line is one verdict; the last may be cut short by a kill mid-append (the
-            // line and its newline go in one write).
+            // The first line names the code (`{"tree": ..}`), each other line is one verdict;
+            // the last may be cut short by a kill mid-append (the line and its newline go in one
+            // write).
             let (lines, last) = match bytes.iter().rposition(|b| *b == b'\n') {
                 Some(i) => (&bytes[..i], &bytes[i + 1..]),
                 None => (&[][..], bytes.as_slice()),
@@ -223,8 +224,10 @@ fn written_by_us(path: &Path) -> bool {
                     .split(|b| *b == b'\n')
                     .filter(|l| !l.is_empty())
                     .all(|l| {
-                        serde_json::from_slice::<serde_json::Value>(l)
-                            .is_ok_and(|v| v.get("outcome").is_some())
+                        serde_json::from_slice::<serde_json::Value>(l).is_ok_and(|v| {
+                            v.get("outcome").is_some()
+                                || v.get(crate::mutate::engine::TREE_KEY).is_some()
+                        })
                     })
         }
         _ if LISTS.contains(&name) => {
@@ -304,8 +307,11 @@ mod tests {
                 SARIF,
                 r#"{"runs": [{"tool": {"driver": {"name": "cargo-capcheck"}}}]}"#,
             ),
-            // The last line cut short by a kill mid-append.
-            (VERDICTS, "{\"outcome\": \"killed\"}\n{\"id\":\"perturb"),
+            // The code's line, a verdict, and the last line cut short by a kill mid-append.
+            (
+                VERDICTS,
+                "{\"tree\": \"0123abcd\"}\n{\"outcome\": \"killed\"}\n{\"id\":\"perturb",
+            ),
             ("logs/baseline.log", BASELINE_HEADER),
             ("logs/x.log", "mutant: x\n"),
             ("missed.txt", "swap-min-max:src/lib.rs:f:1234abcd\n"),
