@@ -565,78 +565,44 @@ fn a_capacity_found_by_its_flow_carries_the_path_in_json() {
 /// (`other`) has a `queue_size` of its own, which sizes nothing.
 #[test]
 fn a_value_returned_through_a_trait_of_another_package_is_followed() {
-    let member = |name: &str, deps: &str| {
-        format!(
-            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n{deps}"
-        )
-    };
     let ws = scratch(&[
         (
             "Cargo.toml",
             "[workspace]\nmembers = [\"sys\", \"worker\", \"other\"]\nresolver = \"2\"\n",
         ),
-        ("sys/Cargo.toml", &member("sys", "")),
+        ("sys/Cargo.toml", &member_of("sys", "")),
         (
             "sys/src/lib.rs",
             "pub trait Component {\n    fn queue_size(&self) -> usize;\n}\n\npub fn start<C: Component>(c: &C) -> std::sync::mpsc::Receiver<u8> {\n    let (_tx, rx) = std::sync::mpsc::sync_channel(c.queue_size());\n    rx\n}\n",
         ),
         (
             "worker/Cargo.toml",
-            &member("worker", "sys = { path = \"../sys\" }\n"),
+            &member_of("worker", "sys = { path = \"../sys\" }\n"),
         ),
         (
             "worker/src/lib.rs",
             "pub struct Count {\n    queue: usize,\n}\n\nimpl Count {\n    pub fn new(queue: usize) -> Self {\n        Count { queue }\n    }\n}\n\nimpl sys::Component for Count {\n    fn queue_size(&self) -> usize {\n        self.queue\n    }\n}\n\npub fn make() -> Count {\n    Count::new(1000)\n}\n",
         ),
-        ("other/Cargo.toml", &member("other", "")),
+        ("other/Cargo.toml", &member_of("other", "")),
         (
             "other/src/lib.rs",
             "pub trait Sized2 {\n    fn queue_size(&self) -> usize;\n}\n\npub struct Other {\n    queue: usize,\n}\n\nimpl Sized2 for Other {\n    fn queue_size(&self) -> usize {\n        self.queue\n    }\n}\n\npub fn make() -> Other {\n    Other { queue: 77 }\n}\n",
         ),
     ]);
-    for full in [false, true] {
-        let mut args = vec!["--format", "json", "--workspace"];
-        if full {
-            args.push("--full-parse");
-        }
-        let out = capcheck_in(ws.path(), &args);
-        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let found: Vec<(String, u64, Vec<String>)> = r["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|f| f["rule"] == "unmeasured-capacity")
-            .map(|f| {
-                let notes = f["path"]
-                    .as_array()
-                    .map(|p| {
-                        p.iter()
-                            .map(|s| s["note"].as_str().unwrap().to_string())
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                (
-                    f["file"].as_str().unwrap().to_string(),
-                    f["line"].as_u64().unwrap(),
-                    notes,
-                )
-            })
-            .collect();
-        assert_eq!(
-            found,
-            [(
-                "worker/src/lib.rs".to_string(),
-                18,
-                vec![
-                    "flows into queue".to_string(),
-                    "flows into Count.queue".to_string(),
-                    "flows into .queue_size()".to_string(),
-                    "flows into sync_channel".to_string(),
-                ]
-            )],
-            "full parse: {full}"
-        );
-    }
+    let notes = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        capacities_in_both_parses(ws.path()),
+        [(
+            "worker/src/lib.rs".to_string(),
+            18,
+            notes(&[
+                "flows into queue",
+                "flows into Count.queue",
+                "flows into .queue_size()",
+                "flows into sync_channel",
+            ])
+        )]
+    );
 }
 
 /// A server reads its config crate's field without naming the type
@@ -644,44 +610,69 @@ fn a_value_returned_through_a_trait_of_another_package_is_followed() {
 /// packages the reader depends on; a two-word one (`read_lanes`) is anyone's and is not.
 #[test]
 fn a_distinctive_field_read_from_a_config_crate_is_followed() {
-    let member = |name: &str, deps: &str| {
-        format!(
-            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n{deps}"
-        )
-    };
     let ws = scratch(&[
         (
             "Cargo.toml",
             "[workspace]\nmembers = [\"config\", \"server\"]\nresolver = \"2\"\n",
         ),
-        ("config/Cargo.toml", &member("config", "")),
+        ("config/Cargo.toml", &member_of("config", "")),
         (
             "config/src/lib.rs",
             "pub struct Server {\n    pub request_buffer_size: usize,\n    pub read_lanes: usize,\n}\n\nimpl Default for Server {\n    fn default() -> Self {\n        Server {\n            request_buffer_size: 50,\n            read_lanes: 6,\n        }\n    }\n}\n\npub struct Settings {\n    pub server: Server,\n}\n",
         ),
         (
             "server/Cargo.toml",
-            &member("server", "config = { path = \"../config\" }\n"),
+            &member_of("server", "config = { path = \"../config\" }\n"),
         ),
         (
             "server/src/lib.rs",
             "pub fn gates(cfg: &config::Settings) -> (tokio::sync::Semaphore, tokio::sync::Semaphore) {\n    (\n        tokio::sync::Semaphore::new(cfg.server.request_buffer_size),\n        tokio::sync::Semaphore::new(cfg.server.read_lanes),\n    )\n}\n",
         ),
     ]);
-    for full in [false, true] {
+    let found = capacities_in_both_parses(ws.path());
+    let at: Vec<(&str, u64)> = found.iter().map(|(f, l, _)| (f.as_str(), *l)).collect();
+    assert_eq!(at, [("config/src/lib.rs", 9)]);
+}
+
+/// A workspace member's manifest with these `[dependencies]` lines.
+fn member_of(name: &str, deps: &str) -> String {
+    format!(
+        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n{deps}"
+    )
+}
+
+/// The `unmeasured-capacity` findings of `check --workspace` in `ws` (file, line, the notes of
+/// its path), the same with and without `--full-parse`.
+fn capacities_in_both_parses(ws: &std::path::Path) -> Vec<(String, u64, Vec<String>)> {
+    let run = |extra: &[&str]| {
         let mut args = vec!["--format", "json", "--workspace"];
-        if full {
-            args.push("--full-parse");
-        }
-        let out = capcheck_in(ws.path(), &args);
+        args.extend_from_slice(extra);
+        let out = capcheck_in(ws, &args);
         let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let found: Vec<(&str, u64)> = r["findings"]
+        r["findings"]
             .as_array()
             .unwrap()
             .iter()
             .filter(|f| f["rule"] == "unmeasured-capacity")
-            .map(|f| (f["file"].as_str().unwrap(), f["line"].as_u64().unwrap()))
-            .collect();
-        assert_eq!(found, [("config/src/lib.rs", 9)], "full parse: {full}: {r}");
-    }
+            .map(|f| {
+                let notes = f["path"].as_array().map_or_else(Vec::new, |p| {
+                    p.iter()
+                        .map(|s| s["note"].as_str().unwrap().to_string())
+                        .collect()
+                });
+                (
+                    f["file"].as_str().unwrap().to_string(),
+                    f["line"].as_u64().unwrap(),
+                    notes,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let sparse = run(&[]);
+    assert_eq!(
+        sparse,
+        run(&["--full-parse"]),
+        "sparse and full parse differ"
+    );
+    sparse
 }

@@ -515,25 +515,38 @@ mod tests {
         assert_eq!(demand(&s, &[4]), threads, "at most the machine");
     }
 
-    #[test]
-    fn load_admits_runs_while_their_demand_fits_and_one_run_always() {
-        let load = Load::new(1, None);
-        let held: Vec<Claim> = (0..4).map(|_| load.claim(0.25, 0).expect("fits")).collect();
+    /// A claim of `(demand, bytes)` waits while `held` is held, and is admitted once it is
+    /// given back.
+    fn waits_until_given_back(load: &Load, held: Vec<Claim>, claim: (f64, u64), why: &str) {
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::scope(|s| {
             s.spawn(|| {
-                let c = load.claim(0.25, 0).expect("fits once one is given back");
+                let c = load
+                    .claim(claim.0, claim.1)
+                    .expect("fits once one is given back");
                 tx.send(()).expect("send");
                 drop(c);
             });
             assert!(
                 rx.recv_timeout(Duration::from_millis(300)).is_err(),
-                "a fifth quarter waits while four are held"
+                "{why}"
             );
             drop(held);
             rx.recv_timeout(Duration::from_secs(5))
                 .expect("admitted once the others are given back");
         });
+    }
+
+    #[test]
+    fn load_admits_runs_while_their_demand_fits_and_one_run_always() {
+        let load = Load::new(1, None);
+        let held: Vec<Claim> = (0..4).map(|_| load.claim(0.25, 0).expect("fits")).collect();
+        waits_until_given_back(
+            &load,
+            held,
+            (0.25, 0),
+            "a fifth quarter waits while four are held",
+        );
         // A run heavier than the whole budget still runs when nothing else does.
         let big = load.claim(8.0, 0).expect("alone it runs");
         drop(big);
@@ -548,23 +561,8 @@ mod tests {
         let held: Vec<Claim> = (0..2)
             .map(|_| load.claim(0.25, 2 * gib).expect("fits"))
             .collect();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::scope(|s| {
-            s.spawn(|| {
-                let c = load
-                    .claim(0.25, 2 * gib)
-                    .expect("fits once one is given back");
-                tx.send(()).expect("send");
-                drop(c);
-            });
-            assert!(
-                rx.recv_timeout(Duration::from_millis(300)).is_err(),
-                "a third 2 GiB run waits with 5 GiB available"
-            );
-            drop(held);
-            rx.recv_timeout(Duration::from_secs(5))
-                .expect("admitted once the others are given back");
-        });
+        let why = "a third 2 GiB run waits with 5 GiB available";
+        waits_until_given_back(&load, held, (0.25, 2 * gib), why);
         // One run above everything the machine has still runs alone.
         drop(load.claim(0.25, 9 * gib).expect("alone it runs"));
     }
