@@ -91,7 +91,9 @@ impl Project {
         let mut tables = Tables::new(&config.tables());
         // Capacity parameters are learnt from signatures before the walk, so that it keeps the
         // calls that set them (in every parse mode alike).
+        check_stop()?;
         let mut pre = prescan(&ws.files, &tables);
+        check_stop()?;
         tables.capacity_fns = pre
             .iter()
             .flat_map(|p| &p.sigs)
@@ -114,6 +116,7 @@ impl Project {
             depths: &depths,
         }
         .waves(&ws.files, &config.guards);
+        check_stop()?;
         let mut facts = Vec::with_capacity(outs.len());
         let mut fixtures = Vec::new();
         let mut sites = Vec::new();
@@ -141,7 +144,9 @@ impl Project {
             Some(t) => late_pass(&ws, index, t, &depths),
             None => index,
         };
+        check_stop()?;
         let index = trace_pass(&ws, index);
+        check_stop()?;
         let fixtures = needs.fixtures.then(|| {
             let mut a = FixtureAnalysis::from_files(fixtures);
             a.files = ws.files.len();
@@ -182,6 +187,35 @@ struct FileOut {
     marked: bool,
 }
 
+impl FileOut {
+    /// A file not walked because the run is stopping.
+    fn skipped(role: FileRole) -> FileOut {
+        FileOut {
+            facts: FileFacts {
+                role,
+                ..FileFacts::default()
+            },
+            fixtures: None,
+            sites: None,
+            text: None,
+            marked: false,
+        }
+    }
+}
+
+/// Whether the run was asked to stop (a stop signal `mutants` handles, a lost stderr).
+fn stopped() -> bool {
+    crate::sys::process::interrupted()
+}
+
+/// Give up a load the run was asked to stop: what was skipped would be wrong, not slow.
+fn check_stop() -> anyhow::Result<()> {
+    if stopped() {
+        anyhow::bail!("interrupted while reading the workspace");
+    }
+    Ok(())
+}
+
 impl Load<'_> {
     /// Walk every file, parents before children: a wave is the files of one module depth, in
     /// parallel; the test modules a wave declares make the next waves' files test code.
@@ -208,6 +242,11 @@ impl Load<'_> {
                     } else {
                         f.role
                     };
+                    // A stop signal (or a lost stderr) ends the load within a file's time: the
+                    // rest are not parsed, and `load` gives up after the wave.
+                    if stopped() {
+                        return (i, FileOut::skipped(role));
+                    }
                     (i, self.walk_file(i, f, role, guards))
                 })
                 .collect();
