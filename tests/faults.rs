@@ -1278,6 +1278,63 @@ fn signals_while_cargo_metadata_runs_end_it_at_once() {
     }
 }
 
+/// SIGTERM while `mutants` reads a large workspace (120 files of 40 capacities each, seconds
+/// of parsing and listing in a debug build) ends the run within a file's time, not when the whole
+/// load is done: the load polls the stop flag per file and between its passes.
+#[test]
+fn sigterm_while_the_workspace_loads_ends_the_run_promptly() {
+    let mut files: Vec<(String, String)> = vec![(
+        "Cargo.toml".into(),
+        "[package]\nname = \"bigload\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n"
+            .into(),
+    )];
+    let mut lib = String::new();
+    for i in 0..120 {
+        lib.push_str(&format!("pub mod m{i};\n"));
+        let body: String = (0..40)
+            .map(|j| {
+                format!(
+                    "pub const MAX_CONNECTIONS_{j}: usize = {};\npub fn pool_{j}(n: usize) -> usize {{ n.min(MAX_CONNECTIONS_{j}) * 2 }}\n",
+                    j + 2
+                )
+            })
+            .collect();
+        files.push((format!("src/m{i}.rs"), body));
+    }
+    files.push(("src/lib.rs".into(), lib));
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let ws = scratch(&refs);
+    // How long the load takes to the end (listing builds and runs nothing).
+    let whole = Instant::now();
+    let out = capcheck_in(ws.path(), &["mutants", "--list", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let load = whole.elapsed();
+    let child = Command::new(env!("CARGO_BIN_EXE_cargo-capcheck"))
+        .args(["capcheck", "mutants", "--format", "json"])
+        .current_dir(ws.path())
+        .env_remove("CARGO_TARGET_DIR")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    std::thread::sleep((load / 4).min(Duration::from_millis(400)));
+    // SAFETY: signals the child this test spawned.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let sent = Instant::now();
+    let out = finish_within(child, Duration::from_secs(60), "SIGTERM during the load");
+    let after = sent.elapsed();
+    assert_eq!(out.status.code(), Some(143), "{}", stderr(&out));
+    assert!(
+        after < load / 2,
+        "ended {after:?} after the signal; the whole load takes {load:?}: {}",
+        stderr(&out)
+    );
+}
+
 /// `mutants merge` of folders that are not the shards of one run (one missing, one twice, one
 /// of another selection or another count, a whole run among them, one cut short): exit 2, each
 /// problem named with its folder and what was expected, nothing written. The full set merges.
