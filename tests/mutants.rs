@@ -822,6 +822,7 @@ fn both_engines_agree_on_every_fixture() {
         "mutants-trait-default",
         "operators",
         "mutants-const-uses",
+        "mutants-doctest",
     ];
     for name in fixtures {
         let c = copy(name);
@@ -864,6 +865,25 @@ fn both_engines_agree_on_every_fixture() {
         for m in switch["mutants"].as_array().unwrap() {
             if m["context"] == "fixed" {
                 assert_eq!(m["engine"], "rebuild", "{name}: {m}");
+            }
+        }
+        if name == "mutants-doctest" {
+            // Only the doctest checks the depth: it is traced, reaches the switched sites
+            // (the constant's use included) and kills.
+            let killed: Vec<&Value> = switch["mutants"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|m| m["outcome"] == "killed")
+                .collect();
+            assert!(killed.len() >= 4, "{switch}");
+            for m in killed {
+                assert_eq!(m["engine"], "switch", "{m}");
+                assert_eq!(
+                    m["killed_by"],
+                    serde_json::json!(["src/lib.rs - depth (line 8)"]),
+                    "{m}"
+                );
             }
         }
         if name == "seed-2-measured" {
