@@ -221,6 +221,12 @@ pub(crate) fn test_names(output: &str) -> TestNames {
     names
 }
 
+/// libtest's first line of a binary's run, `running 3 tests` (trimmed): a binary whose output
+/// has none runs a custom harness.
+pub(crate) fn libtest_running(line: &str) -> bool {
+    line.starts_with("running ") && (line.ends_with(" tests") || line.ends_with(" test"))
+}
+
 /// The `harness = false` binaries in `cargo test`'s output: a `Running tests/x.rs
 /// (target/debug/deps/x-HASH)` section with no libtest report is one test, named `x (harness =
 /// false)` as the compile-once engine names it, failed when cargo says `to rerun pass `--test
@@ -237,9 +243,7 @@ fn custom_harness(output: &str, names: &mut TestNames) {
             sections.push((target.to_string(), false));
         } else if line.starts_with("Doc-tests ") {
             sections.push((String::new(), true));
-        } else if line.starts_with("running ")
-            && (line.ends_with(" tests") || line.ends_with(" test"))
-        {
+        } else if libtest_running(line) {
             if let Some(last) = sections.last_mut() {
                 last.1 = true;
             }

@@ -221,13 +221,13 @@ fn uses_of(
                     });
                 }
                 TokenKind::Literal { .. } | TokenKind::LineComment { doc_style: Some(_) }
-                    if has_word(tok.text, name) =>
+                    if mentions_word(tok.text, name) =>
                 {
                     return None;
                 }
                 TokenKind::BlockComment {
                     doc_style: Some(_), ..
-                } if has_word(tok.text, name) => return None,
+                } if mentions_word(tok.text, name) => return None,
                 _ => {}
             }
         }
@@ -272,7 +272,7 @@ fn runs(f: &FileView, u: &FileUses, r: &Range<usize>) -> bool {
 }
 
 /// Whether `text` holds `word` with no identifier character on either side.
-fn has_word(text: &str, word: &str) -> bool {
+fn mentions_word(text: &str, word: &str) -> bool {
     let ident = |c: char| c.is_alphanumeric() || c == '_';
     text.match_indices(word).any(|(i, _)| {
         !text[..i].chars().next_back().is_some_and(ident)
@@ -285,9 +285,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_word_is_not_part_of_a_longer_name() {
-        assert!(has_word("see {PER_BACKEND} here", "PER_BACKEND"));
-        assert!(!has_word("MAX_PER_BACKEND_X", "PER_BACKEND"));
-        assert!(!has_word("PER_BACKENDS", "PER_BACKEND"));
+    fn a_mention_is_not_part_of_a_longer_name() {
+        assert!(mentions_word("see {PER_BACKEND} here", "PER_BACKEND"));
+        assert!(!mentions_word("MAX_PER_BACKEND_X", "PER_BACKEND"));
+        assert!(!mentions_word("PER_BACKENDS", "PER_BACKEND"));
     }
 }

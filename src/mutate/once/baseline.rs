@@ -209,10 +209,9 @@ fn first_runs(
 
 /// Whether a test binary's output is libtest's: `running N tests` and the `test result:` line.
 fn libtest_report(out: &str) -> bool {
-    out.lines().any(|l| {
-        let l = l.trim();
-        l.starts_with("running ") && (l.ends_with(" tests") || l.ends_with(" test"))
-    }) && out.lines().any(|l| l.trim().starts_with("test result: "))
+    out.lines()
+        .any(|l| crate::mutate::outcome::libtest_running(l.trim()))
+        && out.lines().any(|l| l.trim().starts_with("test result: "))
 }
 
 /// The second baseline run: test by test, each in its own process with the reach recorded, on
