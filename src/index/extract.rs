@@ -1324,8 +1324,12 @@ impl Extractor<'_> {
         (site, item, kind): (&str, &str, CapacityKind),
     ) {
         let found = self.sources(v).of(value);
+        // `available_parallelism().map_or(1, ..)`: the CPU count's floor sets no capacity,
+        // wherever the value goes (`options.increase_parallelism(parallelism)`).
+        let cpu_count = asks_cpus(value);
         for s in found {
             match s {
+                flow::Source::Lit(n, _) if cpu_count && n <= 1 => {}
                 flow::Source::Place(flow::Node::Ret(_), _) if !self.calls_followed => {}
                 flow::Source::Place(from, call) => self.facts.flow.edges.push(flow::Edge {
                     from,
@@ -1713,6 +1717,11 @@ impl Collector for Extractor<'_> {
             if self.tables.capacity_names.matches(&name) && !cpu_floor {
                 named_lit = Some(self.facts.named_lits.len());
                 self.named_let(v, &name, value, loc.clone());
+            }
+            // The CPU count's floor sets no capacity, whatever API the binding reaches (the
+            // flow graph's seeds leave it out too: `flows_into`).
+            if cpu_floor {
+                return;
             }
             self.locals.push(LocalLit {
                 name,
