@@ -140,7 +140,8 @@ impl Val {
 }
 
 /// The expression a wrapper carries, through any number of wrappers: parentheses, casts,
-/// references and derefs, `Some(..)`, `NonZeroUsize::new(..)` (and `new_unchecked`), `.unwrap()`,
+/// references and derefs, `Some(..)`, `NonZeroUsize::new(..)` (and `new_unchecked`), a shared
+/// cell that starts at a literal (`Arc::new(AtomicU32::new(512))`), `.unwrap()`,
 /// `.expect(..)` and `unsafe { .. }` around one expression, and the fallback of an `Option` or
 /// `Result` (`opt.unwrap_or(16)`, `.unwrap_or_else(|| 16)`, `.map_or(16, ..)`): the value a
 /// setting takes when nobody set it. `NonZeroUsize::new(100).unwrap()` is how a capacity that
@@ -156,6 +157,15 @@ pub(crate) fn carried(expr: &syn::Expr) -> &syn::Expr {
             Expr::Reference(r) => &r.expr,
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => &u.expr,
             Expr::Call(c) if c.args.len() == 1 && wraps(&c.func) => &c.args[0],
+            // A cell that starts at a literal (`Arc::new(AtomicU32::new(512))`); one given a
+            // constant is most often a state word's flag (`AtomicUsize::new(Self::CLOSED)`).
+            Expr::Call(c)
+                if c.args.len() == 1
+                    && makes_cell(&c.func)
+                    && matches!(carried(&c.args[0]), Expr::Lit(_)) =>
+            {
+                &c.args[0]
+            }
             Expr::MethodCall(m)
                 if (m.method == "unwrap" && m.args.is_empty())
                     || (m.method == "expect" && m.args.len() == 1) =>
@@ -339,6 +349,30 @@ fn wraps(func: &syn::Expr) -> bool {
         [.., ty, ctor] => ty.starts_with("NonZero") && (ctor == "new" || ctor == "new_unchecked"),
         [] => false,
     }
+}
+
+/// A shared cell's constructor (`Arc::new`, `AtomicU32::new`).
+fn makes_cell(func: &syn::Expr) -> bool {
+    let syn::Expr::Path(p) = func else {
+        return false;
+    };
+    matches!(crate::syntax::path_idents(&p.path).as_slice(), [.., ty, ctor] if is_cell(ty) && ctor == "new")
+}
+
+/// A type that holds one value to share or to change in place: `Arc`, `Rc`, `Box`, an atomic
+/// integer, `Cell`, `RefCell`, `Mutex`, `RwLock` (std's, tokio's, parking_lot's alike). What it
+/// is given is the value the holder starts with: `max_streams: Arc::new(AtomicU32::new(512))`
+/// sets 512 streams as much as `max_streams: 512` does.
+fn is_cell(ty: &str) -> bool {
+    matches!(
+        ty,
+        "Arc" | "Rc" | "Box" | "Cell" | "RefCell" | "Mutex" | "RwLock"
+    ) || ty.strip_prefix("Atomic").is_some_and(|rest| {
+        matches!(
+            rest,
+            "U8" | "U16" | "U32" | "U64" | "Usize" | "I32" | "I64" | "Isize"
+        )
+    })
 }
 
 /// `SCREAMING_CASE` names are constants by Rust convention.
