@@ -26,6 +26,8 @@ from collections import defaultdict
 
 here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 corpus = os.environ.get("CORPUS_DIR", "/tmp/capcheck-corpus")
+# LABELS_DIR: score label files kept elsewhere (a sealed split before it joins corpus/labels).
+labels_dir = os.environ.get("LABELS_DIR", os.path.join(here, "corpus/labels"))
 FOUND_BY = {"unmeasured-capacity", "per-unit-cap"}
 
 extra = os.environ.get("CAPCHECK_ARGS", "").split()  # e.g. CAPCHECK_ARGS=--full-parse
@@ -66,8 +68,8 @@ def big(root, c):
 
 rows, totals = [], defaultdict(int)
 alarms = []
-for name in sorted(os.listdir(os.path.join(here, "corpus/labels"))):
-    labels = tomllib.load(open(os.path.join(here, "corpus/labels", name), "rb"))
+for name in sorted(os.listdir(labels_dir)):
+    labels = tomllib.load(open(os.path.join(labels_dir, name), "rb"))
     if sealed and labels.get("sealed") != sealed:
         continue
     if labels.get("source", "crates.io").startswith("github"):
