@@ -277,8 +277,10 @@ pub(crate) fn path_loc(file: &str, path: &syn::Path) -> Loc {
 /// Whether a `#[cfg(..)]` (outer or inner) makes the item exist only when testing:
 /// `cfg(test)`, `cfg(all(test, ..))`, `cfg(any(test, test))`, and the flags that only testing
 /// tools set (`cfg(loom)` for loom's model checker, `miri`, `fuzzing`, `kani`, `shuttle`: a
-/// `#[cfg(loom)] local_queue_capacity: 4` is the model checker's, not the product's); never
-/// `cfg(not(test))` or `cfg(feature = "test-utils")`.
+/// `#[cfg(loom)] local_queue_capacity: 4` is the model checker's, not the product's), and
+/// `cfg(any(test, feature = "testsuite"))` (test code a feature named for testing lends to
+/// other crates' tests); never `cfg(not(test))`, nor a feature alone, `cfg(feature =
+/// "test-utils")`: tokio's `test-util` gates an API it ships.
 pub(crate) fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
         a.path().is_ident("cfg") && a.parse_args::<syn::Meta>().is_ok_and(|m| requires_test(&m))
@@ -301,12 +303,35 @@ fn requires_test(meta: &syn::Meta) -> bool {
             if l.path.is_ident("all") {
                 args.iter().any(requires_test)
             } else if l.path.is_ident("any") {
-                !args.is_empty() && args.iter().all(requires_test)
+                // `any(test, feature = "testsuite")`: test code that a feature named for
+                // testing also lends to other crates' tests (quickwit's `for_test()` configs).
+                args.iter().any(requires_test)
+                    && args.iter().all(|a| requires_test(a) || is_test_feature(a))
             } else {
                 false
             }
         }
         syn::Meta::NameValue(_) => false,
+    }
+}
+
+/// `feature = "NAME"` with a name for testing: one of its words (split at `-` and `_`) is
+/// `test`, `tests`, `testing`, `testsuite` or `testutil(s)` (`test-utils`, `test-support`).
+fn is_test_feature(meta: &syn::Meta) -> bool {
+    let syn::Meta::NameValue(nv) = meta else {
+        return false;
+    };
+    match &nv.value {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) if nv.path.is_ident("feature") => s.value().split(['-', '_']).any(|w| {
+            matches!(
+                w,
+                "test" | "tests" | "testing" | "testsuite" | "testutils" | "testutil"
+            )
+        }),
+        _ => false,
     }
 }
 
