@@ -156,16 +156,16 @@ pub(crate) fn carried(expr: &syn::Expr) -> &syn::Expr {
             Expr::Cast(c) => &c.expr,
             Expr::Reference(r) => &r.expr,
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => &u.expr,
-            Expr::Call(c) if c.args.len() == 1 && wraps(&c.func) => &c.args[0],
-            // A cell that starts at a literal (`Arc::new(AtomicU32::new(512))`); one given a
-            // constant is most often a state word's flag (`AtomicUsize::new(Self::CLOSED)`).
-            Expr::Call(c)
-                if c.args.len() == 1
-                    && makes_cell(&c.func)
-                    && matches!(carried(&c.args[0]), Expr::Lit(_)) =>
-            {
-                &c.args[0]
-            }
+            Expr::Call(c) if c.args.len() == 1 => match wrapper(&c.func) {
+                Some(Wrapper::Value) => &c.args[0],
+                // A cell that starts at a literal (`Arc::new(AtomicU32::new(512))`); one given a
+                // constant is most often a state word's flag (`AtomicUsize::new(Self::CLOSED)`).
+                Some(Wrapper::Cell) => match carried(&c.args[0]) {
+                    lit @ Expr::Lit(_) => return lit,
+                    _ => return e,
+                },
+                None => return e,
+            },
             Expr::MethodCall(m)
                 if (m.method == "unwrap" && m.args.is_empty())
                     || (m.method == "expect" && m.args.len() == 1) =>
@@ -339,24 +339,28 @@ fn floor_into<'a>(expr: &'a syn::Expr, out: &mut Vec<&'a syn::Expr>, depth: usiz
     );
 }
 
-/// `Some` or a `NonZero*` constructor.
-fn wraps(func: &syn::Expr) -> bool {
-    let syn::Expr::Path(p) = func else {
-        return false;
-    };
-    match crate::syntax::path_idents(&p.path).as_slice() {
-        [only] => only == "Some",
-        [.., ty, ctor] => ty.starts_with("NonZero") && (ctor == "new" || ctor == "new_unchecked"),
-        [] => false,
-    }
+/// What a one-argument call that wraps a value is.
+enum Wrapper {
+    /// `Some` or a `NonZero*` constructor: the value itself.
+    Value,
+    /// A shared cell's constructor (`Arc::new`, `AtomicU32::new`): the value it starts at.
+    Cell,
 }
 
-/// A shared cell's constructor (`Arc::new`, `AtomicU32::new`).
-fn makes_cell(func: &syn::Expr) -> bool {
+fn wrapper(func: &syn::Expr) -> Option<Wrapper> {
     let syn::Expr::Path(p) = func else {
-        return false;
+        return None;
     };
-    matches!(crate::syntax::path_idents(&p.path).as_slice(), [.., ty, ctor] if is_cell(ty) && ctor == "new")
+    match crate::syntax::path_idents(&p.path).as_slice() {
+        [only] if only == "Some" => Some(Wrapper::Value),
+        [.., ty, ctor]
+            if ty.starts_with("NonZero") && (ctor == "new" || ctor == "new_unchecked") =>
+        {
+            Some(Wrapper::Value)
+        }
+        [.., ty, ctor] if is_cell(ty) && ctor == "new" => Some(Wrapper::Cell),
+        _ => None,
+    }
 }
 
 /// A type that holds one value to share or to change in place: `Arc`, `Rc`, `Box`, an atomic
