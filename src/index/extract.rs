@@ -219,16 +219,20 @@ impl Extractor<'_> {
     /// exactly for a capacity (`.workers(4)`, `.with_max_seqs(4)`, `.set_max_connections(10)`)
     /// with one argument; a verb on one (`.add_permits(1)`) is not a setter.
     fn api_of_method(&self, method: &syn::Ident, n_args: usize) -> Option<ApiHit> {
+        let name = method.to_string();
+        // A setter of a table's method of several words sets the same bound (quinn's
+        // `conn.set_max_concurrent_uni_streams(..)`, of `max_concurrent_uni_streams`); a
+        // one-word one may be anything's (Metal's `set_buffer(index, ..)` is no `.buffer(n)`).
+        let unset = name.strip_prefix("set_").filter(|m| m.contains('_'));
         let table = self.tables.apis.iter().find_map(|api| {
             let m = api.method.as_deref()?;
-            (method == m && api.arg < n_args).then(|| ApiHit {
+            ((name == m || unset == Some(m)) && api.arg < n_args).then(|| ApiHit {
                 name: format!(".{m}()"),
                 arg: api.arg,
                 quiet_at_one: api.handoff,
             })
         });
         table.or_else(|| {
-            let name = method.to_string();
             let setting = name
                 .strip_prefix("with_")
                 .or_else(|| name.strip_prefix("set_"))
@@ -1312,6 +1316,7 @@ impl Extractor<'_> {
             fn_id: self.fn_ids.last().copied(),
             self_ty: v.scope.self_ty(),
             param_types: self.param_types.last().map_or(&[], Vec::as_slice),
+            unit_values: &self.tables.unit_values,
         }
     }
 
@@ -1346,6 +1351,23 @@ impl Extractor<'_> {
                     item: item.to_string(),
                     kind,
                     call: self.call_at,
+                    factor: None,
+                }),
+                // The product is named whole, on one line (`max * 2`).
+                flow::Source::Factor(value, lit, whole) => self.facts.flow.seeds.push(flow::Seed {
+                    value,
+                    loc: crate::syntax::expr_loc(v.rel, lit),
+                    to: to.clone(),
+                    site: site.to_string(),
+                    item: item.to_string(),
+                    kind,
+                    call: self.call_at,
+                    factor: Some(
+                        snippet(v.text, whole)
+                            .split_whitespace()
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                    ),
                 }),
             }
         }
@@ -1553,6 +1575,7 @@ impl Extractor<'_> {
                             item: name.clone(),
                             kind: CapacityKind::Field,
                             call: None,
+                            factor: None,
                         });
                     }
                 }

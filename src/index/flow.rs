@@ -175,6 +175,9 @@ pub(crate) struct Seed {
     /// A literal argument: the call it is passed to.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) call: Option<Pos>,
+    /// A factor or divisor of a run-time value ([`Source::Factor`]): the product, on one line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) factor: Option<String>,
 }
 
 /// A parameter's name, for paths: `Limits::new`'s parameter 0 is `fetches`.
@@ -259,6 +262,17 @@ const COMMON_METHODS: &[&str] = &[
 pub(crate) fn is_common_method(name: &str) -> bool {
     COMMON_METHODS.contains(&name) || CARRYING_METHODS.contains(&name)
 }
+
+/// Methods that scale their receiver by their argument (`n.saturating_mul(2)`, `n.div_ceil(3)`):
+/// sources as a product's ([`Sources::scaled`]).
+const SCALING_METHODS: &[&str] = &[
+    "saturating_mul",
+    "saturating_div",
+    "checked_mul",
+    "checked_div",
+    "wrapping_mul",
+    "div_ceil",
+];
 
 /// Methods that carry their receiver's value on (wrappers, conversions, arithmetic): both the
 /// receiver and the arguments set the result.
@@ -448,12 +462,17 @@ pub(crate) struct Sources<'a> {
     pub(crate) self_ty: Option<&'a str>,
     /// The types the function's parameters declare (`cfg: &Config` -> `Config`).
     pub(crate) param_types: &'a [(String, String)],
+    /// Factors that convert units (`* 1024`, `/ 1000`): never a capacity's factor.
+    pub(crate) unit_values: &'a [u64],
 }
 
 /// One source of a value: a literal or a place.
 #[derive(Debug, Clone)]
 pub(crate) enum Source<'e> {
     Lit(u64, &'e Expr),
+    /// A literal factor or divisor (`.1`) of a run-time value, in the product or quotient `.2`
+    /// (`max * 2`, `n.div_ceil(3)`).
+    Factor(u64, &'e Expr, &'e Expr),
     /// A place; for a function's result, with the call that gives it.
     Place(Node, Option<&'e Expr>),
 }
@@ -522,16 +541,13 @@ impl Sources<'_> {
                 }
             }
             Expr::Binary(b) => match b.op {
-                syn::BinOp::Add(_)
-                | syn::BinOp::Sub(_)
-                | syn::BinOp::Mul(_)
+                syn::BinOp::Mul(_)
                 | syn::BinOp::Div(_)
-                | syn::BinOp::Rem(_)
                 | syn::BinOp::Shl(_)
-                | syn::BinOp::Shr(_) => {
-                    // A literal operand scales or offsets the value (`n * 2`, `total / 3`,
-                    // `n + 1`): a per-unit number (`per-unit-cap`'s), not a setting. The places
-                    // on either side are followed (`DEFAULT_MAX_NODES * 2`).
+                | syn::BinOp::Shr(_) => self.scaled(e, [&b.left, &b.right], out, depth),
+                syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Rem(_) => {
+                    // A literal offset (`n + 1`, `cpus - 2`) is no setting: the places on
+                    // either side are followed (`DEFAULT_MAX_NODES + 1`).
                     for side in [&b.left, &b.right] {
                         let mut found = Vec::new();
                         go(side, &mut found);
@@ -573,6 +589,9 @@ impl Sources<'_> {
                             go(a, out);
                         }
                     }
+                    n if SCALING_METHODS.contains(&n) && m.args.len() == 1 => {
+                        self.scaled(e, [&m.receiver, &m.args[0]], out, depth)
+                    }
                     n if CARRYING_METHODS.contains(&n) => {
                         go(&m.receiver, out);
                         m.args.iter().for_each(|a| go(a, out));
@@ -584,6 +603,38 @@ impl Sources<'_> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// A product or quotient's sources (`max * 2`, `total / 3`, `n.div_ceil(3)`): the places on
+    /// either side, and a literal factor of a run-time value, which sets the bound as much as the
+    /// value does. A factor of a constant is not one (`64 * MIB` is a unit conversion; a
+    /// constant's multiplier at an API is the constant's finding), nor is a unit conversion's
+    /// (`* 1024`), nor a 0 or 1.
+    fn scaled<'e>(
+        &self,
+        whole: &'e Expr,
+        sides: [&'e Expr; 2],
+        out: &mut Vec<Source<'e>>,
+        depth: usize,
+    ) {
+        let mut found = Vec::new();
+        for side in sides {
+            self.into(side, &mut found, depth + 1, false);
+        }
+        let runtime = found.iter().any(|s| match s {
+            Source::Place(Node::Const(_), _) => false,
+            Source::Place(..) | Source::Factor(..) => true,
+            Source::Lit(..) => false,
+        });
+        for s in found {
+            match s {
+                Source::Lit(v, lit) if runtime && v >= 2 && !self.unit_values.contains(&v) => {
+                    out.push(Source::Factor(v, lit, whole));
+                }
+                Source::Lit(..) => {}
+                other => out.push(other),
+            }
         }
     }
 
@@ -603,10 +654,13 @@ impl Sources<'_> {
             return;
         };
         let ty = segs.len().checked_sub(2).map(|i| segs[i].as_str());
+        // `VarInt::from(n)`, `Limit::try_from(n)`: a conversion of one value carries it, whatever
+        // the type (a library's integer newtype).
         let wrapper = last == "Some"
             || last == "Ok"
+            || ty.is_some() && matches!(last, "from" | "try_from") && c.args.len() == 1
             || ty.is_some_and(|t| t.starts_with("NonZero") || is_int_name(t))
-                && matches!(last, "new" | "new_unchecked" | "from" | "try_from");
+                && matches!(last, "new" | "new_unchecked");
         if wrapper {
             if let Some(a) = c.args.first() {
                 self.into(a, out, depth + 1, floor);
@@ -1188,6 +1242,7 @@ mod tests {
                     item: "DEFAULT_FETCHES".into(),
                     kind: crate::index::CapacityKind::Const,
                     call: None,
+                    factor: None,
                 },
                 Seed {
                     value: 7,
@@ -1197,6 +1252,7 @@ mod tests {
                     item: "unrelated".into(),
                     kind: crate::index::CapacityKind::Field,
                     call: None,
+                    factor: None,
                 },
             ],
             params: vec![ParamName {

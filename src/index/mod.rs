@@ -74,6 +74,10 @@ pub(crate) struct Capacity {
     pub(crate) package: String,
     /// Who can name it (fields, functions and API arguments count as public).
     pub(crate) visibility: facts::Visibility,
+    /// A literal factor or divisor of a run-time value (`index::flow`'s `Source::Factor`): the
+    /// product or quotient it is in, on one line (`max * 2`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) factor: Option<String>,
 }
 
 impl Capacity {
@@ -97,6 +101,7 @@ impl Capacity {
             path: Vec::new(),
             package: package.to_string(),
             visibility: d.visibility.clone(),
+            factor: None,
         })
     }
 
@@ -116,6 +121,7 @@ impl Capacity {
             path: Vec::new(),
             package: package.to_string(),
             visibility: facts::Visibility::Public,
+            factor: None,
         })
     }
 }
@@ -151,7 +157,7 @@ impl Index {
             }
         }
         let (capacities, flow_idents) = capacities(&files, &tables, &deps);
-        Index {
+        let mut index = Index {
             files,
             capacities,
             consts,
@@ -159,7 +165,16 @@ impl Index {
             tables,
             flow_idents,
             deps,
-        }
+        };
+        // A count's factor (`healthy * 8`) is a per-unit cap, which `per-unit-cap` reports.
+        let per_unit: Vec<Loc> = per_unit::find(&index)
+            .iter()
+            .map(|p| p.product.loc.clone())
+            .collect();
+        index
+            .capacities
+            .retain(|c| c.factor.is_none() || !per_unit.iter().any(|p| p.contains(&c.loc)));
+        index
     }
 
     pub(crate) fn tables(&self) -> &Tables {
@@ -303,6 +318,7 @@ fn flow_capacities(files: &[FileFacts], deps: &Deps) -> (Vec<Capacity>, FlowIden
                     .get(s.loc.file.as_str())
                     .map_or_else(String::new, |p| p.to_string()),
                 visibility: facts::Visibility::Public,
+                factor: s.factor.clone(),
             }
         })
         .collect();
@@ -434,6 +450,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
                     .collect(),
                 package: f.package.clone(),
                 visibility: n.visibility.clone(),
+                factor: None,
             });
         }
         for a in f.api_args.iter().filter(|x| !x.in_test) {
@@ -460,6 +477,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
                 path: Vec::new(),
                 package: f.package.clone(),
                 visibility: facts::Visibility::Public,
+                factor: None,
             });
         }
     }
@@ -482,6 +500,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
             path: Vec::new(),
             package: f.package.clone(),
             visibility: facts::Visibility::Public,
+            factor: None,
         });
     }
     // What the names and APIs found comes first: a literal they found keeps their telling.

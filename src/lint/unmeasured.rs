@@ -19,8 +19,14 @@ pub(crate) fn finding(c: &Capacity) -> Finding {
         CapacityKind::Attr => format!("attribute argument `{} = {}`", c.item, c.value),
         CapacityKind::Env => format!("`${}` falling back to {}", c.item, c.value),
     };
+    // A factor is shown in its product: the item alone would read as if the value were it.
+    let what = match &c.factor {
+        Some(product) => format!("the factor {} in `{product}`", c.value),
+        None => what,
+    };
     let mut message = format!("{what} is a capacity nobody measured");
-    if let Some(api) = c.api.as_ref().filter(|_| c.kind != CapacityKind::ApiArg) {
+    let named = c.kind == CapacityKind::ApiArg && c.factor.is_none();
+    if let Some(api) = c.api.as_ref().filter(|_| !named) {
         message.push_str(&format!(" (it sizes {api})"));
     }
     let mut f = super::finding(

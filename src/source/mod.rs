@@ -20,6 +20,15 @@ pub(crate) struct Loc {
     pub(crate) end_column: usize,
 }
 
+impl Loc {
+    /// Whether `other` lies within this range, in the same file.
+    pub(crate) fn contains(&self, other: &Loc) -> bool {
+        self.file == other.file
+            && (self.line, self.column) <= (other.line, other.column)
+            && (other.end_line, other.end_column) <= (self.end_line, self.end_column)
+    }
+}
+
 #[derive(Debug, Default)]
 pub(crate) struct Texts {
     root: PathBuf,
