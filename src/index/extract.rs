@@ -1094,6 +1094,38 @@ impl Extractor<'_> {
         self.leaf_lits(v, e, &site, &var, CapacityKind::Env, &public);
     }
 
+    /// `get_from_env("QW_S3_MAX_CONCURRENCY", 10_000)`, `env_or("WORKERS", 4)`: a helper named
+    /// for the environment given a capacity-named variable and a literal fallback. The variable
+    /// names it, as `env::var(..)..unwrap_or(..)` does.
+    fn env_helper(&mut self, v: &View, c: &syn::ExprCall) {
+        let Expr::Path(p) = &*c.func else { return };
+        let Some(callee) = crate::syntax::last_segment(&p.path) else {
+            return;
+        };
+        if !crate::index::names::words(&callee)
+            .iter()
+            .any(|w| w == "env")
+        {
+            return;
+        }
+        let Some(Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(var),
+            ..
+        })) = c.args.first()
+        else {
+            return;
+        };
+        let var = var.value();
+        if !self.tables.capacity_names.matches(&var) {
+            return;
+        }
+        let site = crate::site::child(&v.function_site(), &var);
+        let public = Visibility::Public;
+        for a in c.args.iter().skip(1) {
+            self.leaf_lits(v, a, &site, &var, CapacityKind::Env, &public);
+        }
+    }
+
     /// `if self.pool_size > 100 { return Err(..) }`: a ceiling a configuration is checked
     /// against, typed by hand like the default it bounds. Only where crossing it is refused (the
     /// branch returns, bails or panics), and only on a value named for a capacity.
@@ -1768,6 +1800,9 @@ impl Collector for Extractor<'_> {
                 self.bounds(v, e);
                 if let Some(api) = self.api_of_call(&c.func, c.args.len()) {
                     self.api_arg(v, &api, &c.args[api.arg]);
+                }
+                if !v.in_test() {
+                    self.env_helper(v, c);
                 }
                 let api = self.api_of_call(&c.func, c.args.len()).is_some();
                 if let (Expr::Path(p), false) = (&*c.func, api) {

@@ -30,7 +30,8 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 /// (`.default_value("4096")`): the name is in another string (`Arg::new("batch_size")`).
 const BUILDER_DEFAULTS: &[&str] = &["default_value", "default_values"];
 /// An environment variable read with a fallback (`env::var("WORKERS")..unwrap_or(8)`): the name
-/// is a string, the value a literal.
+/// is a string, the value a literal. A helper named for the environment (`get_from_env(..)`)
+/// is one too: any identifier with the word `env`.
 const ENV_READS: &[&str] = &["var", "var_os"];
 
 #[derive(Debug, Clone)]
@@ -102,7 +103,8 @@ impl Triggers {
             prod_with_value: name
                 || self.apis.contains(ident)
                 || self.calls.contains(ident)
-                || ENV_READS.contains(&ident),
+                || ENV_READS.contains(&ident)
+                || w.iter().any(|x| x == "env"),
             value,
             test: name && value,
             subject: w.iter().any(|x| self.subject_words.contains(x)),
