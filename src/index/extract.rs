@@ -429,18 +429,60 @@ impl Extractor<'_> {
         }
     }
 
-    /// A function whose whole body is its value (`fn max_batch() -> usize { 32 }`, or a `match`
-    /// of literals): each literal is a capacity when the name is one's.
+    /// What a function returns (`fn max_batch() -> usize { 32 }`, a `match` of literals, an early
+    /// `if cpu { return Some(4); } None`): each literal is a capacity when the name is one's.
     fn fn_body_literal(&mut self, v: &View, sig: &syn::Signature, block: &syn::Block) {
-        let [syn::Stmt::Expr(e, None)] = block.stmts.as_slice() else {
-            return;
-        };
         let name = sig.ident.to_string();
         let counts = matches!(&sig.output, syn::ReturnType::Type(_, t) if is_int(t));
-        if self.names(&name, counts) {
-            let site = v.scope.site(&name);
+        if !self.names(&name, counts) {
+            return;
+        }
+        let site = v.scope.site(&name);
+        if let [syn::Stmt::Expr(e, None)] = block.stmts.as_slice() {
+            if returned(block).is_empty() {
+                self.leaf_lits(v, e, &site, &name, CapacityKind::Fn, &Visibility::Public);
+                return;
+            }
+        }
+        // A body that decides: a 1 it returns is a degenerate case's floor (`if bytes == 0 {
+        // return 1; }`), not the setting.
+        let mut values = returned(block);
+        if let Some(syn::Stmt::Expr(tail, None)) = block.stmts.last() {
+            values.push(tail);
+        }
+        let before = self.facts.named_lits.len();
+        for e in values {
             self.leaf_lits(v, e, &site, &name, CapacityKind::Fn, &Visibility::Public);
         }
+        let found = self.facts.named_lits.split_off(before);
+        self.facts
+            .named_lits
+            .extend(found.into_iter().filter(|n| n.value >= 2));
+    }
+
+    /// `queue::Capacity(1_000)`, `MaxConnections(64)`: a tuple struct named for a capacity, with
+    /// its module (`queue::Capacity` reads `queue_capacity`), holds one, as a field named so does.
+    fn newtype(&mut self, v: &View, c: &syn::ExprCall) {
+        let Expr::Path(p) = &*c.func else { return };
+        let segs = crate::syntax::path_idents(&p.path);
+        let [.., ty] = segs.as_slice() else { return };
+        if c.args.len() != 1
+            || !ty.starts_with(char::is_uppercase)
+            || ty.chars().all(|ch| !ch.is_lowercase())
+        {
+            return;
+        }
+        let named = match segs.as_slice() {
+            [.., module, _] if module.starts_with(char::is_lowercase) => format!("{module}_{ty}"),
+            _ => ty.clone(),
+        };
+        if !self.tables.capacity_names.matches(&named) {
+            return;
+        }
+        let (ty, text) = (ty.clone(), segs.join("::"));
+        let site = crate::site::child(&v.function_site(), &ty);
+        let public = Visibility::Public;
+        self.leaf_lits(v, &c.args[0], &site, &text, CapacityKind::ApiArg, &public);
     }
 
     fn struct_lit(&mut self, v: &View, s: &syn::ExprStruct) {
@@ -1803,6 +1845,7 @@ impl Collector for Extractor<'_> {
                 }
                 if !v.in_test() {
                     self.env_helper(v, c);
+                    self.newtype(v, c);
                 }
                 let api = self.api_of_call(&c.func, c.args.len()).is_some();
                 if let (Expr::Path(p), false) = (&*c.func, api) {
@@ -1902,4 +1945,24 @@ impl Collector for Extractor<'_> {
             self.assertion(v, name, mac, args);
         }
     }
+}
+
+/// The values a function body returns early (`return Some(4);`), outside closures and nested
+/// items, whose `return`s are theirs.
+fn returned(block: &syn::Block) -> Vec<&Expr> {
+    struct Returns<'a>(Vec<&'a Expr>);
+    impl<'a> syn::visit::Visit<'a> for Returns<'a> {
+        fn visit_expr_return(&mut self, r: &'a syn::ExprReturn) {
+            if let Some(e) = &r.expr {
+                self.0.push(e);
+            }
+            syn::visit::visit_expr_return(self, r);
+        }
+        fn visit_expr_closure(&mut self, _: &'a syn::ExprClosure) {}
+        fn visit_expr_async(&mut self, _: &'a syn::ExprAsync) {}
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    let mut r = Returns(Vec::new());
+    syn::visit::Visit::visit_block(&mut r, block);
+    r.0
 }
