@@ -327,6 +327,11 @@ fn flow_capacities(files: &[FileFacts], deps: &Deps) -> (Vec<Capacity>, FlowIden
 
 fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacity>, FlowIdents) {
     let capacity_args = capacity_args(files);
+    // The capacity APIs where a 1 is a lock or a hand-off (`Semaphore::new(1)`, `channel(1)`).
+    let handoff: std::collections::HashSet<&str> = files
+        .iter()
+        .flat_map(|f| f.flow.handoff.iter().map(String::as_str))
+        .collect();
     // A constant given to a capacity parameter flows into it as into a capacity API.
     let call_refs: Vec<(&str, facts::ConstRef)> = capacity_args
         .iter()
@@ -401,6 +406,18 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
                     .map(|s| s.to_string());
             }
             if cap.value == 0 || !(cap.api.is_some() || named) {
+                continue;
+            }
+            // A 1 that only ever reaches a lock or a hand-off (`broadcast::channel(ONE)`) is one,
+            // as the literal would be.
+            let apis = || {
+                refs.get(d.ident.as_str())
+                    .into_iter()
+                    .flatten()
+                    .filter(|(_, r)| !r.in_test)
+                    .filter_map(|(_, r)| r.api.as_deref())
+            };
+            if cap.value == 1 && !named && apis().all(|a| handoff.contains(a)) {
                 continue;
             }
             let mut uses: Vec<Use> = refs
