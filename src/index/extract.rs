@@ -1061,25 +1061,17 @@ impl Extractor<'_> {
             return;
         }
         let (root, methods) = crate::syntax::chain(&m.receiver);
-        let str_arg = |args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>| match args.first()
-        {
-            Some(Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(s),
-                ..
-            })) => Some(s.value()),
-            _ => None,
-        };
         let long = methods
             .iter()
             .filter(|c| c.method == "long" || c.method == "id")
-            .find_map(|c| str_arg(&c.args));
+            .find_map(|c| first_str(&c.args));
         let new = match root {
             Expr::Call(c) => match &*c.func {
                 Expr::Path(p)
                     if path_ends_with(&p.path, "Arg::new")
                         || path_ends_with(&p.path, "Arg::with_name") =>
                 {
-                    str_arg(&c.args)
+                    first_str(&c.args)
                 }
                 _ => None,
             },
@@ -1120,20 +1112,26 @@ impl Extractor<'_> {
         let Expr::Call(c) = root else { return };
         let Expr::Path(p) = &*c.func else { return };
         let named = path_ends_with(&p.path, "env::var") || path_ends_with(&p.path, "env::var_os");
-        let Some(Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(var),
-            ..
-        })) = c.args.first()
-        else {
-            return;
-        };
-        let var = var.value();
-        if !named || !self.tables.capacity_names.matches(&var) {
+        if let (true, Some(var)) = (named, first_str(&c.args)) {
+            self.env_capacity(v, &var, [e]);
+        }
+    }
+
+    /// The literals of `values`, the fallbacks of environment variable `var`, when it is named
+    /// for a capacity: each is one, named by the variable.
+    fn env_capacity<'e>(
+        &mut self,
+        v: &View,
+        var: &str,
+        values: impl IntoIterator<Item = &'e Expr>,
+    ) {
+        if !self.tables.capacity_names.matches(var) {
             return;
         }
-        let site = crate::site::child(&v.function_site(), &var);
-        let public = Visibility::Public;
-        self.leaf_lits(v, e, &site, &var, CapacityKind::Env, &public);
+        let site = crate::site::child(&v.function_site(), var);
+        for e in values {
+            self.leaf_lits(v, e, &site, var, CapacityKind::Env, &Visibility::Public);
+        }
     }
 
     /// `get_from_env("QW_S3_MAX_CONCURRENCY", 10_000)`, `env_or("WORKERS", 4)`: a helper named
@@ -1150,21 +1148,8 @@ impl Extractor<'_> {
         {
             return;
         }
-        let Some(Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(var),
-            ..
-        })) = c.args.first()
-        else {
-            return;
-        };
-        let var = var.value();
-        if !self.tables.capacity_names.matches(&var) {
-            return;
-        }
-        let site = crate::site::child(&v.function_site(), &var);
-        let public = Visibility::Public;
-        for a in c.args.iter().skip(1) {
-            self.leaf_lits(v, a, &site, &var, CapacityKind::Env, &public);
+        if let Some(var) = first_str(&c.args) {
+            self.env_capacity(v, &var, c.args.iter().skip(1));
         }
     }
 
@@ -1965,4 +1950,15 @@ fn returned(block: &syn::Block) -> Vec<&Expr> {
     let mut r = Returns(Vec::new());
     syn::visit::Visit::visit_block(&mut r, block);
     r.0
+}
+
+/// A call's first argument when it is a string literal (`env::var("WORKERS")`, `.long("batch")`).
+fn first_str(args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) -> Option<String> {
+    match args.first() {
+        Some(Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        })) => Some(s.value()),
+        _ => None,
+    }
 }
