@@ -1392,43 +1392,40 @@ impl Extractor<'_> {
         // wherever the value goes (`options.increase_parallelism(parallelism)`).
         let cpu_count = asks_cpus(value);
         for s in found {
-            match s {
-                flow::Source::Lit(n, _) if cpu_count && n <= 1 => {}
-                flow::Source::Place(flow::Node::Ret(_), _) if !self.calls_followed => {}
-                flow::Source::Place(from, call) => self.facts.flow.edges.push(flow::Edge {
-                    from,
-                    to: to.clone(),
-                    at: flow::Pos::of(&crate::syntax::expr_loc(v.rel, value)),
-                    from_call: call.map(|c| flow::Pos::of(&crate::syntax::expr_loc(v.rel, c))),
-                    to_call: self.call_at,
-                }),
-                flow::Source::Lit(value, lit) => self.facts.flow.seeds.push(flow::Seed {
-                    value,
-                    loc: crate::syntax::expr_loc(v.rel, lit),
-                    to: to.clone(),
-                    site: site.to_string(),
-                    item: item.to_string(),
-                    kind,
-                    call: self.call_at,
-                    factor: None,
-                }),
+            let (value, lit, factor) = match s {
+                flow::Source::Lit(n, _) if cpu_count && n <= 1 => continue,
+                flow::Source::Place(flow::Node::Ret(_), _) if !self.calls_followed => continue,
+                flow::Source::Place(from, call) => {
+                    self.facts.flow.edges.push(flow::Edge {
+                        from,
+                        to: to.clone(),
+                        at: flow::Pos::of(&crate::syntax::expr_loc(v.rel, value)),
+                        from_call: call.map(|c| flow::Pos::of(&crate::syntax::expr_loc(v.rel, c))),
+                        to_call: self.call_at,
+                    });
+                    continue;
+                }
+                flow::Source::Lit(value, lit) => (value, lit, None),
                 // The product is named whole, on one line (`max * 2`).
-                flow::Source::Factor(value, lit, whole) => self.facts.flow.seeds.push(flow::Seed {
-                    value,
-                    loc: crate::syntax::expr_loc(v.rel, lit),
-                    to: to.clone(),
-                    site: site.to_string(),
-                    item: item.to_string(),
-                    kind,
-                    call: self.call_at,
-                    factor: Some(
-                        snippet(v.text, whole)
-                            .split_whitespace()
-                            .collect::<Vec<_>>()
-                            .join(" "),
-                    ),
-                }),
-            }
+                flow::Source::Factor(value, lit, whole) => {
+                    let product = snippet(v.text, whole);
+                    (
+                        value,
+                        lit,
+                        Some(product.split_whitespace().collect::<Vec<_>>().join(" ")),
+                    )
+                }
+            };
+            self.facts.flow.seeds.push(flow::Seed {
+                value,
+                loc: crate::syntax::expr_loc(v.rel, lit),
+                to: to.clone(),
+                site: site.to_string(),
+                item: item.to_string(),
+                kind,
+                call: self.call_at,
+                factor,
+            });
         }
     }
 
