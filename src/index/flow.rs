@@ -547,11 +547,12 @@ impl Sources<'_> {
                 | syn::BinOp::Shr(_) => self.scaled(e, [&b.left, &b.right], out, depth),
                 syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Rem(_) => {
                     // A literal offset (`n + 1`, `cpus - 2`) is no setting: the places on
-                    // either side are followed (`DEFAULT_MAX_NODES + 1`).
+                    // either side are followed (`DEFAULT_MAX_NODES + 1`), and a factor in them
+                    // (`workers * 2 + 1`).
                     for side in [&b.left, &b.right] {
                         let mut found = Vec::new();
                         go(side, &mut found);
-                        out.extend(found.into_iter().filter(|s| matches!(s, Source::Place(..))));
+                        out.extend(found.into_iter().filter(|s| !matches!(s, Source::Lit(..))));
                     }
                 }
                 _ => {}
