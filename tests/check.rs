@@ -559,6 +559,54 @@ fn a_capacity_found_by_its_flow_carries_the_path_in_json() {
     assert!(named.get("path").is_none());
 }
 
+/// What the new declaration forms say, as a user reads them: a factor in its product, with the
+/// API it sizes; an environment helper's fallback by its variable; a newtype by its path.
+#[test]
+fn a_factor_is_shown_in_its_product_and_a_helper_s_fallback_by_its_variable() {
+    let (_, report) = check_json("rules", &[]);
+    let messages: Vec<(&str, u64, &str)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["file"].as_str().unwrap(),
+                f["line"].as_u64().unwrap(),
+                f["message"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let said = |file: &str, text: &str| {
+        assert!(
+            messages.iter().any(|(f, _, m)| *f == file && *m == text),
+            "{file}: no finding says {text:?}"
+        );
+    };
+    said(
+        "src/apis.rs",
+        "the factor 2 in `n * 2` is a capacity nobody measured (it sizes Semaphore::new)",
+    );
+    said(
+        "src/apis.rs",
+        "the factor 2 in `max * 2` is a capacity nobody measured (it sizes \
+         .max_concurrent_uni_streams())",
+    );
+    said(
+        "src/declared.rs",
+        "`$S3_MAX_CONCURRENCY` falling back to 10000 is a capacity nobody measured",
+    );
+    said(
+        "src/declared.rs",
+        "`queue::Capacity` with 1000 is a capacity nobody measured",
+    );
+    // The count's factor is the per-unit cap's finding alone.
+    let gate = messages
+        .iter()
+        .filter(|(f, _, m)| *f == "src/per_unit.rs" && m.starts_with("the factor 8"))
+        .count();
+    assert_eq!(gate, 0, "{messages:?}");
+}
+
 /// A method called through a trait in the package that defines it (`c.queue_size()` in `sys`)
 /// returns what the impls in the packages that depend on it return: the literal given to
 /// `Count::new` in `worker` sizes `sys`'s channel. A package that does not depend on `sys`
