@@ -438,15 +438,13 @@ impl Extractor<'_> {
             return;
         }
         let site = v.scope.site(&name);
-        if let [syn::Stmt::Expr(e, None)] = block.stmts.as_slice() {
-            if returned(block).is_empty() {
-                self.leaf_lits(v, e, &site, &name, CapacityKind::Fn, &Visibility::Public);
-                return;
-            }
+        let mut values = returned(block);
+        if let ([syn::Stmt::Expr(e, None)], true) = (block.stmts.as_slice(), values.is_empty()) {
+            self.leaf_lits(v, e, &site, &name, CapacityKind::Fn, &Visibility::Public);
+            return;
         }
         // A body that decides: a 1 it returns is a degenerate case's floor (`if bytes == 0 {
         // return 1; }`), not the setting.
-        let mut values = returned(block);
         if let Some(syn::Stmt::Expr(tail, None)) = block.stmts.last() {
             values.push(tail);
         }
@@ -479,8 +477,8 @@ impl Extractor<'_> {
         if !self.tables.capacity_names.matches(&named) {
             return;
         }
-        let (ty, text) = (ty.clone(), segs.join("::"));
-        let site = crate::site::child(&v.function_site(), &ty);
+        let site = crate::site::child(&v.function_site(), ty);
+        let text = segs.join("::");
         let public = Visibility::Public;
         self.leaf_lits(v, &c.args[0], &site, &text, CapacityKind::ApiArg, &public);
     }

@@ -166,14 +166,18 @@ impl Index {
             flow_idents,
             deps,
         };
-        // A count's factor (`healthy * 8`) is a per-unit cap, which `per-unit-cap` reports.
-        let per_unit: Vec<Loc> = per_unit::find(&index)
-            .iter()
-            .map(|p| p.product.loc.clone())
-            .collect();
-        index
-            .capacities
-            .retain(|c| c.factor.is_none() || !per_unit.iter().any(|p| p.contains(&c.loc)));
+        // A count's factor (`healthy * 8`) is a per-unit cap, which `per-unit-cap` reports. The
+        // late pass builds the index several times: the products are classified only when a
+        // factor is there to drop.
+        if index.capacities.iter().any(|c| c.factor.is_some()) {
+            let per_unit: Vec<Loc> = per_unit::find(&index)
+                .iter()
+                .map(|p| p.product.loc.clone())
+                .collect();
+            index
+                .capacities
+                .retain(|c| c.factor.is_none() || !per_unit.iter().any(|p| p.contains(&c.loc)));
+        }
         index
     }
 
