@@ -197,17 +197,24 @@ impl Extractor<'_> {
     fn api_of_call(&self, func: &Expr, n_args: usize) -> Option<ApiHit> {
         let Expr::Path(p) = func else { return None };
         // `channel(64)` after `use tokio::sync::mpsc::channel;` is `mpsc::channel(64)`.
-        let imported = match (p.path.leading_colon, p.path.segments.len()) {
-            (None, 1) => self.imports.get(&p.path.segments[0].ident.to_string()),
-            _ => None,
+        let owned;
+        let have: &[String] = match (p.path.leading_colon, p.path.segments.len()) {
+            (None, 1) => match self.imports.get(&p.path.segments[0].ident.to_string()) {
+                Some(full) => full,
+                None => {
+                    owned = crate::syntax::path_idents(&p.path);
+                    &owned
+                }
+            },
+            _ => {
+                owned = crate::syntax::path_idents(&p.path);
+                &owned
+            }
         };
-        self.tables.apis.iter().find_map(|api| {
+        let last = have.last()?;
+        self.tables.calls_ending(last).find_map(|api| {
             let call = api.call.as_deref()?;
-            let named = match imported {
-                Some(full) => crate::syntax::segments_end_with(full, call),
-                None => path_ends_with(&p.path, call),
-            };
-            (named && api.arg < n_args).then(|| ApiHit {
+            (crate::syntax::segments_end_with(have, call) && api.arg < n_args).then(|| ApiHit {
                 name: call.to_string(),
                 arg: api.arg,
                 quiet_at_one: api.handoff,
@@ -224,9 +231,12 @@ impl Extractor<'_> {
         // `conn.set_max_concurrent_uni_streams(..)`, of `max_concurrent_uni_streams`); a
         // one-word one may be anything's (Metal's `set_buffer(index, ..)` is no `.buffer(n)`).
         let unset = name.strip_prefix("set_").filter(|m| m.contains('_'));
-        let table = self.tables.apis.iter().find_map(|api| {
-            let m = api.method.as_deref()?;
-            ((name == m || unset == Some(m)) && api.arg < n_args).then(|| ApiHit {
+        let by_name = self.tables.methods_named(&name).map(|api| (&name[..], api));
+        let by_unset = unset
+            .into_iter()
+            .flat_map(|m| self.tables.methods_named(m).map(move |api| (m, api)));
+        let table = by_name.chain(by_unset).find_map(|(m, api)| {
+            (api.arg < n_args).then(|| ApiHit {
                 name: format!(".{m}()"),
                 arg: api.arg,
                 quiet_at_one: api.handoff,

@@ -4,6 +4,7 @@
 use crate::catalog::Api;
 use crate::catalog::Entry;
 use crate::index::names::NameTable;
+use std::collections::HashMap;
 
 /// Compiled tables.
 #[derive(Debug, Clone)]
@@ -13,12 +14,37 @@ pub(crate) struct Tables {
     pub(crate) subject_words: NameTable,
     pub(crate) ceiling_names: NameTable,
     pub(crate) apis: Vec<Api>,
+    /// `apis` by the last segment of their call (`new` of `Semaphore::new`) and by their method,
+    /// each in table order: a call or method is matched against its few, not the whole table
+    /// (the walk asks once per call expression of the workspace).
+    calls_by_last: HashMap<String, Vec<usize>>,
+    methods: HashMap<String, Vec<usize>>,
     pub(crate) unit_values: Vec<u64>,
     pub(crate) max_multiplier: u64,
     pub(crate) assert_macros: Vec<String>,
     /// Functions some signature of the workspace gives a capacity parameter (`index::params`):
     /// the walk records their calls' literal arguments.
     pub(crate) capacity_fns: std::collections::HashSet<String>,
+}
+
+impl Tables {
+    /// The table's call APIs whose path ends with the segment `last`, in table order.
+    pub(crate) fn calls_ending(&self, last: &str) -> impl Iterator<Item = &Api> {
+        self.calls_by_last
+            .get(last)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.apis[i])
+    }
+
+    /// The table's method APIs named `method`, in table order.
+    pub(crate) fn methods_named(&self, method: &str) -> impl Iterator<Item = &Api> {
+        self.methods
+            .get(method)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.apis[i])
+    }
 }
 
 const ASSERT_MACROS: &[&str] = &[
@@ -60,6 +86,16 @@ impl Tables {
         counts.extend(cfg.count_words.iter().cloned());
         let mut apis = unmeasured.apis.clone();
         apis.extend(cfg.apis.iter().cloned());
+        let mut calls_by_last: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut methods: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, api) in apis.iter().enumerate() {
+            if let Some(last) = api.call.as_deref().and_then(|c| c.rsplit("::").next()) {
+                calls_by_last.entry(last.to_string()).or_default().push(i);
+            }
+            if let Some(m) = &api.method {
+                methods.entry(m.clone()).or_default().push(i);
+            }
+        }
         let ceiling: Vec<String> = CEILING_NAMES.iter().map(|s| s.to_string()).collect();
         Tables {
             capacity_names: NameTable::new(&names, &exclude).with_soft(&unmeasured.duration_words),
@@ -67,6 +103,8 @@ impl Tables {
             subject_words: NameTable::new(&pinned.subject_words, &[]),
             ceiling_names: NameTable::new(&ceiling, &["timeout".into(), "bytes".into()]),
             apis,
+            calls_by_last,
+            methods,
             unit_values: per_unit.unit_values.clone(),
             max_multiplier: pinned.max_multiplier.unwrap_or(8),
             assert_macros: ASSERT_MACROS
