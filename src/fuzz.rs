@@ -210,7 +210,7 @@ fn front_end(text: &str) {
                 .then(|| sparse::sparse(t, role == FileRole::Test, &mut triggers.classifier()))
                 .flatten()
         };
-        let Ok(parsed) = parse_file_with(&path, "src/lib.rs", measured, prepare) else {
+        let Ok(parsed) = parse_file_with(&path, "src/lib.rs", measured, None, prepare) else {
             continue;
         };
         let scope = Scope::file("fuzz", &[], role, &parsed.ast);

@@ -72,9 +72,33 @@ pub(crate) struct Project {
 /// selected file once, and `CAPCHECK_TRACE=parse` prints every parse on stderr.
 pub(crate) static PARSES: AtomicUsize = AtomicUsize::new(0);
 
+/// With `CAPCHECK_TRACE=phases`, prints on stderr how long each phase of a load took since the
+/// last mark (the speed work's measure: docs/benchmarks.md).
+struct Phases(Option<std::time::Instant>);
+
+impl Phases {
+    fn start() -> Phases {
+        let on = std::env::var_os("CAPCHECK_TRACE").is_some_and(|v| v == "phases");
+        Phases(on.then(std::time::Instant::now))
+    }
+
+    fn mark(&mut self, phase: &str) {
+        if let Some(t) = &mut self.0 {
+            // A trace line that cannot be written is not worth a panic.
+            let _ = std::io::Write::write_fmt(
+                &mut std::io::stderr(),
+                format_args!("capcheck: phase {phase} {} ms\n", t.elapsed().as_millis()),
+            );
+            *t = std::time::Instant::now();
+        }
+    }
+}
+
 impl Project {
     pub(crate) fn load(opts: &ProjectOptions, needs: Needs) -> anyhow::Result<Project> {
+        let mut phases = Phases::start();
         let mut ws = workspace::discover(&opts.selection)?;
+        phases.mark("discover");
         let config = Config::from_metadata(&ws.config)?;
         let manifest_path = manifest::locate(
             &ws.root,
@@ -92,7 +116,9 @@ impl Project {
         // Capacity parameters are learnt from signatures before the walk, so that it keeps the
         // calls that set them (in every parse mode alike).
         check_stop()?;
-        let mut pre = prescan(&ws.files, &tables);
+        let (mut pre, read): (Vec<Prescan>, Vec<Option<String>>) =
+            prescan(&ws.files, &tables).into_iter().unzip();
+        phases.mark("prescan");
         check_stop()?;
         tables.capacity_fns = pre
             .iter()
@@ -114,8 +140,10 @@ impl Project {
             triggers: triggers.as_ref(),
             needs,
             depths: &depths,
+            read: &read,
         }
         .waves(&ws.files, &config.guards);
+        phases.mark("walk");
         check_stop()?;
         let mut facts = Vec::with_capacity(outs.len());
         let mut fixtures = Vec::new();
@@ -140,12 +168,16 @@ impl Project {
             facts.push(f);
         }
         let index = Index::from_facts(facts, tables, ws.deps.clone());
+        phases.mark("index");
         let index = match &triggers {
-            Some(t) => late_pass(&ws, index, t, &depths),
+            Some(t) => late_pass(&ws, index, t, &depths, &read),
             None => index,
         };
+        drop(read);
+        phases.mark("late pass");
         check_stop()?;
         let index = trace_pass(&ws, index);
+        phases.mark("pin trace");
         check_stop()?;
         let fixtures = needs.fixtures.then(|| {
             let mut a = FixtureAnalysis::from_files(fixtures);
@@ -174,6 +206,8 @@ struct Load<'a> {
     needs: Needs,
     /// Each file's length and depth bound from the prescan, in the order of the files.
     depths: &'a [(usize, u64, Option<usize>)],
+    /// Each file's text as the prescan read it (`None` where it could not): not read again.
+    read: &'a [Option<String>],
 }
 
 /// What the walk of one file produced.
@@ -298,7 +332,13 @@ impl Load<'_> {
         }
         let prepare =
             |text: &str| sparse::sparse(text, role == FileRole::Test, &mut triggers?.classifier());
-        let parsed = match parse_file_with(&f.abs, &f.rel, self.depths.get(i).copied(), prepare) {
+        let parsed = match parse_file_with(
+            &f.abs,
+            &f.rel,
+            self.depths.get(i).copied(),
+            self.read.get(i).and_then(Option::as_deref),
+            prepare,
+        ) {
             Ok(p) => p,
             Err(failure) => {
                 return FileOut {
@@ -368,6 +408,7 @@ fn late_pass(
     mut index: Index,
     triggers: &Triggers,
     depths: &[(usize, u64, Option<usize>)],
+    read: &[Option<String>],
 ) -> Index {
     // What was looked for so far: a name, the other names a file must mention too, and the
     // package it was looked for in (`None`: every package, for a constant that sizes an API).
@@ -401,24 +442,28 @@ fn late_pass(
                 (names.map(|n| sparse::ident_hash(n)).collect(), p.as_deref())
             })
             .collect();
-        let Index {
-            mut files,
-            tables,
-            deps,
-            ..
-        } = index;
         let redo: Vec<usize> = (0..ws.files.len())
             .filter(|&i| {
-                let f = &files[i];
+                let f = &index.files[i];
                 hashes.iter().any(|(hs, p)| {
                     p.is_none_or(|p| p == f.package)
                         && hs.iter().all(|h| f.hidden.binary_search(h).is_ok())
                 })
             })
             .collect();
+        // No file mentions the new names where the parse cut: the index stands as built.
+        if redo.is_empty() {
+            break;
+        }
         focus.extend(new.iter().map(|(n, _, _)| n.clone()));
         asked.extend(new);
         let triggers = triggers.clone().with(focus.iter().cloned());
+        let Index {
+            mut files,
+            tables,
+            deps,
+            ..
+        } = index;
         let again: Vec<(usize, FileFacts)> = redo
             .par_iter()
             .map(|&i| {
@@ -427,6 +472,7 @@ fn late_pass(
                     triggers: Some(&triggers),
                     needs: Needs::default(),
                     depths,
+                    read,
                 };
                 (i, load.walk_file(i, &ws.files[i], files[i].role, &[]).facts)
             })
@@ -436,24 +482,22 @@ fn late_pass(
             files[i] = FileFacts { sigs, ..f };
         }
         index = Index::from_facts(files, tables, deps);
-        if redo.is_empty() {
-            break;
-        }
     }
     index
 }
 
 /// Each file's one lexing before the walk (`index::params::prescan`), in the order of `files`:
 /// every function signature of every file but test code's, and every file's depth bound.
-fn prescan(files: &[FileEntry], tables: &Tables) -> Vec<Prescan> {
+/// The texts it read come back with it, for the walk.
+fn prescan(files: &[FileEntry], tables: &Tables) -> Vec<(Prescan, Option<String>)> {
     files
         .par_iter()
         .map(|f| {
             let Ok(text) = crate::sys::fs::read_text(&f.abs) else {
-                return Prescan::default();
+                return (Prescan::default(), None);
             };
             let names = (f.role != FileRole::Test).then_some(&tables.capacity_names);
-            crate::index::params::prescan(&text, names)
+            (crate::index::params::prescan(&text, names), Some(text))
         })
         .collect()
 }

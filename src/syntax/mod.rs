@@ -89,19 +89,27 @@ pub(crate) struct Parsed {
 /// the syntax tree comes from the prepared text when syn accepts it, else from the file as
 /// written, so a parse error is always the real file's. `measured` is the file's length and
 /// hash and depth bound from an earlier lexing (`index::params::prescan`), trusted only for the
-/// same text; without it the depth is measured here.
+/// same text; without it the depth is measured here. `read` is the text that lexing read, when
+/// it was kept: the file is not read again, and `measured` is its own.
 pub(crate) fn parse_file_with(
     abs: &Path,
     rel: &str,
     measured: Option<(usize, u64, Option<usize>)>,
+    read: Option<&str>,
     prepare: impl FnOnce(&str) -> Option<sparse::Sparse>,
 ) -> Result<Parsed, ParseFailure> {
-    let text = read_text(abs, rel)?;
-    let lines = text.lines().count();
-    let too_deep = match measured {
-        Some((len, hash, at)) if len == text.len() && hash == text_hash(&text) => at,
-        _ => depth::too_deep(&text),
+    let (text, too_deep) = match (read, measured) {
+        (Some(text), Some((_, _, at))) => (std::borrow::Cow::Borrowed(text), at),
+        _ => {
+            let text = read_text(abs, rel)?;
+            let at = match measured {
+                Some((len, hash, at)) if len == text.len() && hash == text_hash(&text) => at,
+                _ => depth::too_deep(&text),
+            };
+            (std::borrow::Cow::Owned(text), at)
+        }
     };
+    let lines = text.lines().count();
     let marked = text.contains(comments::MARKER);
     if let Some(at) = too_deep {
         let (line, column) = crate::source::lines::Lines::new(&text).position(at);
@@ -129,7 +137,7 @@ pub(crate) fn parse_file_with(
     }
     match syn::parse_file(&text) {
         Ok(ast) => Ok(Parsed {
-            text,
+            text: text.into_owned(),
             lines,
             ast,
             hidden: Vec::new(),
