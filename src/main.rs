@@ -6,6 +6,15 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
+    // mimalloc's arenas are aligned for transparent huge pages, and where the system backs them
+    // so, every 2 MiB region touched is zeroed and resident whole: a run's peak memory doubles
+    // (117 MB against 60 MB on the bench corpus) for no speed we could measure. A run is short
+    // and its heap is sparse; it asks for small pages (docs/benchmarks.md).
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl with PR_SET_THP_DISABLE takes integer arguments and touches no memory of ours.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
     // syn parses expressions recursively, and our walks recurse with it: every thread that may
     // parse (the workers, and the main job's own thread) gets a stack that holds the deepest
     // nesting `syntax::depth` lets through. Stacks are reserved, not touched.
