@@ -6,6 +6,7 @@
 pub(crate) mod cargo_env;
 
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
@@ -244,6 +245,14 @@ fn package_files(ws_root: &Path, pkg: &Package) -> anyhow::Result<Vec<FileEntry>
         .iter()
         .map(|t| (t.src_path.clone().into_std_path_buf(), t))
         .collect();
+    // The targets by their root folder, so that a file looks up its own ancestors rather than
+    // testing every target (tokio's package has over a hundred).
+    let mut by_dir: HashMap<&Path, Vec<usize>> = HashMap::new();
+    for (i, (src, _)) in targets.iter().enumerate() {
+        if let Some(dir) = src.parent() {
+            by_dir.entry(dir).or_default().push(i);
+        }
+    }
     let walker = package_walker(&pkg_root);
     let mut out = Vec::new();
     for entry in walker {
@@ -255,7 +264,7 @@ fn package_files(ws_root: &Path, pkg: &Package) -> anyhow::Result<Vec<FileEntry>
             continue;
         }
         let rel = rel(ws_root, path);
-        let (crate_name, module, role) = place(path, &pkg_root, pkg, &targets);
+        let (crate_name, module, role) = place(path, &pkg_root, pkg, &targets, &by_dir);
         out.push(FileEntry {
             abs: path.to_path_buf(),
             rel,
@@ -269,32 +278,34 @@ fn package_files(ws_root: &Path, pkg: &Package) -> anyhow::Result<Vec<FileEntry>
 }
 
 /// Which crate and module a file belongs to: the target whose root folder is the file's deepest
-/// ancestor, preferring the library.
+/// ancestor, preferring the one whose root the file is, then the library. `by_dir` indexes
+/// `targets` by their root folders.
 fn place(
     path: &Path,
     pkg_root: &Path,
     pkg: &Package,
     targets: &[(PathBuf, &cargo_metadata::Target)],
+    by_dir: &HashMap<&Path, Vec<usize>>,
 ) -> (String, Vec<String>, FileRole) {
-    let mut best: Option<(usize, u8, &PathBuf, &cargo_metadata::Target)> = None;
-    for (src, t) in targets {
-        let Some(dir) = src.parent() else { continue };
-        if !path.starts_with(dir) {
-            continue;
-        }
-        let depth = dir.components().count();
-        let exact = u8::from(path == src.as_path());
-        let rank = (depth, exact * 2 + u8::from(t.is_lib()));
-        if best.is_none_or(|(d, r, _, _)| rank > (d, r)) {
-            best = Some((rank.0, rank.1, src, t));
-        }
-    }
+    let best = path
+        .ancestors()
+        .skip(1)
+        .find_map(|dir| by_dir.get(dir))
+        .and_then(|ids| {
+            let rank = |i: usize| {
+                let (src, t) = &targets[i];
+                u8::from(path == src.as_path()) * 2 + u8::from(t.is_lib())
+            };
+            // The first of the best, as a strict comparison in target order keeps it.
+            let top = ids.iter().map(|&i| rank(i)).max()?;
+            ids.iter().find(|&&i| rank(i) == top).map(|&i| &targets[i])
+        });
     let under_tests = path
         .strip_prefix(pkg_root)
         .ok()
         .and_then(|r| r.components().next())
         .is_some_and(|c| c.as_os_str() == "tests" || c.as_os_str() == "benches");
-    let Some((_, _, src, target)) = best else {
+    let Some((src, target)) = best else {
         let role = if under_tests {
             FileRole::Test
         } else {
