@@ -926,6 +926,42 @@ fn cli_defaults(rel: &str, a: &syn::Attribute) -> Vec<(u64, Loc)> {
     out
 }
 
+/// Whether an identifier names the CPU count (`num_cpus`, `get_total_cpu_cores`,
+/// `available_parallelism`): a word `cpu`, `cpus`, `cores` or `parallelism`.
+fn is_cpu_word(ident: &str) -> bool {
+    crate::index::names::words(ident)
+        .iter()
+        .any(|w| matches!(w.as_str(), "cpu" | "cpus" | "cores" | "parallelism"))
+}
+
+/// Whether a path names the CPU count in one of its segments (`num_cpus::get`).
+fn names_cpus(path: &syn::Path) -> bool {
+    path.segments
+        .iter()
+        .any(|s| is_cpu_word(&s.ident.to_string()))
+}
+
+/// Whether an expression calls something that gives the CPU count (`num_cpus::get()`,
+/// `get_total_cpu_cores()`, `std::thread::available_parallelism()`, `divide_num_cpus(2)`).
+fn mentions_cpu_count(e: &Expr) -> bool {
+    struct Finds(bool);
+    impl<'a> syn::visit::Visit<'a> for Finds {
+        fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+            if let Expr::Path(p) = &*c.func {
+                self.0 |= names_cpus(&p.path);
+            }
+            syn::visit::visit_expr_call(self, c);
+        }
+        fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+            self.0 |= is_cpu_word(&m.method.to_string());
+            syn::visit::visit_expr_method_call(self, m);
+        }
+    }
+    let mut f = Finds(false);
+    syn::visit::Visit::visit_expr(&mut f, e);
+    f.0
+}
+
 /// The number of CPUs, as code asks for it.
 fn asks_cpus(mut e: &Expr) -> bool {
     // `available_parallelism().map_or(1, ..) as f64` asks the same.
@@ -1395,6 +1431,10 @@ impl Extractor<'_> {
         to: flow::Node,
         (site, item, kind): (&str, &str, CapacityKind),
     ) {
+        let cpu_sink = self.cpu_sink(&to, value);
+        if let Some(sink) = &cpu_sink {
+            self.cpu_call_args(v, value, sink, (site, item, kind));
+        }
         let found = self.sources(v).of(value);
         // `available_parallelism().map_or(1, ..)`: the CPU count's floor sets no capacity,
         // wherever the value goes (`options.increase_parallelism(parallelism)`).
@@ -1424,7 +1464,7 @@ impl Extractor<'_> {
                     )
                 }
             };
-            self.facts.flow.seeds.push(flow::Seed {
+            let seed = flow::Seed {
                 value,
                 loc: crate::syntax::expr_loc(v.rel, lit),
                 to: to.clone(),
@@ -1433,6 +1473,88 @@ impl Extractor<'_> {
                 kind,
                 call: self.call_at,
                 factor,
+            };
+            // A factor of the CPU count in a capacity-named place sets that capacity, whether or
+            // not the place reaches an API (the API's path, when there is one, is told first).
+            if let (Some(sink), Some(_)) = (&cpu_sink, &seed.factor) {
+                let named = flow::Seed {
+                    to: sink.clone(),
+                    call: None,
+                    ..seed.clone()
+                };
+                self.facts.flow.seeds.push(seed);
+                self.facts.flow.seeds.push(named);
+            } else {
+                self.facts.flow.seeds.push(seed);
+            }
+        }
+    }
+
+    /// The sink a value stored in `to` makes of the literals that scale the CPU count in it:
+    /// `to` is a field, binding or function result named for a capacity (`num_workers`,
+    /// `default_merge_concurrency()`; not `num_cpus`), and
+    /// the value asks for the CPU count (`(get_total_cpu_cores() / 2).max(1)`,
+    /// `num_cpus::get() * 3 / 4`, `divide_num_cpus(2)`).
+    fn cpu_sink(&self, to: &flow::Node, value: &Expr) -> Option<flow::Node> {
+        let (shown, name) = match to {
+            flow::Node::Field(Some(ty), name) => (format!("{ty}.{name}"), name.as_str()),
+            flow::Node::Field(None, name) => (format!(".{name}"), name.as_str()),
+            flow::Node::Local(_, name) => (name.clone(), name.as_str()),
+            flow::Node::Ret(key) => {
+                let name = key.rsplit("::").next().unwrap_or(key);
+                (format!("{key}()"), name.trim_start_matches('.'))
+            }
+            _ => return None,
+        };
+        (self.tables.capacity_names.matches(name)
+            && !is_cpu_word(name)
+            && mentions_cpu_count(value))
+        .then_some(flow::Node::Sink(shown))
+    }
+
+    /// `divide_num_cpus(2)`: the literal arguments of a call that asks for the CPU count, in a
+    /// capacity-named place, divide or scale it (a 0 or 1 is a floor, not a setting).
+    fn cpu_call_args(
+        &mut self,
+        v: &View,
+        value: &Expr,
+        sink: &flow::Node,
+        (site, item, kind): (&str, &str, CapacityKind),
+    ) {
+        let mut e = value;
+        loop {
+            match e {
+                Expr::Paren(p) => e = &p.expr,
+                Expr::Cast(c) => e = &c.expr,
+                Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "max" | "min") => {
+                    e = &m.receiver
+                }
+                _ => break,
+            }
+        }
+        let Expr::Call(c) = e else { return };
+        let Expr::Path(p) = &*c.func else { return };
+        if !names_cpus(&p.path) {
+            return;
+        }
+        for a in &c.args {
+            let Some(n) = Val::of(a).literal().filter(|&n| n >= 2) else {
+                continue;
+            };
+            self.facts.flow.seeds.push(flow::Seed {
+                value: n,
+                loc: crate::syntax::expr_loc(v.rel, a),
+                to: sink.clone(),
+                site: site.to_string(),
+                item: item.to_string(),
+                kind,
+                call: None,
+                factor: Some(
+                    snippet(v.text, e)
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
             });
         }
     }
