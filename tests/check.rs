@@ -256,6 +256,45 @@ fn packages_are_selected_as_cargo_selects_them() {
 }
 
 #[test]
+fn a_package_named_for_testing_or_benchmarking_is_test_code() {
+    // greptimedb's `tests-integration` and `tests-fuzz`, pgdog's `integration_tests_rust`,
+    // chroma's `chroma-benchmark`, linkerd's `linkerd-pool-mock`: harnesses whose settings are
+    // no product's capacity; a package whose name merely holds such letters is product code.
+    let lib = "pub const POOL_SIZE: usize = 4;\n";
+    let names = [
+        "engine",
+        "tests-integration",
+        "integration_tests_rust",
+        "chroma-benchmark",
+        "pool-mock",
+        "e2e_test",
+        "testcontainers",
+    ];
+    let mut files: Vec<(String, String)> = vec![(
+        "Cargo.toml".into(),
+        format!(
+            "[workspace]\nmembers = [{}]\nresolver = \"2\"\n",
+            names.map(|n| format!("\"{n}\"")).join(", ")
+        ),
+    )];
+    for n in names {
+        files.push((format!("{n}/Cargo.toml"), MEMBER.replace("NAME", n)));
+        files.push((format!("{n}/src/lib.rs"), lib.into()));
+    }
+    let pairs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (&a[..], &b[..])).collect();
+    let ws = scratch(&pairs);
+    let out = capcheck_in(ws.path(), &["--format", "json"]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let found: Vec<&str> = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(found, ["engine/src/lib.rs", "testcontainers/src/lib.rs"]);
+}
+
+#[test]
 fn gitignored_files_target_and_nested_crates_are_skipped_and_bad_files_do_not_stop_the_scan() {
     let ws = scratch(&[
         ("Cargo.toml", &MEMBER.replace("NAME", "one")),

@@ -323,8 +323,7 @@ fn requires_test(meta: &syn::Meta) -> bool {
     }
 }
 
-/// `feature = "NAME"` with a name for testing: one of its words (split at `-` and `_`) is
-/// `test`, `tests`, `testing`, `testsuite` or `testutil(s)` (`test-utils`, `test-support`).
+/// `feature = "NAME"` with a name for testing ([`names_testing`]).
 fn is_test_feature(meta: &syn::Meta) -> bool {
     let syn::Meta::NameValue(nv) = meta else {
         return false;
@@ -333,14 +332,30 @@ fn is_test_feature(meta: &syn::Meta) -> bool {
         syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Str(s),
             ..
-        }) if nv.path.is_ident("feature") => s.value().split(['-', '_']).any(|w| {
-            matches!(
-                w,
-                "test" | "tests" | "testing" | "testsuite" | "testutils" | "testutil"
-            )
-        }),
+        }) if nv.path.is_ident("feature") => names_testing(&s.value()),
         _ => false,
     }
+}
+
+/// Whether a feature's or a package's name says it is for testing: one of its words (split at
+/// `-` and `_`) is `test`, `tests`, `testing`, `testsuite`, `testutil(s)` (`test-utils`,
+/// `test-support`), `mock(s)` (`feature = "mock"`, `linkerd-pool-mock`) or `fuzz(ing)`.
+pub(crate) fn names_testing(name: &str) -> bool {
+    name.split(['-', '_']).any(|w| {
+        matches!(
+            w,
+            "test"
+                | "tests"
+                | "testing"
+                | "testsuite"
+                | "testutils"
+                | "testutil"
+                | "mock"
+                | "mocks"
+                | "fuzz"
+                | "fuzzing"
+        )
+    })
 }
 
 /// The last segments of the attributes that make a function a test (`#[test]`,

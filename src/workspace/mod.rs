@@ -253,6 +253,13 @@ fn package_files(ws_root: &Path, pkg: &Package) -> anyhow::Result<Vec<FileEntry>
             by_dir.entry(dir).or_default().push(i);
         }
     }
+    // A package named for testing or benchmarking (`tests-integration`, `ckb-test`,
+    // `chroma-benchmark`, `linkerd-pool-mock`) is a harness: its code is test code.
+    let harness = crate::syntax::names_testing(&pkg.name)
+        || pkg
+            .name
+            .split(['-', '_'])
+            .any(|w| matches!(w, "bench" | "benches" | "benchmark" | "benchmarks" | "e2e"));
     let walker = package_walker(&pkg_root);
     let mut out = Vec::new();
     for entry in walker {
@@ -265,6 +272,10 @@ fn package_files(ws_root: &Path, pkg: &Package) -> anyhow::Result<Vec<FileEntry>
         }
         let rel = rel(ws_root, path);
         let (crate_name, module, role) = place(path, &pkg_root, pkg, &targets, &by_dir);
+        let role = match role {
+            FileRole::Source | FileRole::Example if harness => FileRole::Test,
+            role => role,
+        };
         out.push(FileEntry {
             abs: path.to_path_buf(),
             rel,
