@@ -1559,6 +1559,54 @@ impl Extractor<'_> {
         }
     }
 
+    /// `const SEND_BUF_CAP: usize = BROADCAST_CAP * 2;`: the multiplier of a constant named for
+    /// a capacity sets the product as much as that constant sets itself, when the product is a
+    /// capacity too: named for one, or reaching an API (the flow's `Node::Const`). A unit's
+    /// multiple (`64 * MIB`: `MIB` is named for no capacity) is the constant's own number.
+    fn scaled_const(
+        &mut self,
+        v: &View,
+        c: &ConstItem,
+        (site, item, kind): (&str, &str, CapacityKind),
+    ) {
+        let Expr::Binary(b) = crate::index::value::carried(c.expr) else {
+            return;
+        };
+        if !matches!(b.op, syn::BinOp::Mul(_)) {
+            return;
+        }
+        for (lit, other) in [(&b.left, &b.right), (&b.right, &b.left)] {
+            let Some(n) = Val::of(lit).literal().filter(|&n| n >= 2) else {
+                continue;
+            };
+            let Val::Const(base) = Val::of(other) else {
+                continue;
+            };
+            if !Val::of(lit).is_lit()
+                || self.tables.unit_values.contains(&n)
+                || !self.tables.capacity_names.matches(&base)
+            {
+                continue;
+            }
+            let to = if self.tables.capacity_names.matches(item) {
+                flow::Node::Sink(item.to_string())
+            } else {
+                flow::Node::Const(item.to_string())
+            };
+            let product = snippet(v.text, c.expr);
+            self.facts.flow.seeds.push(flow::Seed {
+                value: n,
+                loc: crate::syntax::expr_loc(v.rel, lit),
+                to,
+                site: site.to_string(),
+                item: item.to_string(),
+                kind,
+                call: None,
+                factor: Some(product.split_whitespace().collect::<Vec<_>>().join(" ")),
+            });
+        }
+    }
+
     /// A function's parameters are its locals; its tail expression is what it returns.
     fn flow_fn(&mut self, v: &View, f: &FnItem) {
         let name = f.sig.ident.to_string();
@@ -1885,6 +1933,7 @@ impl Collector for Extractor<'_> {
                 };
                 let to = flow::Node::Const(name.clone());
                 self.flows_into(v, c.expr, to, (&site, &name, kind));
+                self.scaled_const(v, c, (&site, &name, kind));
             }
         }
     }
