@@ -41,6 +41,9 @@ pub(crate) struct Extractor<'a> {
     call_at: Option<flow::Pos>,
     /// The enclosing functions' parameters with the struct type each declares, innermost last.
     param_types: Vec<Vec<(String, String)>>,
+    /// Where the callee of a broadcast channel made for a stop signal sits
+    /// (`let (stop_send, _) = broadcast::channel(2)`): its bound is no capacity.
+    signals: Vec<flow::Pos>,
 }
 
 /// A capacity API a call matches.
@@ -80,6 +83,7 @@ impl<'a> Extractor<'a> {
             calls_followed: true,
             call_at: None,
             param_types: Vec::new(),
+            signals: Vec::new(),
         }
     }
 
@@ -196,6 +200,16 @@ impl Extractor<'_> {
     /// The capacity API this call matches, with the argument that carries the capacity.
     fn api_of_call(&self, func: &Expr, n_args: usize) -> Option<ApiHit> {
         let Expr::Path(p) = func else { return None };
+        if !self.signals.is_empty()
+            && self
+                .signals
+                .contains(&flow::Pos::of(&crate::syntax::expr_loc(
+                    &self.facts.rel,
+                    func,
+                )))
+        {
+            return None;
+        }
         // `channel(64)` after `use tokio::sync::mpsc::channel;` is `mpsc::channel(64)`.
         let owned;
         let have: &[String] = match (p.path.leading_colon, p.path.segments.len()) {
@@ -1607,6 +1621,44 @@ impl Extractor<'_> {
         }
     }
 
+    /// `let (stop_send, _) = broadcast::channel(2)`: a broadcast channel whose sender is named
+    /// for a stop signal (a word `stop`, `shutdown`, `exit`, `quit`, `cancel`, `kill`,
+    /// `terminate`, `close` or `halt`) carries one signal to every task; its bound is how many
+    /// signals may wait, no capacity of work.
+    fn stop_signal(&mut self, v: &View, l: &syn::Local) {
+        let syn::Pat::Tuple(t) = &l.pat else { return };
+        let Some(syn::Pat::Ident(sender)) = t.elems.first() else {
+            return;
+        };
+        let Some(init) = &l.init else { return };
+        let Expr::Call(c) = crate::index::value::carried(&init.expr) else {
+            return;
+        };
+        let stop = crate::index::names::words(&sender.ident.to_string())
+            .iter()
+            .any(|w| {
+                matches!(
+                    w.as_str(),
+                    "stop"
+                        | "shutdown"
+                        | "exit"
+                        | "quit"
+                        | "cancel"
+                        | "kill"
+                        | "terminate"
+                        | "close"
+                        | "halt"
+                )
+            });
+        let broadcast = self.api_of_call(&c.func, c.args.len()).is_some_and(|api| {
+            api.name.ends_with("broadcast::channel") || api.name.ends_with("broadcast")
+        });
+        if stop && broadcast {
+            self.signals
+                .push(flow::Pos::of(&crate::syntax::expr_loc(v.rel, &c.func)));
+        }
+    }
+
     /// A function's parameters are its locals; its tail expression is what it returns.
     fn flow_fn(&mut self, v: &View, f: &FnItem) {
         let name = f.sig.ident.to_string();
@@ -1942,6 +1994,7 @@ impl Collector for Extractor<'_> {
         if v.in_format() {
             return;
         }
+        self.stop_signal(v, l);
         let ident = match &l.pat {
             syn::Pat::Ident(id) => Some(&id.ident),
             syn::Pat::Type(t) => match &*t.pat {
