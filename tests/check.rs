@@ -256,7 +256,7 @@ fn packages_are_selected_as_cargo_selects_them() {
 }
 
 #[test]
-fn a_package_named_for_testing_or_benchmarking_is_test_code() {
+fn a_harness_package_or_a_developers_binary_is_test_code() {
     // greptimedb's `tests-integration` and `tests-fuzz`, pgdog's `integration_tests_rust`,
     // chroma's `chroma-benchmark`, linkerd's `linkerd-pool-mock`: harnesses whose settings are
     // no product's capacity; a package whose name merely holds such letters is product code.
@@ -281,6 +281,29 @@ fn a_package_named_for_testing_or_benchmarking_is_test_code() {
         files.push((format!("{n}/Cargo.toml"), MEMBER.replace("NAME", n)));
         files.push((format!("{n}/src/lib.rs"), lib.into()));
     }
+    // A package in the workspace's test folder, and a binary built only with developers'
+    // features (its root and its module folder), are harness code too; the package's other
+    // binary is not.
+    files[0].1 = files[0]
+        .1
+        .replace("members = [", "members = [\"tests/runner\", \"cmd\", ");
+    files.push((
+        "tests/runner/Cargo.toml".into(),
+        MEMBER.replace("NAME", "sqlness-runner"),
+    ));
+    files.push(("tests/runner/src/lib.rs".into(), lib.into()));
+    files.push((
+        "cmd/Cargo.toml".into(),
+        MEMBER.replace("NAME", "cmd")
+            + "[features]\ndev-tools = []\n\n[[bin]]\nname = \"perf_fixture\"\n\
+               required-features = [\"dev-tools\"]\n",
+    ));
+    files.push(("cmd/src/main.rs".into(), format!("{lib}fn main() {{}}\n")));
+    files.push((
+        "cmd/src/bin/perf_fixture.rs".into(),
+        format!("mod case;\n{lib}fn main() {{}}\n"),
+    ));
+    files.push(("cmd/src/bin/perf_fixture/case.rs".into(), lib.into()));
     let pairs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (&a[..], &b[..])).collect();
     let ws = scratch(&pairs);
     let out = capcheck_in(ws.path(), &["--format", "json"]);
@@ -291,7 +314,14 @@ fn a_package_named_for_testing_or_benchmarking_is_test_code() {
         .iter()
         .map(|f| f["file"].as_str().unwrap())
         .collect();
-    assert_eq!(found, ["engine/src/lib.rs", "testcontainers/src/lib.rs"]);
+    assert_eq!(
+        found,
+        [
+            "cmd/src/main.rs",
+            "engine/src/lib.rs",
+            "testcontainers/src/lib.rs"
+        ]
+    );
 }
 
 #[test]

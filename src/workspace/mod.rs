@@ -254,12 +254,36 @@ fn package_files(ws_root: &Path, pkg: &Package) -> anyhow::Result<Vec<FileEntry>
         }
     }
     // A package named for testing or benchmarking (`tests-integration`, `ckb-test`,
-    // `chroma-benchmark`, `linkerd-pool-mock`) is a harness: its code is test code.
-    let harness = crate::syntax::names_testing(&pkg.name)
-        || pkg
-            .name
-            .split(['-', '_'])
-            .any(|w| matches!(w, "bench" | "benches" | "benchmark" | "benchmarks" | "e2e"));
+    // `chroma-benchmark`, `linkerd-pool-mock`), or kept in a workspace's test folder
+    // (`tests/runner`), is a harness: its code is test code.
+    let benchy = |name: &str| {
+        name.split(['-', '_'])
+            .any(|w| matches!(w, "bench" | "benches" | "benchmark" | "benchmarks" | "e2e"))
+    };
+    let in_tests = pkg_root.strip_prefix(ws_root).is_ok_and(|r| {
+        r.components().any(|c| {
+            matches!(
+                c.as_os_str().to_str(),
+                Some("tests" | "test" | "fuzz" | "benches" | "e2e")
+            )
+        })
+    });
+    let harness = crate::syntax::names_testing(&pkg.name) || benchy(&pkg.name) || in_tests;
+    // A binary or example built only with developers' features (`required-features =
+    // ["dev-tools"]`, `["testing"]`) is a tool of theirs: its root and its module folder
+    // (`src/bin/perf_fixture.rs`, `src/bin/perf_fixture/`) are test code.
+    let dev_only: Vec<(&Path, PathBuf)> = targets
+        .iter()
+        .filter(|(_, t)| {
+            !t.required_features.is_empty()
+                && t.required_features.iter().all(|f| {
+                    crate::syntax::names_testing(f)
+                        || benchy(f)
+                        || f.split(['-', '_']).any(|w| w == "dev")
+                })
+        })
+        .map(|(src, _)| (src.as_path(), src.with_extension("")))
+        .collect();
     let walker = package_walker(&pkg_root);
     let mut out = Vec::new();
     for entry in walker {
@@ -272,8 +296,11 @@ fn package_files(ws_root: &Path, pkg: &Package) -> anyhow::Result<Vec<FileEntry>
         }
         let rel = rel(ws_root, path);
         let (crate_name, module, role) = place(path, &pkg_root, pkg, &targets, &by_dir);
+        let dev_tool = dev_only
+            .iter()
+            .any(|(src, folder)| path == *src || path.starts_with(folder));
         let role = match role {
-            FileRole::Source | FileRole::Example if harness => FileRole::Test,
+            FileRole::Source | FileRole::Example if harness || dev_tool => FileRole::Test,
             role => role,
         };
         out.push(FileEntry {
