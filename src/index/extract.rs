@@ -940,6 +940,14 @@ fn cli_defaults(rel: &str, a: &syn::Attribute) -> Vec<(u64, Loc)> {
     out
 }
 
+/// A factor's product as a finding names it, whole and on one line (`max * 2`).
+fn product(v: &View, whole: &Expr) -> String {
+    snippet(v.text, whole)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Whether an identifier names the CPU count (`num_cpus`, `get_total_cpu_cores`,
 /// `available_parallelism`): a word `cpu`, `cpus`, `cores` or `parallelism`.
 fn is_cpu_word(ident: &str) -> bool {
@@ -1469,14 +1477,7 @@ impl Extractor<'_> {
                 }
                 flow::Source::Lit(value, lit) => (value, lit, None),
                 // The product is named whole, on one line (`max * 2`).
-                flow::Source::Factor(value, lit, whole) => {
-                    let product = snippet(v.text, whole);
-                    (
-                        value,
-                        lit,
-                        Some(product.split_whitespace().collect::<Vec<_>>().join(" ")),
-                    )
-                }
+                flow::Source::Factor(value, lit, whole) => (value, lit, Some(product(v, whole))),
             };
             let seed = flow::Seed {
                 value,
@@ -1563,12 +1564,7 @@ impl Extractor<'_> {
                 item: item.to_string(),
                 kind,
                 call: None,
-                factor: Some(
-                    snippet(v.text, e)
-                        .split_whitespace()
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                ),
+                factor: Some(product(v, e)),
             });
         }
     }
@@ -1607,7 +1603,6 @@ impl Extractor<'_> {
             } else {
                 flow::Node::Const(item.to_string())
             };
-            let product = snippet(v.text, c.expr);
             self.facts.flow.seeds.push(flow::Seed {
                 value: n,
                 loc: crate::syntax::expr_loc(v.rel, lit),
@@ -1616,7 +1611,7 @@ impl Extractor<'_> {
                 item: item.to_string(),
                 kind,
                 call: None,
-                factor: Some(product.split_whitespace().collect::<Vec<_>>().join(" ")),
+                factor: Some(product(v, c.expr)),
             });
         }
     }
