@@ -98,6 +98,10 @@ pub(crate) fn parse_file_with(
     read: Option<&str>,
     prepare: impl FnOnce(&str) -> Option<sparse::Sparse>,
 ) -> Result<Parsed, ParseFailure> {
+    // A file name that is not UTF-8 is skipped with its location, read or not.
+    if abs.to_str().is_none() {
+        return Err(not_utf8_name(rel));
+    }
     let (text, too_deep) = match (read, measured) {
         (Some(text), Some((_, _, at))) => (std::borrow::Cow::Borrowed(text), at),
         _ => {
@@ -154,14 +158,18 @@ fn syn_failure(rel: &str, e: &syn::Error) -> ParseFailure {
     }
 }
 
+fn not_utf8_name(rel: &str) -> ParseFailure {
+    ParseFailure {
+        loc: point(rel, 1, 1),
+        message: "file name is not UTF-8 (cargo does not build such a file and no `mod` \
+                  can name it)"
+            .to_string(),
+    }
+}
+
 fn read_text(abs: &Path, rel: &str) -> Result<String, ParseFailure> {
     if abs.to_str().is_none() {
-        return Err(ParseFailure {
-            loc: point(rel, 1, 1),
-            message: "file name is not UTF-8 (cargo does not build such a file and no `mod` \
-                      can name it)"
-                .to_string(),
-        });
+        return Err(not_utf8_name(rel));
     }
     let bytes =
         crate::sys::fs::read_bounded(abs, crate::sys::fs::MAX_READ).map_err(|e| ParseFailure {
