@@ -147,9 +147,13 @@ pub(crate) fn discover(args: &Selection) -> anyhow::Result<Workspace> {
     let root = meta.workspace_root.clone().into_std_path_buf();
     let packages = select(&meta, args)?;
     // Packages are walked in parallel: on a large workspace the walk is a fifth of `check`.
+    // The package a run is pointed at (the root package, or the only one selected) is never
+    // taken for a harness, whatever its name.
+    let root_id = meta.root_package().map(|p| &p.id);
+    let pointed = |pkg: &Package| packages.len() == 1 || root_id == Some(&pkg.id);
     let walked: Vec<Vec<FileEntry>> = packages
         .par_iter()
-        .map(|pkg| package_files(&root, pkg))
+        .map(|pkg| package_files(&root, pkg, pointed(pkg)))
         .collect::<anyhow::Result<_>>()?;
     let mut files: Vec<FileEntry> = walked.into_iter().flatten().collect();
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
@@ -233,7 +237,7 @@ fn select<'m>(meta: &'m Metadata, args: &Selection) -> anyhow::Result<Vec<&'m Pa
 }
 
 /// The `.rs` files under a package's folder, gitignore-aware, without nested packages.
-fn package_files(ws_root: &Path, pkg: &Package) -> anyhow::Result<Vec<FileEntry>> {
+fn package_files(ws_root: &Path, pkg: &Package, pointed: bool) -> anyhow::Result<Vec<FileEntry>> {
     let pkg_root = pkg
         .manifest_path
         .parent()
@@ -253,9 +257,10 @@ fn package_files(ws_root: &Path, pkg: &Package) -> anyhow::Result<Vec<FileEntry>
             by_dir.entry(dir).or_default().push(i);
         }
     }
-    // A package named for testing or benchmarking (`tests-integration`, `ckb-test`,
+    // A member named for testing or benchmarking (`tests-integration`, `ckb-test`,
     // `chroma-benchmark`, `linkerd-pool-mock`), or kept in a workspace's test folder
-    // (`tests/runner`), is a harness: its code is test code.
+    // (`tests/runner`), is a harness: its code is test code. `pointed`: the package the run is
+    // pointed at, never one.
     let benchy = |name: &str| {
         name.split(['-', '_'])
             .any(|w| matches!(w, "bench" | "benches" | "benchmark" | "benchmarks" | "e2e"))
@@ -268,7 +273,8 @@ fn package_files(ws_root: &Path, pkg: &Package) -> anyhow::Result<Vec<FileEntry>
             )
         })
     });
-    let harness = crate::syntax::names_testing(&pkg.name) || benchy(&pkg.name) || in_tests;
+    let harness =
+        !pointed && (crate::syntax::names_testing(&pkg.name) || benchy(&pkg.name) || in_tests);
     // A binary or example built only with developers' features (`required-features =
     // ["dev-tools"]`, `["testing"]`) is a tool of theirs: its root and its module folder
     // (`src/bin/perf_fixture.rs`, `src/bin/perf_fixture/`) are test code.
