@@ -668,12 +668,61 @@ fn a_factor_is_shown_in_its_product_and_a_helper_s_fallback_by_its_variable() {
         "src/declared.rs",
         "`queue::Capacity` with 1000 is a capacity nobody measured",
     );
+    // The CPU count scaled into a capacity-named place, and a capacity constant's multiple.
+    said(
+        "src/declared.rs",
+        "the factor 2 in `divide_num_cpus(2)` is a capacity nobody measured (it sizes \
+         EngineConfig.num_workers)",
+    );
+    said(
+        "src/declared.rs",
+        "the factor 3 in `cpu_count() / 3` is a capacity nobody measured (it sizes \
+         default_merge_concurrency())",
+    );
+    said(
+        "src/apis.rs",
+        "the factor 2 in `REQUEST_BATCH_SIZE * 2` is a capacity nobody measured (it sizes \
+         PRODUCER_CHANNEL_SIZE)",
+    );
     // The count's factor is the per-unit cap's finding alone.
     let gate = messages
         .iter()
         .filter(|(f, _, m)| *f == "src/per_unit.rs" && m.starts_with("the factor 8"))
         .count();
     assert_eq!(gate, 0, "{messages:?}");
+}
+
+#[test]
+fn the_phase_trace_names_each_phase_of_a_load_on_stderr_only() {
+    let manifest = fixture("rules").join("Cargo.toml");
+    let out = capcheck_env(
+        &fixture("rules"),
+        &[("CAPCHECK_TRACE", "phases")],
+        &[
+            "check",
+            "--format",
+            "json",
+            "--manifest-path",
+            manifest.to_str().unwrap(),
+        ],
+    );
+    let err = stderr(&out);
+    for phase in [
+        "discover",
+        "prescan",
+        "walk",
+        "index",
+        "late pass",
+        "pin trace",
+    ] {
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with(&format!("capcheck: phase {phase} ")) && l.ends_with(" ms")),
+            "no {phase} line in {err}"
+        );
+    }
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["findings"].as_array().is_some_and(|f| !f.is_empty()));
 }
 
 /// A method called through a trait in the package that defines it (`c.queue_size()` in `sys`)
