@@ -173,10 +173,10 @@ impl Project {
             Some(t) => late_pass(&ws, index, t, &depths, &read),
             None => index,
         };
-        drop(read);
         phases.mark("late pass");
         check_stop()?;
-        let index = trace_pass(&ws, index);
+        let index = trace_pass(&ws, index, &read);
+        drop(read);
         phases.mark("pin trace");
         check_stop()?;
         let fixtures = needs.fixtures.then(|| {
@@ -506,7 +506,7 @@ fn prescan(files: &[FileEntry], tables: &Tables) -> Vec<(Prescan, Option<String>
 /// every function of the package, whether the parse kept it or not. So the files of the packages
 /// with an assertion some capacity's arithmetic explains (usually few) are read by the lexer
 /// for their call graph (`index::graph`): no second parse, and the same graph in every mode.
-fn trace_pass(ws: &Workspace, mut index: Index) -> Index {
+fn trace_pass(ws: &Workspace, mut index: Index, read: &[Option<String>]) -> Index {
     let packages = crate::index::pins::packages_to_trace(&index);
     if packages.is_empty() {
         return index;
@@ -516,11 +516,18 @@ fn trace_pass(ws: &Workspace, mut index: Index) -> Index {
         .filter(|&i| packages.contains(&ws.files[i].package))
         .filter_map(|i| {
             let f = &ws.files[i];
-            let text = crate::sys::fs::read_text(&f.abs).ok()?;
+            let reread;
+            let text = match read.get(i).and_then(Option::as_deref) {
+                Some(text) => text,
+                None => {
+                    reread = crate::sys::fs::read_text(&f.abs).ok()?;
+                    &reread
+                }
+            };
             let path: Vec<String> = std::iter::once(f.crate_name.clone())
                 .chain(f.module.iter().cloned())
                 .collect();
-            Some((i, crate::index::graph::nodes(&text, &path)))
+            Some((i, crate::index::graph::nodes(text, &path)))
         })
         .collect();
     for (i, fns) in graphs {
