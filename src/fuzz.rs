@@ -199,7 +199,6 @@ fn front_end(text: &str) {
         pre.sigs,
         crate::index::params::sigs(text, &tables.capacity_names)
     );
-    let measured = Some((pre.len, pre.hash, pre.too_deep));
     for (role, sparse_parse) in [
         (FileRole::Source, true),
         (FileRole::Test, true),
@@ -210,7 +209,8 @@ fn front_end(text: &str) {
                 .then(|| sparse::sparse(t, role == FileRole::Test, &mut triggers.classifier()))
                 .flatten()
         };
-        let Ok(parsed) = parse_file_with(&path, "src/lib.rs", measured, None, prepare) else {
+        let Ok(parsed) = parse_file_with(&path, "src/lib.rs", Some((text, pre.too_deep)), prepare)
+        else {
             continue;
         };
         let scope = Scope::file("fuzz", &[], role, &parsed.ast);

@@ -133,8 +133,7 @@ impl Project {
             .iter()
             .flat_map(|m| m.entries.iter().filter_map(|e| site_ident(&e.site)));
         let triggers = (!full).then(|| Triggers::new(&tables, focus));
-        let depths: Vec<(usize, u64, Option<usize>)> =
-            pre.iter().map(|p| (p.len, p.hash, p.too_deep)).collect();
+        let depths: Vec<(usize, Option<usize>)> = pre.iter().map(|p| (p.len, p.too_deep)).collect();
         let outs = Load {
             tables: &tables,
             triggers: triggers.as_ref(),
@@ -205,7 +204,7 @@ struct Load<'a> {
     triggers: Option<&'a Triggers>,
     needs: Needs,
     /// Each file's length and depth bound from the prescan, in the order of the files.
-    depths: &'a [(usize, u64, Option<usize>)],
+    depths: &'a [(usize, Option<usize>)],
     /// Each file's text as the prescan read it (`None` where it could not): not read again.
     read: &'a [Option<String>],
 }
@@ -263,9 +262,8 @@ impl Load<'_> {
             let mut order: Vec<usize> = (0..files.len())
                 .filter(|&i| files[i].module.len() == depth)
                 .collect();
-            order.sort_by_key(|&i| {
-                std::cmp::Reverse(self.depths.get(i).map_or(0, |&(len, _, _)| len))
-            });
+            order
+                .sort_by_key(|&i| std::cmp::Reverse(self.depths.get(i).map_or(0, |&(len, _)| len)));
             let wave: Vec<(usize, FileOut)> = order
                 .into_iter()
                 .par_bridge()
@@ -332,13 +330,9 @@ impl Load<'_> {
         }
         let prepare =
             |text: &str| sparse::sparse(text, role == FileRole::Test, &mut triggers?.classifier());
-        let parsed = match parse_file_with(
-            &f.abs,
-            &f.rel,
-            self.depths.get(i).copied(),
-            self.read.get(i).and_then(Option::as_deref),
-            prepare,
-        ) {
+        let read = self.read.get(i).and_then(Option::as_deref);
+        let read = read.zip(self.depths.get(i).map(|&(_, at)| at));
+        let parsed = match parse_file_with(&f.abs, &f.rel, read, prepare) {
             Ok(p) => p,
             Err(failure) => {
                 return FileOut {
@@ -407,7 +401,7 @@ fn late_pass(
     ws: &Workspace,
     mut index: Index,
     triggers: &Triggers,
-    depths: &[(usize, u64, Option<usize>)],
+    depths: &[(usize, Option<usize>)],
     read: &[Option<String>],
 ) -> Index {
     // What was looked for so far: a name, the other names a file must mention too, and the

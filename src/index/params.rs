@@ -44,10 +44,8 @@ pub(crate) struct Prescan {
     pub(crate) sigs: Vec<Sig>,
     /// The byte offset of the first token past `syntax::depth::LIMIT`, if any.
     pub(crate) too_deep: Option<usize>,
-    /// The text scanned, as its length and hash: the walk trusts `too_deep` only for the same
-    /// text (a file rewritten in between is measured again).
+    /// The length of the text scanned: the walk takes the largest files first.
     pub(crate) len: usize,
-    pub(crate) hash: u64,
 }
 
 /// One lexing of `text` for both the depth bound and, when `names` is given, the signatures.
@@ -68,7 +66,6 @@ pub(crate) fn prescan(text: &str, names: Option<&NameTable>) -> Prescan {
         sigs,
         too_deep: depth.past(),
         len: text.len(),
-        hash: crate::syntax::text_hash(text),
     }
 }
 

@@ -55,14 +55,6 @@ impl Loc {
     }
 }
 
-/// A cheap hash of a file's text, to tell whether the walk reads what the prescan read.
-pub(crate) fn text_hash(text: &str) -> u64 {
-    use std::hash::Hasher;
-    let mut h = rustc_hash::FxHasher::default();
-    h.write(text.as_bytes());
-    h.finish()
-}
-
 /// Why a file could not be parsed: a message and a location.
 #[derive(Debug, Clone)]
 pub(crate) struct ParseFailure {
@@ -87,29 +79,24 @@ pub(crate) struct Parsed {
 /// Parse a file through `prepare` (which returns a cheaper text with the same lines and columns,
 /// or `None`):
 /// the syntax tree comes from the prepared text when syn accepts it, else from the file as
-/// written, so a parse error is always the real file's. `measured` is the file's length and
-/// hash and depth bound from an earlier lexing (`index::params::prescan`), trusted only for the
-/// same text; without it the depth is measured here. `read` is the text that lexing read, when
-/// it was kept: the file is not read again, and `measured` is its own.
+/// written, so a parse error is always the real file's. `read` is the file's text as an earlier
+/// lexing read it (`index::params::prescan`), with the depth bound that lexing found: the file
+/// is not read again; without it, the file is read and its depth measured here.
 pub(crate) fn parse_file_with(
     abs: &Path,
     rel: &str,
-    measured: Option<(usize, u64, Option<usize>)>,
-    read: Option<&str>,
+    read: Option<(&str, Option<usize>)>,
     prepare: impl FnOnce(&str) -> Option<sparse::Sparse>,
 ) -> Result<Parsed, ParseFailure> {
     // A file name that is not UTF-8 is skipped with its location, read or not.
     if abs.to_str().is_none() {
         return Err(not_utf8_name(rel));
     }
-    let (text, too_deep) = match (read, measured) {
-        (Some(text), Some((_, _, at))) => (std::borrow::Cow::Borrowed(text), at),
-        _ => {
+    let (text, too_deep) = match read {
+        Some((text, at)) => (std::borrow::Cow::Borrowed(text), at),
+        None => {
             let text = read_text(abs, rel)?;
-            let at = match measured {
-                Some((len, hash, at)) if len == text.len() && hash == text_hash(&text) => at,
-                _ => depth::too_deep(&text),
-            };
+            let at = depth::too_deep(&text);
             (std::borrow::Cow::Owned(text), at)
         }
     };
@@ -168,9 +155,6 @@ fn not_utf8_name(rel: &str) -> ParseFailure {
 }
 
 fn read_text(abs: &Path, rel: &str) -> Result<String, ParseFailure> {
-    if abs.to_str().is_none() {
-        return Err(not_utf8_name(rel));
-    }
     let bytes =
         crate::sys::fs::read_bounded(abs, crate::sys::fs::MAX_READ).map_err(|e| ParseFailure {
             loc: point(rel, 1, 1),
