@@ -257,39 +257,8 @@ fn package_files(ws_root: &Path, pkg: &Package, pointed: bool) -> anyhow::Result
             by_dir.entry(dir).or_default().push(i);
         }
     }
-    // A member named for testing or benchmarking (`tests-integration`, `ckb-test`,
-    // `chroma-benchmark`, `linkerd-pool-mock`), or kept in a workspace's test folder
-    // (`tests/runner`), is a harness: its code is test code. `pointed`: the package the run is
-    // pointed at, never one.
-    let benchy = |name: &str| {
-        name.split(['-', '_'])
-            .any(|w| matches!(w, "bench" | "benches" | "benchmark" | "benchmarks" | "e2e"))
-    };
-    let in_tests = pkg_root.strip_prefix(ws_root).is_ok_and(|r| {
-        r.components().any(|c| {
-            matches!(
-                c.as_os_str().to_str(),
-                Some("tests" | "test" | "fuzz" | "benches" | "e2e")
-            )
-        })
-    });
-    let harness =
-        !pointed && (crate::syntax::names_testing(&pkg.name) || benchy(&pkg.name) || in_tests);
-    // A binary or example built only with developers' features (`required-features =
-    // ["dev-tools"]`, `["testing"]`) is a tool of theirs: its root and its module folder
-    // (`src/bin/perf_fixture.rs`, `src/bin/perf_fixture/`) are test code.
-    let dev_only: Vec<(&Path, PathBuf)> = targets
-        .iter()
-        .filter(|(_, t)| {
-            !t.required_features.is_empty()
-                && t.required_features.iter().all(|f| {
-                    crate::syntax::names_testing(f)
-                        || benchy(f)
-                        || f.split(['-', '_']).any(|w| w == "dev")
-                })
-        })
-        .map(|(src, _)| (src.as_path(), src.with_extension("")))
-        .collect();
+    let harness = !pointed && harness(ws_root, &pkg_root, &pkg.name);
+    let dev_only = dev_only(&targets);
     let walker = package_walker(&pkg_root);
     let mut out = Vec::new();
     for entry in walker {
@@ -319,6 +288,44 @@ fn package_files(ws_root: &Path, pkg: &Package, pointed: bool) -> anyhow::Result
         });
     }
     Ok(out)
+}
+
+/// Words that name a benchmark or end-to-end harness (`chroma-benchmark`, `e2e_test`).
+fn names_bench(name: &str) -> bool {
+    name.split(['-', '_'])
+        .any(|w| matches!(w, "bench" | "benches" | "benchmark" | "benchmarks" | "e2e"))
+}
+
+/// Whether a member is a harness, whose code is test code: named for testing or benchmarking
+/// (`tests-integration`, `ckb-test`, `chroma-benchmark`, `linkerd-pool-mock`), or kept in the
+/// workspace's test folder (`tests/runner`). The caller leaves out the package the run is
+/// pointed at.
+fn harness(ws_root: &Path, pkg_root: &Path, name: &str) -> bool {
+    let in_tests = pkg_root.strip_prefix(ws_root).is_ok_and(|r| {
+        r.components().any(|c| {
+            matches!(
+                c.as_os_str().to_str(),
+                Some("tests" | "test" | "fuzz" | "benches" | "e2e")
+            )
+        })
+    });
+    in_tests || crate::syntax::names_testing(name) || names_bench(name)
+}
+
+/// The binaries and examples built only with developers' features (`required-features =
+/// ["dev-tools"]`, `["testing"]`): tools of theirs, whose root and module folder
+/// (`src/bin/perf_fixture.rs`, `src/bin/perf_fixture/`) are test code.
+fn dev_only<'t>(targets: &'t [(PathBuf, &cargo_metadata::Target)]) -> Vec<(&'t Path, PathBuf)> {
+    let for_developers = |f: &String| {
+        crate::syntax::names_testing(f) || names_bench(f) || f.split(['-', '_']).any(|w| w == "dev")
+    };
+    targets
+        .iter()
+        .filter(|(_, t)| {
+            !t.required_features.is_empty() && t.required_features.iter().all(for_developers)
+        })
+        .map(|(src, _)| (src.as_path(), src.with_extension("")))
+        .collect()
 }
 
 /// Which crate and module a file belongs to: the target whose root folder is the file's deepest
