@@ -258,8 +258,9 @@ fn packages_are_selected_as_cargo_selects_them() {
 #[test]
 fn a_harness_package_or_a_developers_binary_is_test_code() {
     // greptimedb's `tests-integration` and `tests-fuzz`, pgdog's `integration_tests_rust`,
-    // chroma's `chroma-benchmark`, linkerd's `linkerd-pool-mock`: harnesses whose settings are
-    // no product's capacity; a package whose name merely holds such letters is product code.
+    // chroma's `chroma-benchmark`, linkerd's `linkerd-pool-mock`, neon's `pagebench`, iggy's
+    // `iggy_examples` and its deterministic `simulator`: harnesses whose settings are no
+    // product's capacity; a package whose name merely holds such letters is product code.
     let lib = "pub const POOL_SIZE: usize = 4;\n";
     let names = [
         "engine",
@@ -269,6 +270,10 @@ fn a_harness_package_or_a_developers_binary_is_test_code() {
         "pool-mock",
         "e2e_test",
         "testcontainers",
+        "pagebench",
+        "iggy_examples",
+        "simulator",
+        "workbenchmarks-not",
     ];
     let mut files: Vec<(String, String)> = vec![(
         "Cargo.toml".into(),
@@ -286,7 +291,12 @@ fn a_harness_package_or_a_developers_binary_is_test_code() {
     // binary is not.
     files[0].1 = files[0]
         .1
-        .replace("members = [", "members = [\"tests/runner\", \"cmd\", ");
+        .replace("members = [", "members = [\"tests/runner\", \"examples/rust\", \"cmd\", ");
+    files.push((
+        "examples/rust/Cargo.toml".into(),
+        MEMBER.replace("NAME", "getting-started"),
+    ));
+    files.push(("examples/rust/src/lib.rs".into(), lib.into()));
     files.push((
         "tests/runner/Cargo.toml".into(),
         MEMBER.replace("NAME", "sqlness-runner"),
@@ -319,7 +329,8 @@ fn a_harness_package_or_a_developers_binary_is_test_code() {
         [
             "cmd/src/main.rs",
             "engine/src/lib.rs",
-            "testcontainers/src/lib.rs"
+            "testcontainers/src/lib.rs",
+            "workbenchmarks-not/src/lib.rs"
         ]
     );
 }

@@ -290,22 +290,30 @@ fn package_files(ws_root: &Path, pkg: &Package, pointed: bool) -> anyhow::Result
     Ok(out)
 }
 
-/// Words that name a benchmark or end-to-end harness (`chroma-benchmark`, `e2e_test`).
+/// Words that name a benchmark, end-to-end, example or simulation harness (`chroma-benchmark`,
+/// `pagebench`, `e2e_test`, `iggy_examples`, a deterministic `simulator`).
 fn names_bench(name: &str) -> bool {
-    name.split(['-', '_'])
-        .any(|w| matches!(w, "bench" | "benches" | "benchmark" | "benchmarks" | "e2e"))
+    name.split(['-', '_']).any(|w| {
+        w.starts_with("bench")
+            || w.ends_with("bench")
+            || matches!(
+                w,
+                "e2e" | "example" | "examples" | "simulator" | "simulation"
+            )
+    })
 }
 
-/// Whether a member is a harness, whose code is test code: named for testing or benchmarking
-/// (`tests-integration`, `ckb-test`, `chroma-benchmark`, `linkerd-pool-mock`), or kept in the
-/// workspace's test folder (`tests/runner`). The caller leaves out the package the run is
+/// Whether a member is a harness, whose code is test code: named for testing, benchmarking,
+/// examples or simulation (`tests-integration`, `ckb-test`, `chroma-benchmark`,
+/// `linkerd-pool-mock`), or kept in the workspace's test or examples folder (`tests/runner`,
+/// `examples/rust`). The caller leaves out the package the run is
 /// pointed at.
 fn harness(ws_root: &Path, pkg_root: &Path, name: &str) -> bool {
     let in_tests = pkg_root.strip_prefix(ws_root).is_ok_and(|r| {
         r.components().any(|c| {
             matches!(
                 c.as_os_str().to_str(),
-                Some("tests" | "test" | "fuzz" | "benches" | "e2e")
+                Some("tests" | "test" | "fuzz" | "benches" | "e2e" | "examples")
             )
         })
     });
