@@ -44,6 +44,9 @@ pub(crate) struct Extractor<'a> {
     /// Where the callee of a broadcast channel made for a stop signal sits
     /// (`let (stop_send, _) = broadcast::channel(2)`): its bound is no capacity.
     signals: Vec<flow::Pos>,
+    /// Where the 1 of a zero guard's assignment sits (`if n == 0 { n = 1; }`): a floor that
+    /// keeps a count from being zero, no capacity.
+    floors: Vec<flow::Pos>,
 }
 
 /// A capacity API a call matches.
@@ -84,6 +87,7 @@ impl<'a> Extractor<'a> {
             call_at: None,
             param_types: Vec::new(),
             signals: Vec::new(),
+            floors: Vec::new(),
         }
     }
 
@@ -160,7 +164,12 @@ impl Extractor<'_> {
         let cpu_count = asks_cpus(expr);
         self.const_flows(v, expr, &format!("`{name}`"), true);
         for leaf in crate::index::value::leaves(expr) {
-            let Val::Lit(value) = Val::of(leaf) else {
+            // A number written as a string counts where a name says what it is
+            // (`const DEFAULT_CONCURRENCY: &str = "5"`, `var("N_UBATCH").unwrap_or("4096".into())`).
+            let Some(value) = Val::of(leaf)
+                .literal()
+                .or_else(|| crate::index::value::str_int(leaf))
+            else {
                 continue;
             };
             if cpu_count && value <= 1 {
@@ -1177,8 +1186,19 @@ impl Extractor<'_> {
         let (root, _) = crate::syntax::chain(&m.receiver);
         let Expr::Call(c) = root else { return };
         let Expr::Path(p) = &*c.func else { return };
-        let named = path_ends_with(&p.path, "env::var") || path_ends_with(&p.path, "env::var_os");
-        if let (true, Some(var)) = (named, first_str(&c.args)) {
+        // `env::var(..)`, or `var(..)` imported, given a variable's name (`"N_UBATCH_SIZE"`).
+        let bare = |var: &str| {
+            p.path.segments.len() == 1
+                && (p.path.is_ident("var") || p.path.is_ident("var_os"))
+                && var
+                    .bytes()
+                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+        };
+        let var = first_str(&c.args);
+        let named = path_ends_with(&p.path, "env::var")
+            || path_ends_with(&p.path, "env::var_os")
+            || var.as_deref().is_some_and(bare);
+        if let (true, Some(var)) = (named, var) {
             self.env_capacity(v, &var, [e]);
         }
     }
@@ -1265,8 +1285,45 @@ impl Extractor<'_> {
         }
     }
 
+    /// `if n == 0 { n = 1; }` (or `n < 1`): the 1 only keeps the count from being zero, a
+    /// floor like `n.max(1)`; its place is kept so that the assignment is no capacity.
+    fn zero_guard(&mut self, v: &View, i: &syn::ExprIf) {
+        let Expr::Binary(b) = crate::index::value::carried(&i.cond) else {
+            return;
+        };
+        let guarded = match (b.op, Val::of(&b.right).literal()) {
+            (syn::BinOp::Eq(_) | syn::BinOp::Le(_), Some(0)) | (syn::BinOp::Lt(_), Some(1)) => {
+                operand_name(&b.left)
+            }
+            _ => None,
+        };
+        let Some(guarded) = guarded else { return };
+        for stmt in &i.then_branch.stmts {
+            let syn::Stmt::Expr(Expr::Assign(a), _) = stmt else {
+                continue;
+            };
+            if operand_name(&a.left).as_deref() == Some(guarded.as_str())
+                && Val::of(&a.right).literal() == Some(1)
+            {
+                self.floors
+                    .push(flow::Pos::of(&crate::syntax::expr_loc(v.rel, &a.right)));
+            }
+        }
+    }
+
+    /// Whether `e` is the 1 of a zero guard's assignment (`zero_guard`).
+    fn is_floor(&self, v: &View, e: &Expr) -> bool {
+        !self.floors.is_empty()
+            && self
+                .floors
+                .contains(&flow::Pos::of(&crate::syntax::expr_loc(v.rel, e)))
+    }
+
     /// `cfg.max_conns = opt.map_or(48, ..)`: a capacity field set outside a struct literal.
     fn assignment(&mut self, v: &View, a: &syn::ExprAssign) {
+        if self.is_floor(v, &a.right) {
+            return;
+        }
         let Expr::Field(f) = &*a.left else { return };
         let syn::Member::Named(field) = &f.member else {
             return;
@@ -1773,7 +1830,11 @@ impl Extractor<'_> {
                     self.flows_into(v, &f.expr, to, (&site, &field, CapacityKind::Field));
                 }
             }
+            Expr::If(i) => self.zero_guard(v, i),
             Expr::Assign(a) => {
+                if self.is_floor(v, &a.right) {
+                    return;
+                }
                 let (to, item) = match &*a.left {
                     Expr::Field(f) => match &f.member {
                         syn::Member::Named(n) => {

@@ -179,9 +179,20 @@ pub(crate) fn carried(expr: &syn::Expr) -> &syn::Expr {
                     || (m.method == "map_or_else" && m.args.len() == 2) =>
             {
                 match &m.args[0] {
-                    Expr::Closure(c) if c.inputs.is_empty() => &c.body,
+                    // `|| 8`, and `|_| 8` or `|_e| 8`: the error is dropped, the value is the
+                    // fallback's.
+                    Expr::Closure(c) if c.inputs.iter().all(ignored) => &c.body,
                     _ => return e,
                 }
+            }
+            // `"4096".into()`, `"8".to_string()`: a number written as a string (an argument to
+            // a server's command line, an environment variable's fallback).
+            Expr::MethodCall(m)
+                if m.args.is_empty()
+                    && matches!(m.method.to_string().as_str(), "into" | "to_string" | "to_owned")
+                    && matches!(&*m.receiver, Expr::Lit(l) if matches!(l.lit, syn::Lit::Str(_))) =>
+            {
+                &m.receiver
             }
             Expr::Block(b) if b.label.is_none() => match b.block.stmts.as_slice() {
                 [syn::Stmt::Expr(inner, None)] => inner,
@@ -194,6 +205,33 @@ pub(crate) fn carried(expr: &syn::Expr) -> &syn::Expr {
             _ => return e,
         };
     }
+}
+
+/// A closure parameter whose value is dropped: `_`, `_e`.
+fn ignored(p: &syn::Pat) -> bool {
+    match p {
+        syn::Pat::Wild(_) => true,
+        syn::Pat::Ident(i) => i.ident.to_string().starts_with('_'),
+        syn::Pat::Type(t) => ignored(&t.pat),
+        _ => false,
+    }
+}
+
+/// The integer a string literal holds, when it holds exactly one (`"4096"`, `"1_000"`): a
+/// number a program hands on as text (a command line's argument, a setting's default).
+pub(crate) fn str_int(expr: &syn::Expr) -> Option<u64> {
+    let syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Str(s),
+        ..
+    }) = carried(expr)
+    else {
+        return None;
+    };
+    let v = s.value().replace('_', "");
+    let t = v.trim();
+    (!t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| t.parse::<u64>().ok())
+        .flatten()
 }
 
 /// The integer literals that set an expression's value, each with its own expression: through
@@ -220,7 +258,7 @@ fn leaves_into<'a>(expr: &'a syn::Expr, out: &mut Vec<&'a syn::Expr>, depth: usi
         return;
     }
     match e {
-        Expr::Lit(_) if Val::of(e).is_lit() => out.push(e),
+        Expr::Lit(_) if Val::of(e).is_lit() || str_int(e).is_some() => out.push(e),
         Expr::MethodCall(m) if m.method == "min" && m.args.len() == 1 => {
             leaves_into(&m.receiver, out, depth + 1);
             leaves_into(&m.args[0], out, depth + 1);

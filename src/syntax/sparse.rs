@@ -571,6 +571,12 @@ impl<'s> Splitter<'s, '_, '_> {
                     value = true;
                     literal |= int_at_least_2(&self.src[t.start..t.start + suffix_start as usize]);
                 }
+                // A number written as a string (`"4096"`) is a value where a name says what it
+                // is (`index::value::str_int`).
+                TokenKind::Literal {
+                    kind: LiteralKind::Str { .. },
+                    ..
+                } if str_digits(&self.src[t.start..t.end]) => value = true,
                 _ => {}
             }
             if (subject && literal) || (named && value) {
@@ -587,6 +593,12 @@ pub(crate) fn ident_hash(ident: &str) -> u64 {
     let mut h = rustc_hash::FxHasher::default();
     h.write(ident.as_bytes());
     h.finish()
+}
+
+/// Whether a string literal's text (quotes included) is digits only (`"4096"`, `"1_000"`).
+fn str_digits(lit: &str) -> bool {
+    let body = lit.trim_matches('"').trim();
+    !body.is_empty() && body.bytes().all(|b| b.is_ascii_digit() || b == b'_')
 }
 
 /// Whether an integer literal's digits (no suffix) are 2 or more.

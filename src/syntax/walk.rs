@@ -366,6 +366,12 @@ impl<'ast> Visit<'ast> for Walker<'_, '_, '_> {
             for item in &items.items {
                 self.visit_item(item);
             }
+        } else if let Some(stmts) = macro_stmts(mac) {
+            // A body of statements (`stream! { let (tx, rx) = mpsc::channel(32); .. }`) is code
+            // like any other.
+            for stmt in &stmts {
+                self.visit_stmt(stmt);
+            }
         }
         self.view.macro_depth -= 1;
         self.view.format_depth -= usize::from(format);
@@ -397,6 +403,43 @@ fn macro_items(mac: &Macro) -> Option<syn::File> {
         return None;
     }
     syn::parse2::<syn::File>(tokens).ok()
+}
+
+/// The statements a braced macro body holds (`async_stream::stream! { .. }`, `try_stream!`),
+/// read with the stream macros' `for await x in s` as `for x in s` (syn knows no `for await`;
+/// the tokens keep their spans, so lines are the source's). `None` for another grammar.
+fn macro_stmts(mac: &Macro) -> Option<Vec<syn::Stmt>> {
+    use syn::parse::Parser;
+    if !matches!(mac.delimiter, syn::MacroDelimiter::Brace(_)) {
+        return None;
+    }
+    syn::Block::parse_within
+        .parse2(without_for_await(mac.tokens.clone()))
+        .ok()
+}
+
+/// The tokens with each `await` that follows a `for` left out, in nested groups too.
+fn without_for_await(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    use proc_macro2::TokenTree;
+    let mut after_for = false;
+    let mut out = Vec::new();
+    for t in tokens {
+        let is_ident = |w: &str| matches!(&t, TokenTree::Ident(i) if i == w);
+        if after_for && is_ident("await") {
+            after_for = false;
+            continue;
+        }
+        after_for = is_ident("for");
+        out.push(match t {
+            TokenTree::Group(g) => {
+                let mut inner = proc_macro2::Group::new(g.delimiter(), without_for_await(g.stream()));
+                inner.set_span(g.span());
+                TokenTree::Group(inner)
+            }
+            other => other,
+        });
+    }
+    out.into_iter().collect()
 }
 
 /// How a test file named by `#[path]` is listed among the test modules: by its path.
