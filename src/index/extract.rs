@@ -1889,11 +1889,12 @@ impl Extractor<'_> {
 
     /// `let x = value;`: the value's sources go to the local.
     fn flow_local(&mut self, v: &View, name: &str, value: &Expr) {
-        let (Some((_, fn_site)), Some(&id)) = (v.fns.last(), self.fn_ids.last()) else {
+        // A static's initialiser has locals too (`enter_const`), named in its module.
+        let Some(&id) = self.fn_ids.last() else {
             return;
         };
         let to = flow::Node::Local(id, name.to_string());
-        let site = crate::site::child(fn_site, name);
+        let site = crate::site::child(&v.function_site(), name);
         self.flows_into(v, value, to, (&site, name, CapacityKind::Let));
     }
 
@@ -2029,6 +2030,13 @@ impl Collector for Extractor<'_> {
     }
 
     fn enter_const(&mut self, v: &View, c: &ConstItem) {
+        // An initialiser is a scope of its own: the locals of a lazily built static
+        // (`static TASKS: Lazy<Semaphore> = Lazy::new(|| { let permits = ..; Semaphore::new(permits) })`)
+        // are followed as a function's are.
+        self.outer_locals.push(std::mem::take(&mut self.locals));
+        self.fn_keys.push(None);
+        self.fn_ids.push(flow::fn_id());
+        self.param_types.push(Vec::new());
         if !v.in_format() {
             self.const_item(v, c);
             if !v.in_test() {
@@ -2044,6 +2052,13 @@ impl Collector for Extractor<'_> {
                 self.scaled_const(v, c, (&site, &name, kind));
             }
         }
+    }
+
+    fn leave_const(&mut self, _: &View, _: &ConstItem) {
+        self.locals = self.outer_locals.pop().unwrap_or_default();
+        self.fn_keys.pop();
+        self.fn_ids.pop();
+        self.param_types.pop();
     }
 
     fn local(&mut self, v: &View, l: &syn::Local) {
