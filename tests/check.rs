@@ -289,9 +289,10 @@ fn a_harness_package_or_a_developers_binary_is_test_code() {
     // A package in the workspace's test folder, and a binary built only with developers'
     // features (its root and its module folder), are harness code too; the package's other
     // binary is not.
-    files[0].1 = files[0]
-        .1
-        .replace("members = [", "members = [\"tests/runner\", \"examples/rust\", \"cmd\", ");
+    files[0].1 = files[0].1.replace(
+        "members = [",
+        "members = [\"tests/runner\", \"examples/rust\", \"cmd\", ",
+    );
     files.push((
         "examples/rust/Cargo.toml".into(),
         MEMBER.replace("NAME", "getting-started"),

@@ -189,7 +189,10 @@ pub(crate) fn carried(expr: &syn::Expr) -> &syn::Expr {
             // a server's command line, an environment variable's fallback).
             Expr::MethodCall(m)
                 if m.args.is_empty()
-                    && matches!(m.method.to_string().as_str(), "into" | "to_string" | "to_owned")
+                    && matches!(
+                        m.method.to_string().as_str(),
+                        "into" | "to_string" | "to_owned"
+                    )
                     && matches!(&*m.receiver, Expr::Lit(l) if matches!(l.lit, syn::Lit::Str(_))) =>
             {
                 &m.receiver

@@ -432,7 +432,8 @@ fn without_for_await(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStre
         after_for = is_ident("for");
         out.push(match t {
             TokenTree::Group(g) => {
-                let mut inner = proc_macro2::Group::new(g.delimiter(), without_for_await(g.stream()));
+                let mut inner =
+                    proc_macro2::Group::new(g.delimiter(), without_for_await(g.stream()));
                 inner.set_span(g.span());
                 TokenTree::Group(inner)
             }
