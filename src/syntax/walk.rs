@@ -215,7 +215,9 @@ impl Walker<'_, '_, '_> {
     }
 
     fn constant(&mut self, attrs: &[syn::Attribute], c: ConstItem, body: impl FnOnce(&mut Self)) {
-        let test = is_cfg_test(attrs);
+        // A constant named for tests (`TEST_PAGE_CACHE_SIZE`, `MOCK_WORKERS`) is their set-up,
+        // wherever it is declared.
+        let test = is_cfg_test(attrs) || names_test_value(&c.ident.to_string());
         self.view.scope.push_test(test);
         self.each(|col, v| col.enter_const(v, &c));
         body(self);
@@ -441,6 +443,17 @@ fn without_for_await(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStre
         });
     }
     out.into_iter().collect()
+}
+
+/// Whether a constant's name says it is for tests: a word `test`, `tests`, `testing`, `mock`,
+/// `fake` or `dummy` (`TEST_MAX_FILE_DESCRIPTORS`; not `TESTNET_PEERS` or `LATEST_SLOTS`).
+fn names_test_value(ident: &str) -> bool {
+    ident.split('_').any(|w| {
+        matches!(
+            w.to_ascii_lowercase().as_str(),
+            "test" | "tests" | "testing" | "mock" | "mocks" | "fake" | "dummy"
+        )
+    })
 }
 
 /// How a test file named by `#[path]` is listed among the test modules: by its path.
