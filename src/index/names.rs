@@ -27,8 +27,11 @@ pub(crate) fn words(ident: &str) -> Vec<String> {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct NameTable {
     patterns: Vec<Vec<String>>,
+    /// The loose patterns by their first word (indexes into `patterns`): a name is matched by
+    /// looking up each of its words, not by trying every pattern at every word.
+    by_first: rustc_hash::FxHashMap<String, Vec<usize>>,
     exact: Vec<Vec<String>>,
-    exclude: Vec<String>,
+    exclude: rustc_hash::FxHashSet<String>,
     /// Words that exclude a name unless its type says the value counts (`interval`: a
     /// `Duration`, or the number of ticks between two polls as a `u32`).
     soft: Vec<String>,
@@ -38,12 +41,18 @@ impl NameTable {
     pub(crate) fn new(patterns: &[String], exclude: &[String]) -> Self {
         let (exact, loose): (Vec<&String>, Vec<&String>) =
             patterns.iter().partition(|p| p.starts_with('='));
+        let patterns: Vec<Vec<String>> = loose
+            .iter()
+            .map(|p| words(p))
+            .filter(|p| !p.is_empty())
+            .collect();
+        let mut by_first: rustc_hash::FxHashMap<String, Vec<usize>> = Default::default();
+        for (i, p) in patterns.iter().enumerate() {
+            by_first.entry(p[0].clone()).or_default().push(i);
+        }
         NameTable {
-            patterns: loose
-                .iter()
-                .map(|p| words(p))
-                .filter(|p| !p.is_empty())
-                .collect(),
+            patterns,
+            by_first,
             exact: exact
                 .iter()
                 .map(|p| words(&p[1..]))
@@ -70,11 +79,19 @@ impl NameTable {
     /// (`max_size`, a whole-name pattern, is left out).
     pub(crate) fn matches_count_loose(&self, ident: &str) -> bool {
         let w = words(ident);
-        !w.iter().any(|x| self.exclude.contains(x))
-            && self
-                .patterns
-                .iter()
-                .any(|p| w.windows(p.len()).any(|win| win == p.as_slice()))
+        !w.iter().any(|x| self.exclude.contains(x)) && self.loose_match(&w)
+    }
+
+    /// Whether one loose pattern's words occur in `w`, contiguously.
+    fn loose_match(&self, w: &[String]) -> bool {
+        (0..w.len()).any(|i| {
+            self.by_first.get(&w[i]).is_some_and(|ps| {
+                ps.iter().any(|&p| {
+                    let p = &self.patterns[p];
+                    w.get(i..i + p.len()) == Some(p.as_slice())
+                })
+            })
+        })
     }
 
     /// Whether the identifier holds an excluded word (`EVT_PUBLISHER_METADATA_PROPERTY_ID`'s
@@ -123,11 +140,7 @@ impl NameTable {
         if w.iter().any(excluded) {
             return false;
         }
-        self.exact.iter().any(|p| p.as_slice() == w)
-            || self
-                .patterns
-                .iter()
-                .any(|p| w.windows(p.len()).any(|win| win == p.as_slice()))
+        self.exact.iter().any(|p| p.as_slice() == w) || self.loose_match(w)
     }
 }
 
