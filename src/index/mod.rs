@@ -14,7 +14,7 @@ pub(crate) mod tables;
 pub(crate) mod triggers;
 pub(crate) mod value;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use serde::Serialize;
 
@@ -148,9 +148,9 @@ impl Index {
     /// Resolve per-file facts into capacities.
     pub(crate) fn from_facts(files: Vec<FileFacts>, tables: Tables, deps: Deps) -> Index {
         let consts = resolve_consts(&files);
-        let mut field_defaults = HashMap::new();
+        let mut field_defaults = HashMap::default();
         for f in files.iter().flat_map(|f| &f.fields).filter(|f| !f.in_test) {
-            if let Some(v) = f.val.eval(&consts, &HashMap::new()) {
+            if let Some(v) = f.val.eval(&consts, &HashMap::default()) {
                 field_defaults
                     .entry(f.field.clone())
                     .or_insert((v, f.loc.clone()));
@@ -208,14 +208,14 @@ impl Index {
 /// Fold every constant's value, following references between constants until nothing changes.
 fn resolve_consts(files: &[FileFacts]) -> HashMap<String, u64> {
     let defs: Vec<_> = files.iter().flat_map(|f| &f.consts).collect();
-    let mut values: HashMap<String, u64> = HashMap::new();
+    let mut values: HashMap<String, u64> = HashMap::default();
     loop {
         let before = values.len();
         for d in &defs {
             if values.contains_key(&d.ident) {
                 continue;
             }
-            if let Some(v) = d.val.eval(&values, &HashMap::new()) {
+            if let Some(v) = d.val.eval(&values, &HashMap::default()) {
                 values.insert(d.ident.clone(), v);
             }
         }
@@ -234,7 +234,7 @@ const MAX_USES: usize = 12;
 fn capacity_args(
     files: &[FileFacts],
 ) -> Vec<(&FileFacts, &facts::CallArgs, &value::Operand, String)> {
-    let mut sigs: HashMap<(&str, &str), Vec<&params::Sig>> = HashMap::new();
+    let mut sigs: HashMap<(&str, &str), Vec<&params::Sig>> = HashMap::default();
     for f in files {
         for s in &f.sigs {
             sigs.entry((f.package.as_str(), s.name.as_str()))
@@ -356,7 +356,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
     // References grouped by constant name, with the package they are made in; an API argument
     // is recorded twice (as a path and as the API's argument), so the plain path reference at an
     // API argument's location is dropped.
-    let mut refs: HashMap<&str, Vec<(&str, &facts::ConstRef)>> = HashMap::new();
+    let mut refs: HashMap<&str, Vec<(&str, &facts::ConstRef)>> = HashMap::default();
     let made = files
         .iter()
         .flat_map(|f| f.const_refs.iter().map(move |r| (f.package.as_str(), r)));
@@ -371,8 +371,8 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
         .collect();
     // The first API a constant reaches names it: a capacity API's before a capacity parameter's,
     // either before a capacity-named binding of the constant's own package.
-    let mut api_consts: HashMap<&str, &str> = HashMap::new();
-    let mut binding_consts: HashMap<(&str, &str), &str> = HashMap::new();
+    let mut api_consts: HashMap<&str, &str> = HashMap::default();
+    let mut binding_consts: HashMap<(&str, &str), &str> = HashMap::default();
     for (package, r) in refs.values().flatten().filter(|(_, r)| !r.in_test) {
         if let Some(api) = r.api.as_deref() {
             if r.binding {
@@ -531,7 +531,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
             && (outer.line, outer.column) <= (inner.line, inner.column)
             && (inner.end_line, inner.end_column) <= (outer.end_line, outer.end_column)
     };
-    let mut by_file: HashMap<&str, Vec<Loc>> = HashMap::new();
+    let mut by_file: HashMap<&str, Vec<Loc>> = HashMap::default();
     for c in &out {
         by_file
             .entry(c.loc.file.as_str())
@@ -552,7 +552,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
     out.dedup_by(|b, a| a.loc == b.loc);
     // Two literals with one site (two `Semaphore::new(..)` in a function, a field set in two
     // constructors) get `#2`, `#3`... in source order, so a manifest entry names exactly one.
-    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut seen: HashMap<String, usize> = HashMap::default();
     for c in &mut out {
         let n = seen.entry(c.site.clone()).or_insert(0);
         *n += 1;

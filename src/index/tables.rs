@@ -4,7 +4,7 @@
 use crate::catalog::Api;
 use crate::catalog::Entry;
 use crate::index::names::NameTable;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Compiled tables.
 #[derive(Debug, Clone)]
@@ -24,7 +24,7 @@ pub(crate) struct Tables {
     pub(crate) assert_macros: Vec<String>,
     /// Functions some signature of the workspace gives a capacity parameter (`index::params`):
     /// the walk records their calls' literal arguments.
-    pub(crate) capacity_fns: std::collections::HashSet<String>,
+    pub(crate) capacity_fns: rustc_hash::FxHashSet<String>,
 }
 
 impl Tables {
@@ -86,8 +86,8 @@ impl Tables {
         counts.extend(cfg.count_words.iter().cloned());
         let mut apis = unmeasured.apis.clone();
         apis.extend(cfg.apis.iter().cloned());
-        let mut calls_by_last: HashMap<String, Vec<usize>> = HashMap::new();
-        let mut methods: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut calls_by_last: HashMap<String, Vec<usize>> = HashMap::default();
+        let mut methods: HashMap<String, Vec<usize>> = HashMap::default();
         for (i, api) in apis.iter().enumerate() {
             if let Some(last) = api.call.as_deref().and_then(|c| c.rsplit("::").next()) {
                 calls_by_last.entry(last.to_string()).or_default().push(i);

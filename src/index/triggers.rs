@@ -8,8 +8,8 @@
 //! - the last word of a pin's subject pattern, next to a literal of 2 or more;
 //! - the items a manifest or an earlier pass named (`focus`).
 
+use rustc_hash::FxHashSet as HashSet;
 use std::cell::RefCell;
-use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustc_hash::FxHashMap;

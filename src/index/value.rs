@@ -2,7 +2,7 @@
 //! little arithmetic that joins them. Plain data (syn's trees are not `Send`), folded later once
 //! every file's constants are known.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use serde::Serialize;
 
@@ -130,7 +130,7 @@ impl Val {
 
     /// The value when it is made of literals alone (`2 * 8`).
     pub(crate) fn literal(&self) -> Option<u64> {
-        self.eval(&HashMap::new(), &HashMap::new())
+        self.eval(&HashMap::default(), &HashMap::default())
     }
 
     /// Whether the expression is a bare literal (possibly cast or wrapped).
@@ -468,8 +468,8 @@ mod tests {
 
     #[test]
     fn reduces_expressions_and_evaluates_them() {
-        let consts = HashMap::from([("PER_BACKEND".to_string(), 8)]);
-        let fields = HashMap::from([("per_backend".to_string(), 8)]);
+        let consts: HashMap<String, u64> = [("PER_BACKEND".to_string(), 8)].into_iter().collect();
+        let fields: HashMap<String, u64> = [("per_backend".to_string(), 8)].into_iter().collect();
         for (src, expect) in [
             ("16", Some(16)),
             ("2 * 8", Some(16)),
