@@ -116,8 +116,21 @@ impl Project {
         // Capacity parameters are learnt from signatures before the walk, so that it keeps the
         // calls that set them (in every parse mode alike).
         check_stop()?;
-        let (mut pre, read): (Vec<Prescan>, Vec<Option<String>>) =
-            prescan(&ws.files, &tables).into_iter().unzip();
+        // The sparse parse's byte offsets are its own text's: jobs that splice the file or read
+        // every item parse in full.
+        let full = opts.full_parse || needs.fixtures || needs.operators;
+        // The prescan lexes each file once, for its signatures and for the sparse cut; the
+        // walk cuts from those tokens once the signatures are all known.
+        let (mut pre, read, lexed): (Vec<Prescan>, Vec<Option<String>>, Vec<_>) = prescan(
+            &ws.files, &tables, !full,
+        )
+        .into_iter()
+        .fold(Default::default(), |(mut a, mut b, mut c), (p, r, x)| {
+            a.push(p);
+            b.push(r);
+            c.push(std::sync::Mutex::new(x));
+            (a, b, c)
+        });
         phases.mark("prescan");
         check_stop()?;
         tables.capacity_fns = pre
@@ -126,9 +139,6 @@ impl Project {
             .filter(|s| !s.caps.is_empty())
             .map(|s| s.name.clone())
             .collect();
-        // The sparse parse's byte offsets are its own text's: jobs that splice the file or read
-        // every item parse in full.
-        let full = opts.full_parse || needs.fixtures || needs.operators;
         let focus = manifest
             .iter()
             .flat_map(|m| m.entries.iter().filter_map(|e| site_ident(&e.site)));
@@ -140,6 +150,7 @@ impl Project {
             needs,
             depths: &depths,
             read: &read,
+            lexed: Some(&lexed),
         }
         .waves(&ws.files, &config.guards);
         phases.mark("walk");
@@ -207,6 +218,9 @@ struct Load<'a> {
     depths: &'a [(usize, Option<usize>)],
     /// Each file's text as the prescan read it (`None` where it could not): not read again.
     read: &'a [Option<String>],
+    /// Each file's tokens as the prescan lexed them for the sparse cut: taken by the file's
+    /// first walk (`None`: a pass that lexes anew).
+    lexed: Option<&'a [std::sync::Mutex<Option<sparse::Lexed>>]>,
 }
 
 /// What the walk of one file produced.
@@ -328,8 +342,15 @@ impl Load<'_> {
                 format_args!("capcheck: parse {}\n", f.rel),
             );
         }
-        let prepare =
-            |text: &str| sparse::sparse(text, role == FileRole::Test, &mut triggers?.classifier());
+        let test = role == FileRole::Test;
+        let lexed = self
+            .lexed
+            .and_then(|l| l.get(i))
+            .and_then(|m| m.lock().ok()?.take());
+        let prepare = |text: &str| match lexed {
+            Some(lexed) => lexed.cut(text, test, &mut triggers?.classifier()),
+            None => sparse::sparse(text, test, &mut triggers?.classifier()),
+        };
         let read = self.read.get(i).and_then(Option::as_deref);
         let read = read.zip(self.depths.get(i).map(|&(_, at)| at));
         let parsed = match parse_file_with(&f.abs, &f.rel, read, prepare) {
@@ -467,6 +488,7 @@ fn late_pass(
                     needs: Needs::default(),
                     depths,
                     read,
+                    lexed: None,
                 };
                 (i, load.walk_file(i, &ws.files[i], files[i].role, &[]).facts)
             })
@@ -483,15 +505,31 @@ fn late_pass(
 /// Each file's one lexing before the walk (`index::params::prescan`), in the order of `files`:
 /// every function signature of every file but test code's, and every file's depth bound.
 /// The texts it read come back with it, for the walk.
-fn prescan(files: &[FileEntry], tables: &Tables) -> Vec<(Prescan, Option<String>)> {
+/// With `cut` (the sparse parse), each file's tokens for the sparse cut come back too, from the
+/// same lexing (none for a file too deep for syn, which is not parsed).
+fn prescan(
+    files: &[FileEntry],
+    tables: &Tables,
+    cut: bool,
+) -> Vec<(Prescan, Option<String>, Option<sparse::Lexed>)> {
     files
         .par_iter()
         .map(|f| {
             let Ok(text) = crate::sys::fs::read_text(&f.abs) else {
-                return (Prescan::default(), None);
+                return (Prescan::default(), None, None);
             };
             let names = (f.role != FileRole::Test).then_some(&tables.capacity_names);
-            (crate::index::params::prescan(&text, names), Some(text))
+            if !cut {
+                return (
+                    crate::index::params::prescan(&text, names),
+                    Some(text),
+                    None,
+                );
+            }
+            let mut lexed = sparse::Lexed::default();
+            let pre = crate::index::params::prescan_cut(&text, names, &mut lexed);
+            let lexed = pre.too_deep.is_none().then_some(lexed);
+            (pre, Some(text), lexed)
         })
         .collect()
 }

@@ -69,6 +69,30 @@ pub(crate) fn prescan(text: &str, names: Option<&NameTable>) -> Prescan {
     }
 }
 
+/// [`prescan`], feeding the same lexing to the sparse cut (`syntax::sparse::Lexed`), so that a
+/// file is lexed once for both.
+pub(crate) fn prescan_cut(
+    text: &str,
+    names: Option<&NameTable>,
+    lexed: &mut crate::syntax::sparse::Lexed,
+) -> Prescan {
+    let mut depth = crate::syntax::depth::Depth::new(crate::syntax::depth::LIMIT);
+    let mut toks = tokens(text).filter_map(|(start, t)| {
+        depth.feed(t.kind, t.text, start);
+        lexed.push(t.kind, start, start + t.text.len());
+        (!trivia(t.kind)).then_some(t)
+    });
+    let sigs = names.map_or_else(Vec::new, |names| scan(toks.by_ref(), names));
+    // The cut and the depth bound read every token, wherever the scan stopped.
+    toks.for_each(drop);
+    lexed.shrink();
+    Prescan {
+        sigs,
+        too_deep: depth.past(),
+        len: text.len(),
+    }
+}
+
 /// Every function signature of one file (bodies skipped but for nested items), collected: the
 /// tests hold `prescan`'s streamed scan to it.
 #[cfg(test)]

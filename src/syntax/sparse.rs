@@ -44,8 +44,18 @@ pub(crate) struct Class {
 #[derive(Debug, Clone, Copy)]
 struct Tok {
     kind: TokenKind,
-    start: usize,
-    end: usize,
+    start: u32,
+    end: u32,
+}
+
+impl Tok {
+    fn start(&self) -> usize {
+        self.start as usize
+    }
+
+    fn end(&self) -> usize {
+        self.end as usize
+    }
 }
 
 /// A file with comments and fact-free items cut out.
@@ -69,19 +79,44 @@ pub(crate) fn sparse<'a>(
     test: bool,
     classify: &mut dyn FnMut(&'a str) -> Class,
 ) -> Option<Sparse> {
-    let mut toks = Vec::new();
-    let mut cuts: Vec<(usize, usize)> = Vec::new();
+    let mut lexed = Lexed::default();
     let mut pos = 0;
     for t in tokenize(src, FrontmatterAllowed::No) {
         let end = pos + t.len as usize;
-        match t.kind {
+        lexed.push(t.kind, pos, end);
+        pos = end;
+    }
+    lexed.cut(src, test, classify)
+}
+
+/// A file's tokens as the cut reads them, fed one by one by whoever lexes the file (`sparse`,
+/// or the prescan, which lexes each file once for its signatures and for this). Kept small
+/// (16 bytes a token): the prescan holds every file's until the walk cuts it.
+#[derive(Debug, Default)]
+pub(crate) struct Lexed {
+    toks: Vec<Tok>,
+    /// The comments.
+    cuts: Vec<(usize, usize)>,
+    /// A token this pass does not understand was seen (or a file past 4 GiB): the file is
+    /// parsed as written.
+    unknown: bool,
+}
+
+impl Lexed {
+    /// The next token of the file, at bytes `start..end`.
+    pub(crate) fn push(&mut self, kind: TokenKind, start: usize, end: usize) {
+        if self.unknown {
+            return;
+        }
+        match kind {
             TokenKind::Whitespace => {}
-            TokenKind::LineComment { .. } => cuts.push((pos, end)),
+            TokenKind::LineComment { .. } => self.cuts.push((start, end)),
             TokenKind::BlockComment { terminated, .. } => {
-                if !terminated {
-                    return None;
+                if terminated {
+                    self.cuts.push((start, end));
+                } else {
+                    self.unknown = true;
                 }
-                cuts.push((pos, end));
             }
             TokenKind::Unknown
             | TokenKind::InvalidIdent
@@ -89,38 +124,55 @@ pub(crate) fn sparse<'a>(
             | TokenKind::UnknownPrefixLifetime
             | TokenKind::GuardedStrPrefix
             | TokenKind::Frontmatter { .. }
-            | TokenKind::Eof => return None,
-            TokenKind::Literal { kind, .. } if !terminated(kind) => return None,
-            kind => toks.push(Tok {
-                kind,
-                start: pos,
-                end,
-            }),
+            | TokenKind::Eof => self.unknown = true,
+            TokenKind::Literal { kind, .. } if !terminated(kind) => self.unknown = true,
+            kind => match (u32::try_from(start), u32::try_from(end)) {
+                (Ok(start), Ok(end)) => self.toks.push(Tok { kind, start, end }),
+                _ => self.unknown = true,
+            },
         }
-        pos = end;
     }
-    let close = matching(&toks)?;
-    let mut s = Splitter {
-        src,
-        toks: &toks,
-        close: &close,
-        classify,
-        drop: Vec::new(),
-        ids: Vec::new(),
-        kept: 0,
-    };
-    s.items(0, toks.len(), test, true).ok()?;
-    let mut hidden = std::mem::take(&mut s.ids);
-    cuts.extend(s.drop.iter().copied());
-    if cuts.is_empty() {
-        return None;
+
+    /// Give back the room the vectors grew past what they hold (they are kept until the walk).
+    pub(crate) fn shrink(&mut self) {
+        self.toks.shrink_to_fit();
+        self.cuts.shrink_to_fit();
     }
-    hidden.sort();
-    hidden.dedup();
-    Some(Sparse {
-        text: cut(src, cuts),
-        hidden,
-    })
+
+    /// [`sparse`] of the file these tokens were fed from.
+    pub(crate) fn cut<'a>(
+        self,
+        src: &'a str,
+        test: bool,
+        classify: &mut dyn FnMut(&'a str) -> Class,
+    ) -> Option<Sparse> {
+        if self.unknown {
+            return None;
+        }
+        let Lexed { toks, mut cuts, .. } = self;
+        let close = matching(&toks)?;
+        let mut s = Splitter {
+            src,
+            toks: &toks,
+            close: &close,
+            classify,
+            drop: Vec::new(),
+            ids: Vec::new(),
+            kept: 0,
+        };
+        s.items(0, toks.len(), test, true).ok()?;
+        let mut hidden = std::mem::take(&mut s.ids);
+        cuts.extend(s.drop.iter().copied());
+        if cuts.is_empty() {
+            return None;
+        }
+        hidden.sort();
+        hidden.dedup();
+        Some(Sparse {
+            text: cut(src, cuts),
+            hidden,
+        })
+    }
 }
 
 /// `src` without the `cuts`: a cut keeps its newlines, and the part of its last line that comes
@@ -216,7 +268,7 @@ struct Splitter<'s, 't, 'c> {
 impl<'s> Splitter<'s, '_, '_> {
     fn text(&self, i: usize) -> &'s str {
         let t = self.toks[i];
-        &self.src[t.start..t.end]
+        &self.src[t.start()..t.end()]
     }
 
     fn kind(&self, i: usize) -> Option<TokenKind> {
@@ -355,14 +407,14 @@ impl<'s> Splitter<'s, '_, '_> {
                     for j in i..end {
                         if self.kind(j) == Some(TokenKind::Ident) {
                             let t = &self.toks[j];
-                            let c = (self.classify)(&self.src[t.start..t.end]);
+                            let c = (self.classify)(&self.src[t.start()..t.end()]);
                             imports_api |= c.api;
                         }
                     }
                 }
                 if !imports_api {
                     self.drop
-                        .push((self.toks[start].start, self.toks[end - 1].end));
+                        .push((self.toks[start].start(), self.toks[end - 1].end()));
                 }
                 end
             }
@@ -403,7 +455,7 @@ impl<'s> Splitter<'s, '_, '_> {
                     // Nothing inside holds a fact: the header goes too.
                     self.ids.extend(header.iter().map(|h| ident_hash(h)));
                     self.drop
-                        .push((self.toks[start].start, self.toks[end - 1].end));
+                        .push((self.toks[start].start(), self.toks[end - 1].end()));
                 }
                 end
             }
@@ -473,7 +525,7 @@ impl<'s> Splitter<'s, '_, '_> {
                 }
                 Ok(false) => {
                     self.drop
-                        .push((self.toks[start].start, self.toks[group_end].end));
+                        .push((self.toks[start].start(), self.toks[group_end].end()));
                     return Ok(group_end + 1);
                 }
                 Err(Unknown) => {
@@ -537,7 +589,7 @@ impl<'s> Splitter<'s, '_, '_> {
             self.kept += 1;
         } else {
             self.drop
-                .push((self.toks[start].start, self.toks[end - 1].end));
+                .push((self.toks[start].start(), self.toks[end - 1].end()));
         }
     }
 
@@ -550,7 +602,7 @@ impl<'s> Splitter<'s, '_, '_> {
         for (at, t) in self.toks.iter().enumerate().take(end).skip(start) {
             match t.kind {
                 TokenKind::Ident | TokenKind::RawIdent => {
-                    let text = &self.src[t.start..t.end];
+                    let text = &self.src[t.start()..t.end()];
                     let text = text.strip_prefix("r#").unwrap_or(text);
                     if matches!(text, "const" | "static") && own != Some(at) {
                         return true;
@@ -569,14 +621,15 @@ impl<'s> Splitter<'s, '_, '_> {
                     suffix_start,
                 } => {
                     value = true;
-                    literal |= int_at_least_2(&self.src[t.start..t.start + suffix_start as usize]);
+                    literal |=
+                        int_at_least_2(&self.src[t.start()..t.start() + suffix_start as usize]);
                 }
                 // A number written as a string (`"4096"`) is a value where a name says what it
                 // is (`index::value::str_int`).
                 TokenKind::Literal {
                     kind: LiteralKind::Str { .. },
                     ..
-                } if str_digits(&self.src[t.start..t.end]) => value = true,
+                } if str_digits(&self.src[t.start()..t.end()]) => value = true,
                 _ => {}
             }
             if (subject && literal) || (named && value) {
