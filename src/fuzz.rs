@@ -194,7 +194,7 @@ fn front_end(text: &str) {
     let triggers = crate::index::Triggers::new(tables, Vec::new());
     // The one lexing before the walk (capacity parameters and the depth bound), as the load
     // runs it; the streaming scan must read what the collected one reads.
-    let pre = crate::index::params::prescan(text, Some(&tables.capacity_names));
+    let pre = crate::index::params::prescan(text, Some(&tables.capacity_names), None);
     assert_eq!(
         pre.sigs,
         crate::index::params::sigs(text, &tables.capacity_names)

@@ -519,16 +519,9 @@ fn prescan(
                 return (Prescan::default(), None, None);
             };
             let names = (f.role != FileRole::Test).then_some(&tables.capacity_names);
-            if !cut {
-                return (
-                    crate::index::params::prescan(&text, names),
-                    Some(text),
-                    None,
-                );
-            }
-            let mut lexed = sparse::Lexed::default();
-            let pre = crate::index::params::prescan_cut(&text, names, &mut lexed);
-            let lexed = pre.too_deep.is_none().then_some(lexed);
+            let mut lexed = cut.then(sparse::Lexed::default);
+            let pre = crate::index::params::prescan(&text, names, lexed.as_mut());
+            let lexed = lexed.filter(|_| pre.too_deep.is_none());
             (pre, Some(text), lexed)
         })
         .collect()

@@ -49,43 +49,28 @@ pub(crate) struct Prescan {
 }
 
 /// One lexing of `text` for both the depth bound and, when `names` is given, the signatures.
-pub(crate) fn prescan(text: &str, names: Option<&NameTable>) -> Prescan {
-    let mut depth = crate::syntax::depth::Depth::new(crate::syntax::depth::LIMIT);
-    let toks = tokens(text).filter_map(|(start, t)| {
-        depth.feed(t.kind, t.text, start);
-        (!trivia(t.kind)).then_some(t)
-    });
-    let sigs = match names {
-        Some(names) => scan(toks, names),
-        None => {
-            toks.for_each(drop);
-            Vec::new()
-        }
-    };
-    Prescan {
-        sigs,
-        too_deep: depth.past(),
-        len: text.len(),
-    }
-}
-
-/// [`prescan`], feeding the same lexing to the sparse cut (`syntax::sparse::Lexed`), so that a
-/// file is lexed once for both.
-pub(crate) fn prescan_cut(
+///
+/// With `lexed` (the sparse parse), the same lexing is fed to the sparse cut
+/// (`syntax::sparse::Lexed`), so that a file is lexed once for both.
+pub(crate) fn prescan(
     text: &str,
     names: Option<&NameTable>,
-    lexed: &mut crate::syntax::sparse::Lexed,
+    mut lexed: Option<&mut crate::syntax::sparse::Lexed>,
 ) -> Prescan {
     let mut depth = crate::syntax::depth::Depth::new(crate::syntax::depth::LIMIT);
     let mut toks = tokens(text).filter_map(|(start, t)| {
         depth.feed(t.kind, t.text, start);
-        lexed.push(t.kind, start, start + t.text.len());
+        if let Some(l) = lexed.as_deref_mut() {
+            l.push(t.kind, start, start + t.text.len());
+        }
         (!trivia(t.kind)).then_some(t)
     });
     let sigs = names.map_or_else(Vec::new, |names| scan(toks.by_ref(), names));
-    // The cut and the depth bound read every token, wherever the scan stopped.
+    // The depth bound and the cut read every token, wherever the scan stopped.
     toks.for_each(drop);
-    lexed.shrink();
+    if let Some(l) = lexed {
+        l.shrink();
+    }
     Prescan {
         sigs,
         too_deep: depth.past(),
@@ -376,16 +361,30 @@ mod tests {
             "impl",
             "fn f<",
             deep.as_str(),
+            "// a comment\nfn unrelated() { let x = y; }\npub const MAX_CONNECTIONS: usize = 8;\n\
+             fn spawn() { let (tx, rx) = tokio::sync::mpsc::channel(64); /* more */ }\n",
         ];
         for text in texts {
-            let pre = prescan(text, Some(&t.capacity_names));
+            let pre = prescan(text, Some(&t.capacity_names), None);
             assert_eq!(pre.sigs, sigs(text, &t.capacity_names), "{text}");
             assert_eq!(pre.too_deep, crate::syntax::depth::too_deep(text));
             assert_eq!(pre.len, text.len());
-            let tests_only = prescan(text, None);
+            let tests_only = prescan(text, None, None);
             assert!(tests_only.sigs.is_empty());
             assert_eq!(tests_only.too_deep, pre.too_deep);
+            // The cut made from the prescan's lexing is the cut made from a lexing of its own.
+            let triggers = crate::index::triggers::Triggers::new(&t, []);
+            for test in [false, true] {
+                let mut lexed = crate::syntax::sparse::Lexed::default();
+                let with_cut = prescan(text, Some(&t.capacity_names), Some(&mut lexed));
+                assert_eq!(with_cut.sigs, pre.sigs);
+                assert_eq!(
+                    lexed.cut(text, test, &mut triggers.classifier()),
+                    crate::syntax::sparse::sparse(text, test, &mut triggers.classifier()),
+                    "{text}"
+                );
+            }
         }
-        assert!(prescan(&deep, None).too_deep.is_some());
+        assert!(prescan(&deep, None, None).too_deep.is_some());
     }
 }
