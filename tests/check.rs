@@ -234,14 +234,8 @@ fn packages_are_selected_as_cargo_selects_them() {
     let files = |args: &[&str]| -> Vec<String> {
         let mut all = vec!["--format", "json"];
         all.extend_from_slice(args);
-        let out = capcheck_in(ws.path(), &all);
-        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        r["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["file"].as_str().unwrap().to_string())
-            .collect()
+        let (_, r) = json_of(&capcheck_in(ws.path(), &all));
+        rules_and_lines(&r).into_iter().map(|(_, f, _)| f).collect()
     };
     assert_eq!(
         files(&[]),
@@ -317,14 +311,8 @@ fn a_harness_package_or_a_developers_binary_is_test_code() {
     files.push(("cmd/src/bin/perf_fixture/case.rs".into(), lib.into()));
     let pairs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (&a[..], &b[..])).collect();
     let ws = scratch(&pairs);
-    let out = capcheck_in(ws.path(), &["--format", "json"]);
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let found: Vec<&str> = r["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["file"].as_str().unwrap())
-        .collect();
+    let (_, r) = json_of(&capcheck_in(ws.path(), &["--format", "json"]));
+    let found: Vec<String> = rules_and_lines(&r).into_iter().map(|(_, f, _)| f).collect();
     assert_eq!(
         found,
         [
@@ -417,14 +405,11 @@ fn a_test_pins_only_the_capacities_of_its_own_package() {
             "#[test]\nfn t() { let max_seen = 2; assert!(max_seen <= 8); }\n",
         ),
     ]);
-    let out = capcheck_in(ws.path(), &["--format", "json"]);
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let pins: Vec<&str> = r["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["rule"] == "pinned-capacity-assertion")
-        .map(|f| f["file"].as_str().unwrap())
+    let (_, r) = json_of(&capcheck_in(ws.path(), &["--format", "json"]));
+    let pins: Vec<String> = rules_and_lines(&r)
+        .into_iter()
+        .filter(|(rule, _, _)| rule == "pinned-capacity-assertion")
+        .map(|(_, f, _)| f)
         .collect();
     assert_eq!(pins, ["a/tests/t.rs"]);
 }
