@@ -445,15 +445,12 @@ fn without_for_await(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStre
     out.into_iter().collect()
 }
 
-/// Whether a constant's name says it is for tests: a word `test`, `tests`, `testing`, `mock`,
-/// `fake` or `dummy` (`TEST_MAX_FILE_DESCRIPTORS`; not `TESTNET_PEERS` or `LATEST_SLOTS`).
+/// Whether a constant's name says it is for tests: a word that names a testing package or
+/// feature (`syntax::names_testing`), or `fake` or `dummy` (`TEST_MAX_FILE_DESCRIPTORS`; not
+/// `TESTNET_PEERS` or `LATEST_SLOTS`).
 fn names_test_value(ident: &str) -> bool {
-    ident.split('_').any(|w| {
-        matches!(
-            w.to_ascii_lowercase().as_str(),
-            "test" | "tests" | "testing" | "mock" | "mocks" | "fake" | "dummy"
-        )
-    })
+    let name = ident.to_ascii_lowercase();
+    crate::syntax::names_testing(&name) || name.split('_').any(|w| w == "fake" || w == "dummy")
 }
 
 /// How a test file named by `#[path]` is listed among the test modules: by its path.
