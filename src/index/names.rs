@@ -86,10 +86,8 @@ impl NameTable {
     fn loose_match(&self, w: &[String]) -> bool {
         (0..w.len()).any(|i| {
             self.by_first.get(&w[i]).is_some_and(|ps| {
-                ps.iter().any(|&p| {
-                    let p = &self.patterns[p];
-                    w.get(i..i + p.len()) == Some(p.as_slice())
-                })
+                ps.iter()
+                    .any(|&p| starts_with_pattern(&w[i..], &self.patterns[p]))
             })
         })
     }
@@ -144,6 +142,22 @@ impl NameTable {
     }
 }
 
+/// Whether `w` starts with the pattern's words. A `*` in a pattern stands for up to
+/// [`GAP_WORDS`] words of any kind (`queue_*_capacity` matches `IO_QUEUE_HIGH_CAPACITY`), so a
+/// qualifier between a container and its bound does not hide the name.
+fn starts_with_pattern(w: &[String], p: &[String]) -> bool {
+    match p.split_first() {
+        None => true,
+        Some((first, rest)) if first == "*" => {
+            (0..=GAP_WORDS.min(w.len())).any(|skip| starts_with_pattern(&w[skip..], rest))
+        }
+        Some((first, rest)) => w.first() == Some(first) && starts_with_pattern(&w[1..], rest),
+    }
+}
+
+/// How many words a `*` in a name pattern may stand for.
+const GAP_WORDS: usize = 2;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,6 +171,21 @@ mod tests {
             words("self.cfg.per_backend"),
             ["self", "cfg", "per", "backend"]
         );
+    }
+
+    #[test]
+    fn a_star_stands_for_up_to_two_words() {
+        let t = NameTable::new(&["queue_*_capacity".into()], &["bytes".into()]);
+        for (name, expect) in [
+            ("QUEUE_CAPACITY", true),
+            ("io_queue_high_capacity", true),
+            ("queue_high_normal_capacity", true),
+            ("queue_a_b_c_capacity", false),
+            ("capacity_queue", false),
+            ("queue_high_capacity_bytes", false),
+        ] {
+            assert_eq!(t.matches(name), expect, "{name}");
+        }
     }
 
     #[test]
