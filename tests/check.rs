@@ -250,7 +250,7 @@ fn packages_are_selected_as_cargo_selects_them() {
 }
 
 #[test]
-fn a_harness_package_or_a_developers_binary_is_test_code() {
+fn a_harness_package_a_developers_binary_or_an_example_is_test_code() {
     // greptimedb's `tests-integration` and `tests-fuzz`, pgdog's `integration_tests_rust`,
     // chroma's `chroma-benchmark`, linkerd's `linkerd-pool-mock`, neon's `pagebench`, iggy's
     // `iggy_examples` and its deterministic `simulator`: harnesses whose settings are no
@@ -309,6 +309,16 @@ fn a_harness_package_or_a_developers_binary_is_test_code() {
         format!("mod case;\n{lib}fn main() {{}}\n"),
     ));
     files.push(("cmd/src/bin/perf_fixture/case.rs".into(), lib.into()));
+    // A package's own examples (cargo's example targets, a file or a folder with `main.rs`)
+    // are code users read, not code they run: test code, as the labelling guide has it.
+    files.push((
+        "cmd/examples/demo.rs".into(),
+        format!("{lib}fn main() {{}}\n"),
+    ));
+    files.push((
+        "cmd/examples/advanced/main.rs".into(),
+        format!("{lib}fn main() {{}}\n"),
+    ));
     let pairs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (&a[..], &b[..])).collect();
     let ws = scratch(&pairs);
     let (_, r) = json_of(&capcheck_in(ws.path(), &["--format", "json"]));

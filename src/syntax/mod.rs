@@ -23,10 +23,8 @@ pub(crate) enum FileRole {
     /// Library or binary source.
     #[default]
     Source,
-    /// Integration tests (`tests/`), benches: every item in it is test code.
+    /// Integration tests (`tests/`), benches and examples: every item in it is test code.
     Test,
-    /// Examples: reported like source.
-    Example,
     /// `build.rs`.
     Build,
 }

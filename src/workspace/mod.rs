@@ -275,7 +275,7 @@ fn package_files(ws_root: &Path, pkg: &Package, pointed: bool) -> anyhow::Result
             .iter()
             .any(|(src, folder)| path == *src || path.starts_with(folder));
         let role = match role {
-            FileRole::Source | FileRole::Example if harness || dev_tool => FileRole::Test,
+            FileRole::Source if harness || dev_tool => FileRole::Test,
             role => role,
         };
         out.push(FileEntry {
@@ -376,8 +376,7 @@ fn place(
         FileRole::Test
     } else {
         match target.kind.first() {
-            Some(TargetKind::Test | TargetKind::Bench) => FileRole::Test,
-            Some(TargetKind::Example) => FileRole::Example,
+            Some(TargetKind::Test | TargetKind::Bench | TargetKind::Example) => FileRole::Test,
             Some(TargetKind::CustomBuild) => FileRole::Build,
             _ => FileRole::Source,
         }
