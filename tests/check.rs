@@ -807,6 +807,37 @@ fn a_distinctive_field_read_from_a_config_crate_is_followed() {
     assert_eq!(at, [("config/src/lib.rs", 9)]);
 }
 
+/// A server reads its config crate's setting through a getter (restate's
+/// `storage.rocksdb_max_sub_compactions()` into rocksdb's `set_max_subcompactions`): a method
+/// name of three words or more is one type's, and its result is followed into the packages the
+/// caller depends on; a two-word getter (`read_lanes()`) is anyone's and is not. The getter's
+/// zero guard (`if n == 0 { 1 } else { n }`) is a floor, not a capacity.
+#[test]
+fn a_distinctive_getter_of_a_config_crate_is_followed() {
+    let ws = scratch(&[
+        (
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"config\", \"server\"]\nresolver = \"2\"\n",
+        ),
+        ("config/Cargo.toml", &member_of("config", "")),
+        (
+            "config/src/lib.rs",
+            "pub struct Storage {\n    max_sub_compactions: u32,\n    lanes: u32,\n}\n\nimpl Default for Storage {\n    fn default() -> Self {\n        Storage {\n            max_sub_compactions: 3,\n            lanes: 6,\n        }\n    }\n}\n\nimpl Storage {\n    pub fn rocksdb_max_sub_compactions(&self) -> u32 {\n        if self.max_sub_compactions == 0 {\n            1\n        } else {\n            self.max_sub_compactions\n        }\n    }\n\n    pub fn read_lanes(&self) -> u32 {\n        self.lanes\n    }\n}\n",
+        ),
+        (
+            "server/Cargo.toml",
+            &member_of("server", "config = { path = \"../config\" }\n"),
+        ),
+        (
+            "server/src/lib.rs",
+            "pub fn open(cfg: &config::Storage, db: &mut rocksdb::Options) {\n    db.set_max_subcompactions(cfg.rocksdb_max_sub_compactions());\n    db.set_max_subcompactions(cfg.read_lanes());\n}\n",
+        ),
+    ]);
+    let found = capacities_in_both_parses(ws.path());
+    let at: Vec<(&str, u64)> = found.iter().map(|(f, l, _)| (f.as_str(), *l)).collect();
+    assert_eq!(at, [("config/src/lib.rs", 9)]);
+}
+
 /// A workspace member's manifest with these `[dependencies]` lines.
 fn member_of(name: &str, deps: &str) -> String {
     format!(

@@ -1793,8 +1793,15 @@ impl Extractor<'_> {
             );
             let to = flow::Node::Sink(api.name.clone());
             // A method matched by its name alone (`.buffer(..)`) may be another type's: what a
-            // call returns is not followed into it, only literals and named places.
-            self.calls_followed = !api.name.starts_with('.');
+            // call returns is not followed into it, only literals and named places. A name of
+            // two words or more (`.set_max_subcompactions(cfg.max_sub_compactions())`) is the
+            // library's own, and the call's result is followed.
+            self.calls_followed = !api.name.starts_with('.')
+                || api
+                    .name
+                    .trim_start_matches('.')
+                    .trim_end_matches("()")
+                    .contains('_');
             self.flows_into(v, arg, to, (&site, &api.name, CapacityKind::ApiArg));
             self.calls_followed = true;
             return;

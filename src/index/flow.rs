@@ -73,12 +73,17 @@ impl Node {
     }
 
     /// Whether the place is the same in every package that names it: a constant, a typed
-    /// field, an associated or free function's parameter or result. A method's (`.resize`) or
-    /// an untyped field's (`.capacity`) name alone says nothing outside its package.
+    /// field, an associated or free function's parameter or result, a method of three words or
+    /// more (`.rocksdb_max_sub_compactions()`: one type's, as a field of such a name is). A
+    /// shorter method's (`.resize`) or an untyped field's (`.capacity`) name alone says nothing
+    /// outside its package.
     fn shared(&self) -> bool {
         match self {
             Node::Const(_) | Node::Field(Some(_), _) => true,
-            Node::Param(key, _) | Node::Ret(key) => !key.starts_with('.'),
+            Node::Param(key, _) | Node::Ret(key) => match key.strip_prefix('.') {
+                Some(method) => distinctive(method),
+                None => true,
+            },
             Node::Field(None, _) | Node::FieldRead(_) | Node::Local(..) | Node::Sink(_) => false,
         }
     }
@@ -557,6 +562,17 @@ impl Sources<'_> {
                 }
                 _ => {}
             },
+            // `if n == 0 { 1 } else { n }`: the 1 only keeps a count from being zero, a floor
+            // like `n.max(1)` (a default of 2 or more there is still one).
+            Expr::If(i) if zero_test(&i.cond) => {
+                let mut branches = tails(e).into_iter();
+                if let Some(then) = branches.next() {
+                    floor_of(then, out);
+                }
+                for b in branches {
+                    self.into(b, out, depth + 1, floor);
+                }
+            }
             Expr::If(_) | Expr::Match(_) | Expr::Block(_) | Expr::Unsafe(_) => {
                 for b in tails(e) {
                     self.into(b, out, depth + 1, floor);
@@ -719,6 +735,17 @@ fn is_int_name(t: &str) -> bool {
             | "i64"
             | "i128"
             | "isize"
+    )
+}
+
+/// Whether a condition asks if a count is zero (`n == 0`, `n <= 0`, `n < 1`).
+fn zero_test(cond: &Expr) -> bool {
+    let Expr::Binary(b) = crate::index::value::carried(cond) else {
+        return false;
+    };
+    matches!(
+        (b.op, crate::index::value::Val::of(&b.right).literal()),
+        (syn::BinOp::Eq(_) | syn::BinOp::Le(_), Some(0)) | (syn::BinOp::Lt(_), Some(1))
     )
 }
 
@@ -1096,15 +1123,17 @@ impl<'f> Graph<'f> {
             at.insert(p);
             let p = p as usize;
             let also: Vec<usize> = match n {
-                Node::Param(key, _) if !key.starts_with('.') => {
-                    all.clone().filter(|&q| self.deps[q][p]).collect()
-                }
+                Node::Param(..) if n.shared() => all.clone().filter(|&q| self.deps[q][p]).collect(),
                 Node::Ret(key) if !key.starts_with('.') => {
                     all.clone().filter(|&q| self.deps[p][q]).collect()
                 }
                 // A method may be a trait's, implemented in the packages that depend on this
-                // one (`Graph::new` follows it there).
-                Node::Ret(_) => all.clone().filter(|&q| self.deps[q][p]).collect(),
+                // one (`Graph::new` follows it there); one of three words or more is also the
+                // packages' it depends on (`Node::shared`).
+                Node::Ret(_) => all
+                    .clone()
+                    .filter(|&q| self.deps[q][p] || n.shared() && self.deps[p][q])
+                    .collect(),
                 // A distinctive field's untyped read may read the packages it depends on.
                 Node::FieldRead(name) if distinctive(name) => {
                     all.clone().filter(|&q| self.deps[p][q]).collect()
