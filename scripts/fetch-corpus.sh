@@ -42,7 +42,7 @@ while IFS=$'\t' read -r name repo commit skip _; do
   mkdir -p "$into.part"
   if [ -n "${CAPCHECK_MIRROR:-}" ]; then
     git_dir="$CAPCHECK_MIRROR/${repo/\//+}/repo"
-    paths=$(git --git-dir="$git_dir" ls-tree --name-only "$commit" | grep -vx "$skip")
+    paths=$(git --git-dir="$git_dir" ls-tree --name-only "$commit" | grep -vxF "${skip//,/$'\n'}")
     # shellcheck disable=SC2086
     git --git-dir="$git_dir" archive "$commit" $paths | tar -x -C "$into.part"
   else
