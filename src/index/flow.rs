@@ -684,6 +684,25 @@ impl Sources<'_> {
             }
             return;
         }
+        // `LazyLock::new(|| env_config("PIPELINE_QUERIES", 16))`: a lazily built value is what
+        // its closure gives.
+        if matches!(ty, Some("LazyLock" | "Lazy" | "LazyCell")) && last == "new" {
+            if let Some(Expr::Closure(cl)) = c.args.first() {
+                if cl.inputs.is_empty() {
+                    self.into(&cl.body, out, depth + 1, floor);
+                }
+            }
+            return;
+        }
+        // `env_config("PIPELINE_QUERIES", 16)`, `get_from_env("WORKERS", 4)`: a helper named
+        // for the environment gives the variable's value or its fallback (and what it returns).
+        let env_helper = crate::index::names::words(last).iter().any(|w| w == "env");
+        if env_helper
+            && c.args.len() == 2
+            && matches!(&c.args[0], Expr::Lit(l) if matches!(l.lit, syn::Lit::Str(_)))
+        {
+            self.into(&c.args[1], out, depth + 1, floor);
+        }
         if matches!(last, "min" | "max") && c.args.len() == 2 {
             for a in &c.args {
                 // `cmp::max(n, 1)`: either side may be the floor.
