@@ -898,6 +898,49 @@ fn string_ints(s: &str) -> Vec<u64> {
         .unwrap_or_default()
 }
 
+/// The integers an expression written as a string gives (`"Some(10)"`, `"64 * 2"`), through
+/// wrappers and branches; none if the string is not an expression.
+fn string_expr_lits(s: &str) -> Vec<u64> {
+    let Ok(e) = syn::parse_str::<Expr>(s) else {
+        return Vec::new();
+    };
+    crate::index::value::leaves(&e)
+        .into_iter()
+        .filter_map(|leaf| match Val::of(leaf) {
+            Val::Lit(v) => Some(v),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The constant a derive's default written as a string names (`#[builder(default =
+/// "DB_POOL_CONN_MAX")]`), with the string's location.
+fn string_default_const(rel: &str, a: &syn::Attribute) -> Option<(String, Loc)> {
+    let mut found = None;
+    let _ = a.parse_nested_meta(|meta| {
+        if !meta.input.peek(syn::Token![=]) {
+            if meta.input.peek(syn::token::Paren) {
+                meta.parse_nested_meta(|_| Ok(()))?;
+            }
+            return Ok(());
+        }
+        let value: Expr = meta.value()?.parse()?;
+        if let (true, Expr::Lit(l)) = (meta.path.is_ident("default"), &value) {
+            if let syn::Lit::Str(s) = &l.lit {
+                let text = s.value();
+                let name = text.rsplit("::").next().unwrap_or(&text).trim().to_string();
+                if crate::index::value::is_const_name(&name)
+                    && syn::parse_str::<syn::Path>(&text).is_ok()
+                {
+                    found = Some((name, loc_of(rel, s)));
+                }
+            }
+        }
+        Ok(())
+    });
+    found
+}
+
 /// The literals of a clap or structopt attribute's defaults, with their locations.
 fn cli_defaults(rel: &str, a: &syn::Attribute) -> Vec<(u64, Loc)> {
     let mut out = Vec::new();
@@ -917,11 +960,18 @@ fn cli_defaults(rel: &str, a: &syn::Attribute) -> Vec<(u64, Loc)> {
         let value: Expr = meta.value()?.parse()?;
         match (name.as_str(), &value) {
             ("default_value" | "default", Expr::Lit(l)) => match &l.lit {
-                syn::Lit::Str(s) => out.extend(
-                    string_ints(&s.value())
-                        .into_iter()
-                        .map(|v| (v, loc_of(rel, s))),
-                ),
+                syn::Lit::Str(s) => {
+                    let ints = string_ints(&s.value());
+                    if ints.is_empty() && name == "default" {
+                        // derive_builder's `#[builder(default = "Some(10)")]`: an expression.
+                        out.extend(
+                            string_expr_lits(&s.value())
+                                .into_iter()
+                                .map(|v| (v, loc_of(rel, s))),
+                        );
+                    }
+                    out.extend(ints.into_iter().map(|v| (v, loc_of(rel, s))));
+                }
                 syn::Lit::Int(i) => out.extend(
                     i.base10_parse::<u64>()
                         .ok()
@@ -1928,6 +1978,15 @@ impl Extractor<'_> {
                             factor: None,
                         });
                     }
+                }
+                if let Some((name, at)) = string_default_const(v.rel, a) {
+                    self.facts.flow.edges.push(flow::Edge {
+                        from: flow::Node::Const(name),
+                        to: to.clone(),
+                        at: flow::Pos::of(&at),
+                        from_call: None,
+                        to_call: None,
+                    });
                 }
                 if let Some((path, at)) = serde_default_fn(v.rel, a) {
                     let key = match path.split_once("::") {
