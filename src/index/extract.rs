@@ -1944,6 +1944,29 @@ impl Extractor<'_> {
         }
     }
 
+    /// `let (a, b) = match roles { .. => (x, y), _ => (2, 2) };`: each element of every tuple
+    /// the value ends in goes to the local at its position.
+    fn flow_tuple(&mut self, v: &View, pat: &syn::PatTuple, value: &Expr) {
+        let names: Vec<Option<String>> = pat
+            .elems
+            .iter()
+            .map(|p| match p {
+                syn::Pat::Ident(id) => Some(id.ident.to_string()),
+                _ => None,
+            })
+            .collect();
+        for t in tuple_tails(value, 0) {
+            if t.elems.len() != names.len() {
+                continue;
+            }
+            for (name, elem) in names.iter().zip(&t.elems) {
+                if let Some(name) = name {
+                    self.flow_local(v, name, elem);
+                }
+            }
+        }
+    }
+
     /// `let x = value;`: the value's sources go to the local.
     fn flow_local(&mut self, v: &View, name: &str, value: &Expr) {
         // A static's initialiser has locals too (`enter_const`), named in its module.
@@ -2132,6 +2155,9 @@ impl Collector for Extractor<'_> {
             return;
         }
         self.stop_signal(v, l);
+        if let (syn::Pat::Tuple(t), Some(init), false) = (&l.pat, &l.init, v.in_test()) {
+            self.flow_tuple(v, t, &init.expr);
+        }
         let ident = match &l.pat {
             syn::Pat::Ident(id) => Some(&id.ident),
             syn::Pat::Type(t) => match &*t.pat {
@@ -2327,4 +2353,31 @@ fn first_str(args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) -> Option
         })) => Some(s.value()),
         _ => None,
     }
+}
+
+/// The tuples an expression's value may be: itself, or the tails of its branches and blocks.
+fn tuple_tails(e: &Expr, depth: usize) -> Vec<&syn::ExprTuple> {
+    fn tail(b: &syn::Block) -> Option<&Expr> {
+        match b.stmts.last() {
+            Some(syn::Stmt::Expr(x, None)) => Some(x),
+            _ => None,
+        }
+    }
+    if depth > 8 {
+        return Vec::new();
+    }
+    let next: Vec<&Expr> = match e {
+        Expr::Tuple(t) => return vec![t],
+        Expr::Paren(p) => vec![&p.expr],
+        Expr::Match(m) => m.arms.iter().map(|a| &*a.body).collect(),
+        Expr::If(i) => tail(&i.then_branch)
+            .into_iter()
+            .chain(i.else_branch.as_ref().map(|(_, els)| &**els))
+            .collect(),
+        Expr::Block(b) => tail(&b.block).into_iter().collect(),
+        _ => Vec::new(),
+    };
+    next.into_iter()
+        .flat_map(|x| tuple_tails(x, depth + 1))
+        .collect()
 }
