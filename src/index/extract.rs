@@ -341,11 +341,24 @@ impl Extractor<'_> {
                 });
             }
         }
-        // `mpsc::channel(CHAN_SIZE * 2)`: the multiplier of a constant sets the bound as much as
-        // the constant does. A multiplier of a runtime count is `per-unit-cap`'s.
+        // `mpsc::channel(CHAN_SIZE * 2)`, `mpsc::channel(MAX_UPLOADS / 2)`: the multiplier or
+        // divisor of a constant sets the bound as much as the constant does (a unit conversion's,
+        // `/ 1000`, does not). A multiplier of a runtime count is `per-unit-cap`'s.
         if let Expr::Binary(b) = crate::index::value::carried(arg) {
-            if matches!(b.op, syn::BinOp::Mul(_)) {
-                for (lit, other) in [(&b.left, &b.right), (&b.right, &b.left)] {
+            let (l, r): (&Expr, &Expr) = (&b.left, &b.right);
+            let sides: Vec<(&Expr, &Expr)> = match b.op {
+                syn::BinOp::Mul(_) => vec![(l, r), (r, l)],
+                syn::BinOp::Div(_)
+                    if Val::of(r)
+                        .literal()
+                        .is_some_and(|n| !self.tables.unit_values.contains(&n)) =>
+                {
+                    vec![(r, l)]
+                }
+                _ => Vec::new(),
+            };
+            {
+                for (lit, other) in sides {
                     let factor = Val::of(lit).literal().filter(|n| *n >= 2);
                     if factor.is_some()
                         && Val::of(lit).is_lit()
