@@ -838,6 +838,36 @@ fn a_distinctive_getter_of_a_config_crate_is_followed() {
     assert_eq!(at, [("config/src/lib.rs", 9)]);
 }
 
+/// A call of another crate's associated function with a capacity parameter
+/// (`AsyncLru::new(rt, size, 8, 200, ..)`, `queue_size: usize` in the `lru` crate the caller
+/// depends on) sets that capacity, even where the caller's crate has functions of the same name;
+/// a crate the caller does not depend on is not looked in.
+#[test]
+fn a_capacity_parameter_of_a_dependency_crate_is_set_by_its_callers() {
+    let lru = "pub struct AsyncLru;\n\nimpl AsyncLru {\n    pub fn new(max_size: u64, queue_size: usize, label: &'static str) -> Self {\n        let _ = (max_size, queue_size, label);\n        AsyncLru\n    }\n}\n";
+    let ws = scratch(&[
+        (
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"lru\", \"other\", \"search\"]\nresolver = \"2\"\n",
+        ),
+        ("lru/Cargo.toml", &member_of("lru", "")),
+        ("lru/src/lib.rs", lru),
+        ("other/Cargo.toml", &member_of("other", "")),
+        ("other/src/lib.rs", &lru.replace("AsyncLru", "Lane")),
+        (
+            "search/Cargo.toml",
+            &member_of("search", "lru = { path = \"../lru\" }\n"),
+        ),
+        (
+            "search/src/lib.rs",
+            "pub struct Index;\n\nimpl Index {\n    pub fn new(workers: usize) -> Self {\n        let _ = workers;\n        Index\n    }\n}\n\npub fn cache(size: u64) -> lru::AsyncLru {\n    let _ = Lane::new(size, 50, \"lane\");\n    lru::AsyncLru::new(size, 200, \"cache\")\n}\n\npub struct Lane;\n",
+        ),
+    ]);
+    let found = capacities_in_both_parses(ws.path());
+    let at: Vec<(&str, u64)> = found.iter().map(|(f, l, _)| (f.as_str(), *l)).collect();
+    assert_eq!(at, [("search/src/lib.rs", 12)]);
+}
+
 /// A workspace member's manifest with these `[dependencies]` lines.
 fn member_of(name: &str, deps: &str) -> String {
     format!(

@@ -231,9 +231,17 @@ const MAX_USES: usize = 12;
 /// argument and `callee(param)`. The callee is looked up among the signatures of the caller's
 /// own package by name and shape (a method, an associated function of the type it names, a free
 /// function; the number of arguments); every signature that fits must take a capacity there.
-fn capacity_args(
-    files: &[FileFacts],
-) -> Vec<(&FileFacts, &facts::CallArgs, &value::Operand, String)> {
+/// An associated function of a type the call names (`AsyncLru::new(rt, size, 8, 200, ..)`) is
+/// also looked up in the packages the caller depends on: the type names one.
+fn capacity_args<'f>(
+    files: &'f [FileFacts],
+    deps: &Deps,
+) -> Vec<(
+    &'f FileFacts,
+    &'f facts::CallArgs,
+    &'f value::Operand,
+    String,
+)> {
     let mut sigs: HashMap<(&str, &str), Vec<&params::Sig>> = HashMap::default();
     for f in files {
         for s in &f.sigs {
@@ -242,12 +250,38 @@ fn capacity_args(
                 .push(s);
         }
     }
+    let packages: Vec<&str> = {
+        let mut p: Vec<&str> = files.iter().map(|f| f.package.as_str()).collect();
+        p.sort_unstable();
+        p.dedup();
+        p
+    };
     let mut out = Vec::new();
     for f in files {
         for c in f.calls.iter().filter(|c| !c.in_test) {
-            let Some(all) = sigs.get(&(f.package.as_str(), c.callee.as_str())) else {
+            let typed = !c.method
+                && c.qualifier
+                    .as_deref()
+                    .is_some_and(|q| q.starts_with(char::is_uppercase));
+            let mut all: Vec<&params::Sig> = sigs
+                .get(&(f.package.as_str(), c.callee.as_str()))
+                .into_iter()
+                .flatten()
+                .copied()
+                .collect();
+            if typed {
+                all.extend(
+                    packages
+                        .iter()
+                        .filter(|p| deps.depends(&f.package, p))
+                        .filter_map(|p| sigs.get(&(*p, c.callee.as_str())))
+                        .flatten()
+                        .copied(),
+                );
+            }
+            if all.is_empty() {
                 continue;
-            };
+            }
             let fits = |s: &&&params::Sig| {
                 s.arity == c.n_args
                     && match (&c.qualifier, c.method) {
@@ -330,7 +364,7 @@ fn flow_capacities(files: &[FileFacts], deps: &Deps) -> (Vec<Capacity>, FlowIden
 }
 
 fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacity>, FlowIdents) {
-    let capacity_args = capacity_args(files);
+    let capacity_args = capacity_args(files, deps);
     // The capacity APIs where a 1 is a lock or a hand-off (`Semaphore::new(1)`, `channel(1)`).
     let handoff: std::collections::HashSet<&str> = files
         .iter()

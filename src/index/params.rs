@@ -1,6 +1,7 @@
-//! Capacity parameters, learnt from the package's own signatures: `fn create_runtime(name: &str,
-//! threads: usize, ..)` takes a capacity at its second argument, so `create_runtime("Server", 1,
-//! ..)` sets one. Read by rustc's lexer alone (no syntax tree), before the walk and whatever the
+//! Capacity parameters, learnt from the workspace's signatures (the caller's package's, and for
+//! an associated function of a type the call names, those of the packages it depends on; see
+//! `index::capacity_args`): `fn create_runtime(name: &str, threads: usize, ..)` takes a
+//! capacity at its second argument, so `create_runtime("Server", 1, ..)` sets one. Read by rustc's lexer alone (no syntax tree), before the walk and whatever the
 //! parse mode: the walk then keeps the items that call these functions (`Triggers`), and the
 //! sparse and the full parse see the same signatures and the same calls.
 //!
