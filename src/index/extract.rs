@@ -2368,29 +2368,16 @@ fn first_str(args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) -> Option
     }
 }
 
-/// The tuples an expression's value may be: itself, or the tails of its branches and blocks.
+/// The tuples an expression's value may be: itself, or what its branches and blocks give
+/// (`flow::tails`).
 fn tuple_tails(e: &Expr, depth: usize) -> Vec<&syn::ExprTuple> {
-    fn tail(b: &syn::Block) -> Option<&Expr> {
-        match b.stmts.last() {
-            Some(syn::Stmt::Expr(x, None)) => Some(x),
-            _ => None,
-        }
-    }
-    if depth > 8 {
-        return Vec::new();
-    }
-    let next: Vec<&Expr> = match e {
-        Expr::Tuple(t) => return vec![t],
-        Expr::Paren(p) => vec![&p.expr],
-        Expr::Match(m) => m.arms.iter().map(|a| &*a.body).collect(),
-        Expr::If(i) => tail(&i.then_branch)
+    match e {
+        _ if depth > 8 => Vec::new(),
+        Expr::Tuple(t) => vec![t],
+        Expr::Paren(p) => tuple_tails(&p.expr, depth + 1),
+        _ => flow::tails(e)
             .into_iter()
-            .chain(i.else_branch.as_ref().map(|(_, els)| &**els))
+            .flat_map(|x| tuple_tails(x, depth + 1))
             .collect(),
-        Expr::Block(b) => tail(&b.block).into_iter().collect(),
-        _ => Vec::new(),
-    };
-    next.into_iter()
-        .flat_map(|x| tuple_tails(x, depth + 1))
-        .collect()
+    }
 }

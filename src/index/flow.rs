@@ -770,7 +770,7 @@ fn zero_test(cond: &Expr) -> bool {
 
 /// The expressions whose value a branching expression takes: every `match` arm, an `if`'s
 /// branches, a block's tail (through `return` too).
-fn tails(e: &Expr) -> Vec<&Expr> {
+pub(crate) fn tails(e: &Expr) -> Vec<&Expr> {
     fn tail(b: &syn::Block) -> Option<&Expr> {
         match b.stmts.last() {
             Some(syn::Stmt::Expr(x, None)) => Some(x),
