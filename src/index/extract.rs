@@ -357,21 +357,19 @@ impl Extractor<'_> {
                 }
                 _ => Vec::new(),
             };
-            {
-                for (lit, other) in sides {
-                    let factor = Val::of(lit).literal().filter(|n| *n >= 2);
-                    if factor.is_some()
-                        && Val::of(lit).is_lit()
-                        && matches!(Val::of(other), Val::Const(_))
-                    {
-                        self.facts.api_args.push(ApiArg {
-                            api: api.name.clone(),
-                            site: v.function_site(),
-                            arg: Operand::new(lit, v.rel, v.text),
-                            in_test: v.in_test(),
-                            quiet_at_one: api.quiet_at_one,
-                        });
-                    }
+            for (lit, other) in sides {
+                let factor = Val::of(lit).literal().filter(|n| *n >= 2);
+                if factor.is_some()
+                    && Val::of(lit).is_lit()
+                    && matches!(Val::of(other), Val::Const(_))
+                {
+                    self.facts.api_args.push(ApiArg {
+                        api: api.name.clone(),
+                        site: v.function_site(),
+                        arg: Operand::new(lit, v.rel, v.text),
+                        in_test: v.in_test(),
+                        quiet_at_one: api.quiet_at_one,
+                    });
                 }
             }
         }
