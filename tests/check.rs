@@ -783,28 +783,11 @@ fn a_value_returned_through_a_trait_of_another_package_is_followed() {
 /// packages the reader depends on; a two-word one (`read_lanes`) is anyone's and is not.
 #[test]
 fn a_distinctive_field_read_from_a_config_crate_is_followed() {
-    let ws = scratch(&[
-        (
-            "Cargo.toml",
-            "[workspace]\nmembers = [\"config\", \"server\"]\nresolver = \"2\"\n",
-        ),
-        ("config/Cargo.toml", &member_of("config", "")),
-        (
-            "config/src/lib.rs",
-            "pub struct Server {\n    pub request_buffer_size: usize,\n    pub read_lanes: usize,\n}\n\nimpl Default for Server {\n    fn default() -> Self {\n        Server {\n            request_buffer_size: 50,\n            read_lanes: 6,\n        }\n    }\n}\n\npub struct Settings {\n    pub server: Server,\n}\n",
-        ),
-        (
-            "server/Cargo.toml",
-            &member_of("server", "config = { path = \"../config\" }\n"),
-        ),
-        (
-            "server/src/lib.rs",
-            "pub fn gates(cfg: &config::Settings) -> (tokio::sync::Semaphore, tokio::sync::Semaphore) {\n    (\n        tokio::sync::Semaphore::new(cfg.server.request_buffer_size),\n        tokio::sync::Semaphore::new(cfg.server.read_lanes),\n    )\n}\n",
-        ),
-    ]);
-    let found = capacities_in_both_parses(ws.path());
-    let at: Vec<(&str, u64)> = found.iter().map(|(f, l, _)| (f.as_str(), *l)).collect();
-    assert_eq!(at, [("config/src/lib.rs", 9)]);
+    let found = found_in_config_and_server(
+        "pub struct Server {\n    pub request_buffer_size: usize,\n    pub read_lanes: usize,\n}\n\nimpl Default for Server {\n    fn default() -> Self {\n        Server {\n            request_buffer_size: 50,\n            read_lanes: 6,\n        }\n    }\n}\n\npub struct Settings {\n    pub server: Server,\n}\n",
+        "pub fn gates(cfg: &config::Settings) -> (tokio::sync::Semaphore, tokio::sync::Semaphore) {\n    (\n        tokio::sync::Semaphore::new(cfg.server.request_buffer_size),\n        tokio::sync::Semaphore::new(cfg.server.read_lanes),\n    )\n}\n",
+    );
+    assert_eq!(found, [("config/src/lib.rs".to_string(), 9)]);
 }
 
 /// A server reads its config crate's setting through a getter (restate's
@@ -814,28 +797,33 @@ fn a_distinctive_field_read_from_a_config_crate_is_followed() {
 /// zero guard (`if n == 0 { 1 } else { n }`) is a floor, not a capacity.
 #[test]
 fn a_distinctive_getter_of_a_config_crate_is_followed() {
+    let found = found_in_config_and_server(
+        "pub struct Storage {\n    max_sub_compactions: u32,\n    lanes: u32,\n}\n\nimpl Default for Storage {\n    fn default() -> Self {\n        Storage {\n            max_sub_compactions: 3,\n            lanes: 6,\n        }\n    }\n}\n\nimpl Storage {\n    pub fn rocksdb_max_sub_compactions(&self) -> u32 {\n        if self.max_sub_compactions == 0 {\n            1\n        } else {\n            self.max_sub_compactions\n        }\n    }\n\n    pub fn read_lanes(&self) -> u32 {\n        self.lanes\n    }\n}\n",
+        "pub fn open(cfg: &config::Storage, db: &mut rocksdb::Options) {\n    db.set_max_subcompactions(cfg.rocksdb_max_sub_compactions());\n    db.set_max_subcompactions(cfg.read_lanes());\n}\n",
+    );
+    assert_eq!(found, [("config/src/lib.rs".to_string(), 9)]);
+}
+
+/// Where `check --workspace` finds capacities (file, line) in a workspace of a `config` crate
+/// and a `server` crate that depends on it, the same with and without `--full-parse`.
+fn found_in_config_and_server(config: &str, server: &str) -> Vec<(String, u64)> {
     let ws = scratch(&[
         (
             "Cargo.toml",
             "[workspace]\nmembers = [\"config\", \"server\"]\nresolver = \"2\"\n",
         ),
         ("config/Cargo.toml", &member_of("config", "")),
-        (
-            "config/src/lib.rs",
-            "pub struct Storage {\n    max_sub_compactions: u32,\n    lanes: u32,\n}\n\nimpl Default for Storage {\n    fn default() -> Self {\n        Storage {\n            max_sub_compactions: 3,\n            lanes: 6,\n        }\n    }\n}\n\nimpl Storage {\n    pub fn rocksdb_max_sub_compactions(&self) -> u32 {\n        if self.max_sub_compactions == 0 {\n            1\n        } else {\n            self.max_sub_compactions\n        }\n    }\n\n    pub fn read_lanes(&self) -> u32 {\n        self.lanes\n    }\n}\n",
-        ),
+        ("config/src/lib.rs", config),
         (
             "server/Cargo.toml",
             &member_of("server", "config = { path = \"../config\" }\n"),
         ),
-        (
-            "server/src/lib.rs",
-            "pub fn open(cfg: &config::Storage, db: &mut rocksdb::Options) {\n    db.set_max_subcompactions(cfg.rocksdb_max_sub_compactions());\n    db.set_max_subcompactions(cfg.read_lanes());\n}\n",
-        ),
+        ("server/src/lib.rs", server),
     ]);
-    let found = capacities_in_both_parses(ws.path());
-    let at: Vec<(&str, u64)> = found.iter().map(|(f, l, _)| (f.as_str(), *l)).collect();
-    assert_eq!(at, [("config/src/lib.rs", 9)]);
+    capacities_in_both_parses(ws.path())
+        .into_iter()
+        .map(|(f, l, _)| (f, l))
+        .collect()
 }
 
 /// A call of another crate's associated function with a capacity parameter

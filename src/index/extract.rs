@@ -2013,22 +2013,18 @@ impl Extractor<'_> {
                         });
                     }
                 }
-                if let Some((name, at)) = string_default_const(v.rel, a) {
+                // derive_builder's `default = "DB_POOL_CONN_MAX"`, serde's `default =
+                // "config::default_queue"`: the constant, or what the function returns.
+                let named = string_default_const(v.rel, a)
+                    .map(|(name, at)| (flow::Node::Const(name), at))
+                    .into_iter()
+                    .chain(serde_default_fn(v.rel, a).map(|(path, at)| {
+                        let key = path.rsplit("::").next().unwrap_or(&path).to_string();
+                        (flow::Node::Ret(key), at)
+                    }));
+                for (from, at) in named {
                     self.facts.flow.edges.push(flow::Edge {
-                        from: flow::Node::Const(name),
-                        to: to.clone(),
-                        at: flow::Pos::of(&at),
-                        from_call: None,
-                        to_call: None,
-                    });
-                }
-                if let Some((path, at)) = serde_default_fn(v.rel, a) {
-                    let key = match path.split_once("::") {
-                        Some(_) => path.rsplit("::").next().unwrap_or(&path).to_string(),
-                        None => path,
-                    };
-                    self.facts.flow.edges.push(flow::Edge {
-                        from: flow::Node::Ret(key),
+                        from,
                         to: to.clone(),
                         at: flow::Pos::of(&at),
                         from_call: None,
