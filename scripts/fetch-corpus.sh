@@ -3,9 +3,11 @@
 # downloaded from crates.io (static.crates.io), checked against their sha256, unpacked into
 # $CORPUS_DIR/ws/crates/NAME-VERSION and made into one Cargo workspace, so that
 # `cargo capcheck check --workspace` sees them all; and the GitHub trees of corpus/repos.tsv at
-# their commits into $CORPUS_DIR/repos/NAME (each its own workspace), from codeload.github.com
+# their commits into $CORPUS_DIR/repos/NAME (each its own workspace), fetched from github.com
 # or, with CAPCHECK_MIRROR=DIR, from bare mirrors DIR/OWNER+REPO/repo (this project's sandbox
-# reaches no GitHub; its `fetch` tool leaves such mirrors). A pinned toolchain file is removed
+# reaches no GitHub; its `fetch` tool leaves such mirrors). Trees are checked out, not archived:
+# an archive leaves out what `.gitattributes` marks `export-ignore`, and a workspace may list
+# such a folder as members (opendal's `core/examples`). A pinned toolchain file is removed
 # (cargo metadata would ask for that toolchain). Nothing is vendored into this repository.
 #
 # Usage: scripts/fetch-corpus.sh            (CORPUS_DIR defaults to /tmp/capcheck-corpus)
@@ -42,13 +44,18 @@ while IFS=$'\t' read -r name repo commit skip _; do
   mkdir -p "$into.part"
   if [ -n "${CAPCHECK_MIRROR:-}" ]; then
     git_dir="$CAPCHECK_MIRROR/${repo/\//+}/repo"
-    paths=$(git --git-dir="$git_dir" ls-tree --name-only "$commit" | grep -vxF "${skip//,/$'\n'}")
-    # shellcheck disable=SC2086
-    git --git-dir="$git_dir" archive "$commit" $paths | tar -x -C "$into.part"
   else
-    curl -fsSL "https://codeload.github.com/$repo/tar.gz/$commit" |
-      tar -xz -C "$into.part" --strip-components=1
+    git_dir="$dir/git/$name"
+    rm -rf "$git_dir"
+    git init -q --bare "$git_dir"
+    git --git-dir="$git_dir" fetch -q --depth 1 "https://github.com/$repo" "$commit"
   fi
+  paths=$(git --git-dir="$git_dir" ls-tree --name-only "$commit" | grep -vxF "${skip//,/$'\n'}")
+  # A scratch index, so that the mirror's own is never touched.
+  # shellcheck disable=SC2086
+  GIT_INDEX_FILE="$into.part.index" git --git-dir="$git_dir" --work-tree="$into.part" \
+    checkout "$commit" -- $paths
+  rm -f "$into.part.index"
   rm -f "$into.part/rust-toolchain" "$into.part/rust-toolchain.toml"
   mv "$into.part" "$into"
 done < "$here/corpus/repos.tsv"
