@@ -250,7 +250,7 @@ fn packages_are_selected_as_cargo_selects_them() {
 }
 
 #[test]
-fn a_harness_package_a_developers_binary_or_an_example_is_test_code() {
+fn a_harness_package_a_developers_binary_an_example_or_a_support_module_is_test_code() {
     // greptimedb's `tests-integration` and `tests-fuzz`, pgdog's `integration_tests_rust`,
     // chroma's `chroma-benchmark`, linkerd's `linkerd-pool-mock`, neon's `pagebench`, iggy's
     // `iggy_examples` and its deterministic `simulator`: harnesses whose settings are no
@@ -319,6 +319,11 @@ fn a_harness_package_a_developers_binary_or_an_example_is_test_code() {
         "cmd/examples/advanced/main.rs".into(),
         format!("{lib}fn main() {{}}\n"),
     ));
+    // A module of test support in product code (lighthouse's `http_api/src/test_utils.rs`,
+    // qdrant's `model_testing/`) is test code; a word that merely holds `test` is not.
+    for f in ["test_utils.rs", "testing/harness.rs", "attestation.rs"] {
+        files.push((format!("engine/src/{f}"), lib.into()));
+    }
     let pairs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (&a[..], &b[..])).collect();
     let ws = scratch(&pairs);
     let (_, r) = json_of(&capcheck_in(ws.path(), &["--format", "json"]));
@@ -327,6 +332,7 @@ fn a_harness_package_a_developers_binary_or_an_example_is_test_code() {
         found,
         [
             "cmd/src/main.rs",
+            "engine/src/attestation.rs",
             "engine/src/lib.rs",
             "testcontainers/src/lib.rs",
             "workbenchmarks-not/src/lib.rs"

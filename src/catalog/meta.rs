@@ -63,6 +63,13 @@ pub(crate) struct Meta {
     /// `NameTable::with_soft`).
     #[serde(default)]
     pub(crate) duration_words: Vec<String>,
+    /// Words that name a collection of work held at once (`queue`, `in_flight`): a value
+    /// compared with its length is a ceiling (`index::extract`'s length guard).
+    #[serde(default)]
+    pub(crate) work_words: Vec<String>,
+    /// Words that make such a collection one of bytes, text or a page.
+    #[serde(default)]
+    pub(crate) not_work_words: Vec<String>,
     #[serde(default)]
     pub(crate) apis: Vec<Api>,
     #[serde(default)]

@@ -1571,6 +1571,11 @@ impl Extractor<'_> {
         to: flow::Node,
         (site, item, kind): (&str, &str, CapacityKind),
     ) {
+        // A size in bytes or a share is no count: nothing flows on through it (`available -
+        // reserve_bytes` sets no capacity with the reserve's literal).
+        if to.holds_no_count() {
+            return;
+        }
         let cpu_sink = self.cpu_sink(&to, value);
         if let Some(sink) = &cpu_sink {
             self.cpu_call_args(v, value, sink, (site, item, kind));
@@ -1690,30 +1695,48 @@ impl Extractor<'_> {
     /// `const SEND_BUF_CAP: usize = BROADCAST_CAP * 2;`: the multiplier of a constant named for
     /// a capacity sets the product as much as that constant sets itself, when the product is a
     /// capacity too: named for one, or reaching an API (the flow's `Node::Const`). A unit's
-    /// multiple (`64 * MIB`: `MIB` is named for no capacity) is the constant's own number.
+    /// multiple (`64 * MIB`: `MIB` is named for no capacity) is the constant's own number. A
+    /// quotient counts alike (`3 * DEFAULT_MAX_WORK_EVENT_QUEUE_LEN / 4`: each literal).
     fn scaled_const(
         &mut self,
         v: &View,
         c: &ConstItem,
         (site, item, kind): (&str, &str, CapacityKind),
     ) {
-        let Expr::Binary(b) = crate::index::value::carried(c.expr) else {
-            return;
-        };
-        if !matches!(b.op, syn::BinOp::Mul(_)) {
+        // The literals and constants of a product or quotient (`3 * MAX_QUEUE_LEN / 4`).
+        fn terms<'e>(e: &'e Expr, lits: &mut Vec<&'e Expr>, consts: &mut Vec<String>) -> bool {
+            match crate::index::value::carried(e) {
+                Expr::Binary(b) if matches!(b.op, syn::BinOp::Mul(_) | syn::BinOp::Div(_)) => {
+                    terms(&b.left, lits, consts) && terms(&b.right, lits, consts)
+                }
+                inner => match Val::of(inner) {
+                    Val::Const(n) => {
+                        consts.push(n);
+                        true
+                    }
+                    _ if Val::of(inner).is_lit() => {
+                        lits.push(inner);
+                        true
+                    }
+                    _ => false,
+                },
+            }
+        }
+        let (mut lits, mut consts) = (Vec::new(), Vec::new());
+        if !matches!(crate::index::value::carried(c.expr), Expr::Binary(_))
+            || !terms(c.expr, &mut lits, &mut consts)
+        {
             return;
         }
-        for (lit, other) in [(&b.left, &b.right), (&b.right, &b.left)] {
+        let [base] = consts.as_slice() else { return };
+        if !self.tables.capacity_names.matches(base) {
+            return;
+        }
+        for lit in lits {
             let Some(n) = Val::of(lit).literal().filter(|&n| n >= 2) else {
                 continue;
             };
-            let Val::Const(base) = Val::of(other) else {
-                continue;
-            };
-            if !Val::of(lit).is_lit()
-                || self.tables.unit_values.contains(&n)
-                || !self.tables.capacity_names.matches(&base)
-            {
+            if self.tables.unit_values.contains(&n) {
                 continue;
             }
             let to = if self.tables.capacity_names.matches(item) {
@@ -1812,6 +1835,11 @@ impl Extractor<'_> {
                 continue;
             }
             let param = id.ident.to_string();
+            let local = flow::Node::Local(fn_id, param.clone());
+            // A size in bytes or a share is no count (`per_seq_bytes`): nothing flows through it.
+            if local.holds_no_count() {
+                continue;
+            }
             self.facts.flow.params.push(flow::ParamName {
                 key: key.clone(),
                 index: i,
@@ -1819,7 +1847,7 @@ impl Extractor<'_> {
             });
             self.facts.flow.edges.push(flow::Edge {
                 from: flow::Node::Param(key.clone(), i),
-                to: flow::Node::Local(fn_id, param),
+                to: local,
                 at: flow::Pos::of(&loc_of(v.rel, &p.pat)),
                 from_call: None,
                 to_call: None,
@@ -1935,6 +1963,17 @@ impl Extractor<'_> {
             Expr::MethodCall(m) => {
                 let api = self.api_of_method(&m.method, m.args.len());
                 let name = m.method.to_string();
+                // `JOBS_MAX_QUERIES.saturating_sub(queries.len())`: the headroom left under a
+                // ceiling of work held at once.
+                if matches!(
+                    name.as_str(),
+                    "saturating_sub" | "checked_sub" | "wrapping_sub"
+                ) && m.args.len() == 1
+                {
+                    if let Some(held) = self.work_len(&m.args[0]) {
+                        self.len_bound(v, &m.receiver, &held);
+                    }
+                }
                 if api.is_none() && flow::is_common_method(&name) {
                     return;
                 }
@@ -1942,6 +1981,7 @@ impl Extractor<'_> {
                 let args: Vec<&Expr> = m.args.iter().collect();
                 self.flow_call(v, e, (&key, &key), &args, api.as_ref());
             }
+            Expr::Binary(b) => self.len_guard(v, b),
             Expr::Return(r) => {
                 if let (Some(value), Some(Some(key)), Some((name, site))) =
                     (&r.expr, self.fn_keys.last(), v.fns.last())
@@ -1953,6 +1993,117 @@ impl Extractor<'_> {
             }
             _ => {}
         }
+    }
+
+    /// `if self.queue.len() >= self.max_length { drop(item) }`, `while running.len() <
+    /// concurrency`: a value compared with the length of a collection of work held at once
+    /// (`Tables::is_work_collection`) is that collection's ceiling, and so is the value the
+    /// length is taken from (`MAX_QUERIES - queries.len()`, the headroom under it).
+    fn len_guard(&mut self, v: &View, b: &syn::ExprBinary) {
+        use syn::BinOp::{Eq, Ge, Gt, Le, Lt, Sub};
+        let sides: &[(&Expr, &Expr)] = match b.op {
+            Lt(_) | Le(_) | Gt(_) | Ge(_) | Eq(_) => &[(&b.left, &b.right), (&b.right, &b.left)],
+            Sub(_) => &[(&b.right, &b.left)],
+            _ => return,
+        };
+        for &(len, bound) in sides {
+            if let Some(held) = self.work_len(len) {
+                self.len_bound(v, bound, &held);
+                return;
+            }
+        }
+    }
+
+    /// The collection a length is taken of, when it holds work (`self.queue.len()`,
+    /// `in_flight.lock().len() as u64`: `queue`, `in_flight`).
+    /// A count of some of a collection's items counts too (`batches.iter().filter(..).count()`,
+    /// `queries.size()`).
+    fn work_len(&self, e: &Expr) -> Option<String> {
+        let Expr::MethodCall(m) = crate::index::value::carried(e) else {
+            return None;
+        };
+        if !matches!(m.method.to_string().as_str(), "len" | "count" | "size") {
+            return None;
+        }
+        if !m.args.is_empty() {
+            return None;
+        }
+        let mut recv = &*m.receiver;
+        // `queue.lock().len()`, `queue.read().await.len()`, `batches.iter().filter(..).count()`.
+        loop {
+            match recv {
+                Expr::MethodCall(r)
+                    if r.args.len() <= 1
+                        && matches!(
+                            r.method.to_string().as_str(),
+                            "lock"
+                                | "read"
+                                | "write"
+                                | "borrow"
+                                | "borrow_mut"
+                                | "unwrap"
+                                | "as_ref"
+                                | "get_mut"
+                                | "iter"
+                                | "values"
+                                | "keys"
+                                | "filter"
+                        ) =>
+                {
+                    recv = &r.receiver
+                }
+                Expr::Await(a) => recv = &a.base,
+                Expr::Try(t) => recv = &t.expr,
+                Expr::Paren(p) => recv = &p.expr,
+                _ => break,
+            }
+        }
+        let name = match recv {
+            Expr::Field(f) => match &f.member {
+                syn::Member::Named(n) => n.to_string(),
+                syn::Member::Unnamed(_) => return None,
+            },
+            Expr::Path(p) => p.path.get_ident()?.to_string(),
+            _ => return None,
+        };
+        self.tables.is_work_collection(&name).then_some(name)
+    }
+
+    /// The value `bound` is the ceiling of the work collection `held`: its sources flow into
+    /// the collection's length, as an API's argument flows into the API. A bound that is itself
+    /// a length (`a.len() < b.len()`) or named as `exclude_words` say is none; a 1 there is a
+    /// degenerate case (`active.len() == 1`), no capacity.
+    fn len_bound(&mut self, v: &View, bound: &Expr, held: &str) {
+        let inner = crate::index::value::carried(bound);
+        if matches!(inner, Expr::MethodCall(m) if m.method == "len") {
+            return;
+        }
+        let named = match inner {
+            Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            Expr::Field(f) => match &f.member {
+                syn::Member::Named(n) => Some(n.to_string()),
+                syn::Member::Unnamed(_) => None,
+            },
+            _ => None,
+        };
+        // A page's size (`tasks.len() < max_results`) bounds one answer, not work held; a
+        // minimum (`active_validators.len() < min_genesis_active_validator_count`) is a
+        // threshold to reach, no ceiling.
+        let page = |n: &str| {
+            crate::index::names::words(n)
+                .iter()
+                .any(|w| matches!(w.as_str(), "results" | "page" | "min" | "minimum"))
+        };
+        if named.is_some_and(|n| self.tables.capacity_names.excludes(&n) || page(&n)) {
+            return;
+        }
+        let api = format!("{held}.len()");
+        if !self.facts.flow.handoff.contains(&api) {
+            self.facts.flow.handoff.push(api.clone());
+        }
+        let site = crate::site::child(&v.function_site(), held);
+        let to = flow::Node::Sink(api.clone());
+        self.flows_into(v, bound, to, (&site, &api, CapacityKind::ApiArg));
     }
 
     /// `let (a, b) = match roles { .. => (x, y), _ => (2, 2) };`: each element of every tuple
@@ -1975,6 +2126,35 @@ impl Extractor<'_> {
                     self.flow_local(v, name, elem);
                 }
             }
+        }
+    }
+
+    /// `let Self { queue, max_len: limit, .. } = self;`: each field goes to its binding.
+    fn flow_destructured(&mut self, v: &View, pat: &syn::PatStruct) {
+        let Some(&id) = self.fn_ids.last() else {
+            return;
+        };
+        let named = pat.path.segments.last().map(|x| x.ident.to_string());
+        let ty = match (named.as_deref(), v.scope.self_ty()) {
+            (Some("Self"), Some(t)) => t.to_string(),
+            (Some("Self"), None) | (None, _) => return,
+            (Some(n), _) => n.to_string(),
+        };
+        for f in &pat.fields {
+            let (syn::Member::Named(field), syn::Pat::Ident(binding)) = (&f.member, &*f.pat) else {
+                continue;
+            };
+            let to = flow::Node::Local(id, binding.ident.to_string());
+            if to.holds_no_count() {
+                continue;
+            }
+            self.facts.flow.edges.push(flow::Edge {
+                from: flow::Node::Field(Some(ty.clone()), field.to_string()),
+                to,
+                at: flow::Pos::of(&loc_of(v.rel, &f.pat)),
+                from_call: None,
+                to_call: None,
+            });
         }
     }
 
@@ -2164,6 +2344,9 @@ impl Collector for Extractor<'_> {
         self.stop_signal(v, l);
         if let (syn::Pat::Tuple(t), Some(init), false) = (&l.pat, &l.init, v.in_test()) {
             self.flow_tuple(v, t, &init.expr);
+        }
+        if let (syn::Pat::Struct(s), false) = (&l.pat, v.in_test()) {
+            self.flow_destructured(v, s);
         }
         let ident = match &l.pat {
             syn::Pat::Ident(id) => Some(&id.ident),

@@ -13,6 +13,10 @@ pub(crate) struct Tables {
     pub(crate) count_words: NameTable,
     pub(crate) subject_words: NameTable,
     pub(crate) ceiling_names: NameTable,
+    /// Words naming a collection of work held at once, and words that make one bytes or text
+    /// (`rules/unmeasured-capacity.toml`'s `work_words`, `not_work_words`).
+    pub(crate) work_words: rustc_hash::FxHashSet<String>,
+    pub(crate) not_work_words: rustc_hash::FxHashSet<String>,
     pub(crate) apis: Vec<Api>,
     /// `apis` by the last segment of their call (`new` of `Semaphore::new`) and by their method,
     /// each in table order: a call or method is matched against its few, not the whole table
@@ -28,6 +32,16 @@ pub(crate) struct Tables {
 }
 
 impl Tables {
+    /// Whether a name is a collection of work held at once (`queued_blocks`, `in_flight`,
+    /// `inbound_substreams`), not one of bytes or text (`pending_chunk`).
+    pub(crate) fn is_work_collection(&self, name: &str) -> bool {
+        work_named(
+            &crate::index::names::words(name),
+            &self.work_words,
+            &self.not_work_words,
+        )
+    }
+
     /// The table's call APIs whose path ends with the segment `last`, in table order.
     pub(crate) fn calls_ending(&self, last: &str) -> impl Iterator<Item = &Api> {
         self.calls_by_last
@@ -45,6 +59,15 @@ impl Tables {
             .flatten()
             .map(|&i| &self.apis[i])
     }
+}
+
+/// Whether a name's words `w` name a collection of work (a word of `work`, none of `not_work`).
+pub(crate) fn work_named(
+    w: &[String],
+    work: &rustc_hash::FxHashSet<String>,
+    not_work: &rustc_hash::FxHashSet<String>,
+) -> bool {
+    w.iter().any(|x| work.contains(x)) && !w.iter().any(|x| not_work.contains(x))
 }
 
 const ASSERT_MACROS: &[&str] = &[
@@ -102,6 +125,8 @@ impl Tables {
             count_words: NameTable::new(&counts, &exclude),
             subject_words: NameTable::new(&pinned.subject_words, &[]),
             ceiling_names: NameTable::new(&ceiling, &["timeout".into(), "bytes".into()]),
+            work_words: unmeasured.work_words.iter().cloned().collect(),
+            not_work_words: unmeasured.not_work_words.iter().cloned().collect(),
             apis,
             calls_by_last,
             methods,

@@ -45,6 +45,9 @@ pub(crate) struct Triggers {
     /// Functions with a capacity parameter (`Tables::capacity_fns`): a call of one is a fact
     /// next to a value.
     calls: HashSet<String>,
+    /// Names of collections of work held at once (`Tables::is_work_collection`).
+    work_words: HashSet<String>,
+    not_work_words: HashSet<String>,
 }
 
 impl Triggers {
@@ -67,6 +70,8 @@ impl Triggers {
                 .map(str::to_string)
                 .collect(),
             calls: tables.capacity_fns.clone(),
+            work_words: tables.work_words.clone(),
+            not_work_words: tables.not_work_words.clone(),
         }
     }
 
@@ -112,6 +117,8 @@ impl Triggers {
             // A type named for a capacity (`QueueSizeConf`): its `Default` sets the capacity in
             // `Self { control: 2, .. }`, which names no capacity itself (`extract::struct_lit`).
             whole_impl: name && !value && ident.starts_with(char::is_uppercase),
+            len: matches!(ident, "len" | "count" | "size"),
+            work: crate::index::tables::work_named(&w, &self.work_words, &self.not_work_words),
         }
     }
 

@@ -39,6 +39,10 @@ pub(crate) struct Class {
     /// A type named elsewhere (`focus`): an `impl` that names it in its header is kept whole, so
     /// `Self::new(..)` in it is read with the type's other code.
     pub(crate) whole_impl: bool,
+    /// `len`, and a name for a collection of work held at once (`queue`, `in_flight`): production
+    /// code that names both can compare a ceiling with such a length (`queue.len() >= max`).
+    pub(crate) len: bool,
+    pub(crate) work: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -599,6 +603,7 @@ impl<'s> Splitter<'s, '_, '_> {
     /// folds every constant).
     fn holds_fact(&mut self, start: usize, end: usize, test: bool, own: Option<usize>) -> bool {
         let (mut subject, mut literal, mut value, mut named) = (false, false, false, false);
+        let (mut len, mut work) = (false, false);
         for (at, t) in self.toks.iter().enumerate().take(end).skip(start) {
             match t.kind {
                 TokenKind::Ident | TokenKind::RawIdent => {
@@ -614,6 +619,8 @@ impl<'s> Splitter<'s, '_, '_> {
                     subject |= c.subject;
                     named |= c.prod_with_value && !test;
                     value |= c.value;
+                    len |= c.len && !test;
+                    work |= c.work && !test;
                     self.ids.push(ident_hash(text));
                 }
                 TokenKind::Literal {
@@ -632,7 +639,7 @@ impl<'s> Splitter<'s, '_, '_> {
                 } if str_digits(&self.src[t.start()..t.end()]) => value = true,
                 _ => {}
             }
-            if (subject && literal) || (named && value) {
+            if (subject && literal) || (named && value) || (len && work) {
                 return true;
             }
         }
@@ -679,6 +686,8 @@ mod tests {
             subject: w == "max",
             api: w == "Semaphore",
             whole_impl: false,
+            len: w == "len",
+            work: w == "queue",
         }
     }
 
@@ -723,6 +732,18 @@ mod tests {
         );
         assert!(!out.contains("cfg_rt"));
         assert!(out.contains("cfg_net! { fn shown() -> u8 { PER_BACKEND } }"));
+    }
+
+    #[test]
+    fn keeps_a_length_of_work_compared_with_a_bound() {
+        let src = "fn a(&self) -> bool { self.queue.len() >= self.max }
+fn b(&self) -> bool { self.name.len() > self.max }
+fn c(&self) -> bool { self.queue.is_empty() }
+";
+        let out = run(src).unwrap();
+        assert!(out.contains("self.queue.len() >= self.max"), "{out}");
+        assert!(!out.contains("fn b"), "a length of no work: {out}");
+        assert!(!out.contains("fn c"), "work with no length: {out}");
     }
 
     #[test]

@@ -275,7 +275,9 @@ fn package_files(ws_root: &Path, pkg: &Package, pointed: bool) -> anyhow::Result
             .iter()
             .any(|(src, folder)| path == *src || path.starts_with(folder));
         let role = match role {
-            FileRole::Source if harness || dev_tool => FileRole::Test,
+            FileRole::Source if harness || dev_tool || support_module(path, &pkg_root) => {
+                FileRole::Test
+            }
             role => role,
         };
         out.push(FileEntry {
@@ -288,6 +290,19 @@ fn package_files(ws_root: &Path, pkg: &Package, pointed: bool) -> anyhow::Result
         });
     }
     Ok(out)
+}
+
+/// Whether a source file is a module of test support: its file or a folder above it in the
+/// package is named for testing (`src/test_utils.rs`, `src/testing/harness.rs`, `mock.rs`), as a
+/// test-support crate or feature is (`syntax::names_testing`).
+fn support_module(path: &Path, pkg_root: &Path) -> bool {
+    path.strip_prefix(pkg_root).is_ok_and(|r| {
+        r.components().any(|c| {
+            c.as_os_str()
+                .to_str()
+                .is_some_and(|n| crate::syntax::names_testing(n.trim_end_matches(".rs")))
+        })
+    })
 }
 
 /// Words that name a benchmark, end-to-end, example or simulation harness (`chroma-benchmark`,
