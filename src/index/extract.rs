@@ -2058,14 +2058,7 @@ impl Extractor<'_> {
                 _ => break,
             }
         }
-        let name = match recv {
-            Expr::Field(f) => match &f.member {
-                syn::Member::Named(n) => n.to_string(),
-                syn::Member::Unnamed(_) => return None,
-            },
-            Expr::Path(p) => p.path.get_ident()?.to_string(),
-            _ => return None,
-        };
+        let name = place_name(recv)?;
         self.tables.is_work_collection(&name).then_some(name)
     }
 
@@ -2078,14 +2071,7 @@ impl Extractor<'_> {
         if matches!(inner, Expr::MethodCall(m) if m.method == "len") {
             return;
         }
-        let named = match inner {
-            Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
-            Expr::Field(f) => match &f.member {
-                syn::Member::Named(n) => Some(n.to_string()),
-                syn::Member::Unnamed(_) => None,
-            },
-            _ => None,
-        };
+        let named = place_name(inner);
         // A page's size (`tasks.len() < max_results`) bounds one answer, not work held; a
         // minimum (`active_validators.len() < min_genesis_active_validator_count`) is a
         // threshold to reach, no ceiling.
@@ -2541,6 +2527,19 @@ fn first_str(args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) -> Option
             lit: syn::Lit::Str(s),
             ..
         })) => Some(s.value()),
+        _ => None,
+    }
+}
+
+/// The name a place is read by: a field's (`self.queue` -> `queue`), a path's last segment
+/// (`MAXIMUM_QUEUED_BLOCKS`, `cfg::LIMIT` -> `LIMIT`).
+fn place_name(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Field(f) => match &f.member {
+            syn::Member::Named(n) => Some(n.to_string()),
+            syn::Member::Unnamed(_) => None,
+        },
+        Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
         _ => None,
     }
 }
