@@ -59,6 +59,10 @@ pub(crate) struct Meta {
     pub(crate) names: Vec<String>,
     #[serde(default)]
     pub(crate) exclude_words: Vec<String>,
+    /// Words that name a size in bytes or a share: excluded as `exclude_words` are, and a place
+    /// so named passes no count on in the flow (`Tables::holds_no_count`).
+    #[serde(default)]
+    pub(crate) no_count_words: Vec<String>,
     /// Words that name a duration unless the value's type says it counts (see
     /// `NameTable::with_soft`).
     #[serde(default)]

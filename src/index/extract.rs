@@ -1573,7 +1573,7 @@ impl Extractor<'_> {
     ) {
         // A size in bytes or a share is no count: nothing flows on through it (`available -
         // reserve_bytes` sets no capacity with the reserve's literal).
-        if to.holds_no_count() {
+        if self.tables.holds_no_count(&to) {
             return;
         }
         let cpu_sink = self.cpu_sink(&to, value);
@@ -1837,7 +1837,7 @@ impl Extractor<'_> {
             let param = id.ident.to_string();
             let local = flow::Node::Local(fn_id, param.clone());
             // A size in bytes or a share is no count (`per_seq_bytes`): nothing flows through it.
-            if local.holds_no_count() {
+            if self.tables.holds_no_count(&local) {
                 continue;
             }
             self.facts.flow.params.push(flow::ParamName {
@@ -2131,7 +2131,7 @@ impl Extractor<'_> {
                 continue;
             };
             let to = flow::Node::Local(id, binding.ident.to_string());
-            if to.holds_no_count() {
+            if self.tables.holds_no_count(&to) {
                 continue;
             }
             self.facts.flow.edges.push(flow::Edge {

@@ -60,19 +60,14 @@ impl Node {
         }
     }
 
-    /// Whether the place is named for a quantity of bytes or a share (`fixed_workspace_bytes`,
-    /// `MAX_FRAME_KIB`, `.transient_bytes()`, `OVERPROVISION_PERCENT`): what is stored there is
-    /// no count, so no count flows through it, and no literal stored there is a capacity
-    /// (`extract::Extractor::flows_into`).
-    pub(crate) fn holds_no_count(&self) -> bool {
-        let name = match self {
-            Node::Const(n) | Node::Field(_, n) | Node::FieldRead(n) | Node::Local(_, n) => n,
-            Node::Ret(key) => key.rsplit("::").next().unwrap_or(key),
-            Node::Param(..) | Node::Sink(_) => return false,
-        };
-        crate::index::names::words(name)
-            .iter()
-            .any(|w| NOT_COUNT_WORDS.contains(&w.as_str()))
+    /// The name a place is written by: a constant's, a field's, a local's, a function's for its
+    /// result (`Limits::fetches` -> `fetches`); none for a parameter or a sink.
+    pub(crate) fn name(&self) -> Option<&str> {
+        match self {
+            Node::Const(n) | Node::Field(_, n) | Node::FieldRead(n) | Node::Local(_, n) => Some(n),
+            Node::Ret(key) => key.rsplit("::").next(),
+            Node::Param(..) | Node::Sink(_) => None,
+        }
     }
 
     /// Every identifier code that stores into this place mentions: `Limits::new` is called as
@@ -223,24 +218,6 @@ pub(crate) struct FileFlow {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) trait_methods: Vec<String>,
 }
-
-/// Words that name a quantity of bytes or a share (`Node::holds_no_count`).
-const NOT_COUNT_WORDS: &[&str] = &[
-    "bytes",
-    "byte",
-    "kb",
-    "kib",
-    "mb",
-    "mib",
-    "gb",
-    "gib",
-    "bits",
-    "bit",
-    "percent",
-    "percentage",
-    "pct",
-    "ratio",
-];
 
 /// Method names every type has, or that only pass a value on: a call of one on an unknown
 /// receiver is not followed into the workspace's methods of that name.

@@ -17,6 +17,8 @@ pub(crate) struct Tables {
     /// (`rules/unmeasured-capacity.toml`'s `work_words`, `not_work_words`).
     pub(crate) work_words: rustc_hash::FxHashSet<String>,
     pub(crate) not_work_words: rustc_hash::FxHashSet<String>,
+    /// Words that name a size in bytes or a share (`no_count_words`).
+    no_count_words: rustc_hash::FxHashSet<String>,
     pub(crate) apis: Vec<Api>,
     /// `apis` by the last segment of their call (`new` of `Semaphore::new`) and by their method,
     /// each in table order: a call or method is matched against its few, not the whole table
@@ -40,6 +42,17 @@ impl Tables {
             &self.work_words,
             &self.not_work_words,
         )
+    }
+
+    /// Whether a flow place is named for a size in bytes or a share (`fixed_workspace_bytes`,
+    /// `MAX_FRAME_KIB`, `.transient_bytes()`, `OVERPROVISION_PERCENT`): what is stored there is
+    /// no count, so no count flows through it, and no literal stored there is a capacity.
+    pub(crate) fn holds_no_count(&self, place: &crate::index::flow::Node) -> bool {
+        place.name().is_some_and(|n| {
+            crate::index::names::words(n)
+                .iter()
+                .any(|w| self.no_count_words.contains(w))
+        })
     }
 
     /// The table's call APIs whose path ends with the segment `last`, in table order.
@@ -104,6 +117,7 @@ impl Tables {
         let mut names = unmeasured.names.clone();
         names.extend(cfg.capacity_names.iter().cloned());
         let mut exclude = unmeasured.exclude_words.clone();
+        exclude.extend(unmeasured.no_count_words.iter().cloned());
         exclude.extend(cfg.exclude_words.iter().cloned());
         let mut counts = per_unit.count_words.clone();
         counts.extend(cfg.count_words.iter().cloned());
@@ -127,6 +141,7 @@ impl Tables {
             ceiling_names: NameTable::new(&ceiling, &["timeout".into(), "bytes".into()]),
             work_words: unmeasured.work_words.iter().cloned().collect(),
             not_work_words: unmeasured.not_work_words.iter().cloned().collect(),
+            no_count_words: unmeasured.no_count_words.iter().cloned().collect(),
             apis,
             calls_by_last,
             methods,
