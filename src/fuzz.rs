@@ -209,12 +209,14 @@ fn front_end(text: &str) {
                 .then(|| sparse::sparse(t, role == FileRole::Test, &mut triggers.classifier()))
                 .flatten()
         };
-        let Ok(parsed) = parse_file_with(&path, "src/lib.rs", Some((text, pre.too_deep)), prepare)
+        let Ok(mut parsed) =
+            parse_file_with(&path, "src/lib.rs", Some((text, pre.too_deep)), prepare)
         else {
             continue;
         };
         let scope = Scope::file("fuzz", &[], role, &parsed.ast);
-        let mut index = crate::index::extract::Extractor::new(tables, "src/lib.rs", role);
+        let mut index = crate::index::extract::Extractor::new(tables, "src/lib.rs", role)
+            .with_gauges(std::mem::take(&mut parsed.gauges));
         let mut fixtures = crate::fixture_model::collect::Collector::new("src/lib.rs");
         let mut code = crate::fixture_model::reads::CodeCollector::new("src/lib.rs");
         let mut sites = crate::operators::SiteCollector::new(tables, &[]);

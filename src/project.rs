@@ -353,7 +353,7 @@ impl Load<'_> {
         };
         let read = self.read.get(i).and_then(Option::as_deref);
         let read = read.zip(self.depths.get(i).map(|&(_, at)| at));
-        let parsed = match parse_file_with(&f.abs, &f.rel, read, prepare) {
+        let mut parsed = match parse_file_with(&f.abs, &f.rel, read, prepare) {
             Ok(p) => p,
             Err(failure) => {
                 return FileOut {
@@ -372,7 +372,8 @@ impl Load<'_> {
             }
         };
         let scope = Scope::file(&f.crate_name, &f.module, role, &parsed.ast);
-        let mut index = Extractor::new(self.tables, &f.rel, role);
+        let mut index = Extractor::new(self.tables, &f.rel, role)
+            .with_gauges(std::mem::take(&mut parsed.gauges));
         let mut fixture = self.needs.fixtures.then(|| FixtureCollector::new(&f.rel));
         let mut code = self.needs.fixtures.then(|| CodeCollector::new(&f.rel));
         let operators = self.needs.operators && role == FileRole::Source;

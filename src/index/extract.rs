@@ -47,6 +47,8 @@ pub(crate) struct Extractor<'a> {
     /// Where the 1 of a zero guard's assignment sits (`if n == 0 { n = 1; }`): a floor that
     /// keeps a count from being zero, no capacity.
     floors: Vec<flow::Pos>,
+    /// The file's gauges (`syntax::sparse::gauges`), sorted.
+    gauges: Vec<String>,
 }
 
 /// A capacity API a call matches.
@@ -88,7 +90,14 @@ impl<'a> Extractor<'a> {
             param_types: Vec::new(),
             signals: Vec::new(),
             floors: Vec::new(),
+            gauges: Vec::new(),
         }
+    }
+
+    /// The names the file counts both up and down (`syntax::sparse::gauges`, sorted).
+    pub(crate) fn with_gauges(mut self, gauges: Vec<String>) -> Self {
+        self.gauges = gauges;
+        self
     }
 
     pub(crate) fn finish(self) -> FileFacts {
@@ -1908,6 +1917,15 @@ impl Extractor<'_> {
     fn flow_expr(&mut self, v: &View, e: &Expr) {
         match e {
             Expr::Struct(s) => {
+                // `Err(ReadBodyError::BodyTooLarge { limit })`: an error carries a bound to say
+                // what was exceeded, and no work is sized by what it holds.
+                if s.path
+                    .segments
+                    .iter()
+                    .any(|x| x.ident.to_string().ends_with("Error"))
+                {
+                    return;
+                }
                 let named = s.path.segments.last().map(|x| x.ident.to_string());
                 let ty = match (named.as_deref(), v.scope.self_ty()) {
                     (Some("Self"), Some(t)) => t.to_string(),
@@ -1970,7 +1988,7 @@ impl Extractor<'_> {
                     "saturating_sub" | "checked_sub" | "wrapping_sub"
                 ) && m.args.len() == 1
                 {
-                    if let Some(held) = self.work_len(&m.args[0]) {
+                    if let Some(held) = self.held(&m.args[0]) {
                         self.len_bound(v, &m.receiver, &held);
                     }
                 }
@@ -2007,11 +2025,35 @@ impl Extractor<'_> {
             _ => return,
         };
         for &(len, bound) in sides {
-            if let Some(held) = self.work_len(len) {
+            if let Some(held) = self.held(len) {
                 self.len_bound(v, bound, &held);
                 return;
             }
         }
+    }
+
+    /// How much work is held, where `e` reads it: the length of a collection of work
+    /// (`work_len`: `queue.len()`), or a gauge of work the file counts up and down
+    /// (`self.active_workers`, `self.inflight.load(Ordering::Acquire)`, `*running.lock()`).
+    /// The name of what is held, as the sink's name reads it: `queue.len()`, `active_workers`.
+    fn held(&self, e: &Expr) -> Option<String> {
+        if let Some(coll) = self.work_len(e) {
+            return Some(format!("{coll}.len()"));
+        }
+        if self.gauges.is_empty() {
+            return None;
+        }
+        let e = crate::index::value::carried(e);
+        // `self.read_inflight + self.write_inflight >= self.io_depth`: work held in two parts.
+        if let Expr::Binary(b) = e {
+            if matches!(b.op, syn::BinOp::Add(_)) {
+                return self.held(&b.left).or_else(|| self.held(&b.right));
+            }
+        }
+        let e = accessed(e, &["load", "get", "lock", "read", "unwrap", "clone"]);
+        let name = place_name(e)?;
+        (self.gauges.binary_search(&name).is_ok() && self.tables.is_work_collection(&name))
+            .then_some(name)
     }
 
     /// The collection a length is taken of, when it holds work (`self.queue.len()`,
@@ -2028,36 +2070,24 @@ impl Extractor<'_> {
         if !m.args.is_empty() {
             return None;
         }
-        let mut recv = &*m.receiver;
         // `queue.lock().len()`, `queue.read().await.len()`, `batches.iter().filter(..).count()`.
-        loop {
-            match recv {
-                Expr::MethodCall(r)
-                    if r.args.len() <= 1
-                        && matches!(
-                            r.method.to_string().as_str(),
-                            "lock"
-                                | "read"
-                                | "write"
-                                | "borrow"
-                                | "borrow_mut"
-                                | "unwrap"
-                                | "as_ref"
-                                | "get_mut"
-                                | "iter"
-                                | "values"
-                                | "keys"
-                                | "filter"
-                        ) =>
-                {
-                    recv = &r.receiver
-                }
-                Expr::Await(a) => recv = &a.base,
-                Expr::Try(t) => recv = &t.expr,
-                Expr::Paren(p) => recv = &p.expr,
-                _ => break,
-            }
-        }
+        let recv = accessed(
+            &m.receiver,
+            &[
+                "lock",
+                "read",
+                "write",
+                "borrow",
+                "borrow_mut",
+                "unwrap",
+                "as_ref",
+                "get_mut",
+                "iter",
+                "values",
+                "keys",
+                "filter",
+            ],
+        );
         let name = place_name(recv)?;
         self.tables.is_work_collection(&name).then_some(name)
     }
@@ -2066,7 +2096,7 @@ impl Extractor<'_> {
     /// the collection's length, as an API's argument flows into the API. A bound that is itself
     /// a length (`a.len() < b.len()`) or named as `exclude_words` say is none; a 1 there is a
     /// degenerate case (`active.len() == 1`), no capacity.
-    fn len_bound(&mut self, v: &View, bound: &Expr, held: &str) {
+    fn len_bound(&mut self, v: &View, bound: &Expr, api: &str) {
         let inner = crate::index::value::carried(bound);
         if matches!(inner, Expr::MethodCall(m) if m.method == "len") {
             return;
@@ -2083,10 +2113,11 @@ impl Extractor<'_> {
         if named.is_some_and(|n| self.tables.capacity_names.excludes(&n) || page(&n)) {
             return;
         }
-        let api = format!("{held}.len()");
+        let api = api.to_string();
         if !self.facts.flow.handoff.contains(&api) {
             self.facts.flow.handoff.push(api.clone());
         }
+        let held = api.strip_suffix(".len()").unwrap_or(&api);
         let site = crate::site::child(&v.function_site(), held);
         let to = flow::Node::Sink(api.clone());
         self.flows_into(v, bound, to, (&site, &api, CapacityKind::ApiArg));
@@ -2528,6 +2559,25 @@ fn first_str(args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) -> Option
             ..
         })) => Some(s.value()),
         _ => None,
+    }
+}
+
+/// The place `e` reads through the accessors named in `through` (`queue.lock().unwrap()`,
+/// `q.read().await`, `*running`, `(x)`).
+fn accessed<'e>(mut e: &'e Expr, through: &[&str]) -> &'e Expr {
+    loop {
+        match e {
+            Expr::MethodCall(m)
+                if m.args.len() <= 1 && through.contains(&m.method.to_string().as_str()) =>
+            {
+                e = &m.receiver
+            }
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => e = &u.expr,
+            Expr::Await(a) => e = &a.base,
+            Expr::Try(t) => e = &t.expr,
+            Expr::Paren(p) => e = &p.expr,
+            _ => return e,
+        }
     }
 }
 

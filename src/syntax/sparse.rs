@@ -73,6 +73,8 @@ pub(crate) struct Sparse {
     /// pass that learns one matters (a constant that sizes an API, a place a value reaches one
     /// through) reads the file again with it kept.
     pub(crate) hidden: Vec<u64>,
+    /// The file's gauges ([`gauges`]).
+    pub(crate) gauges: Vec<String>,
 }
 
 /// The file with comments and fact-free items cut, or `None` when it should be parsed as
@@ -155,11 +157,13 @@ impl Lexed {
         }
         let Lexed { toks, mut cuts, .. } = self;
         let close = matching(&toks)?;
+        let gauges = scan_gauges(src, &toks);
         let mut s = Splitter {
             src,
             toks: &toks,
             close: &close,
             classify,
+            gauges: &gauges,
             drop: Vec::new(),
             ids: Vec::new(),
             kept: 0,
@@ -175,8 +179,68 @@ impl Lexed {
         Some(Sparse {
             text: cut(src, cuts),
             hidden,
+            gauges,
         })
     }
+}
+
+/// The names a file counts both up and down: `self.active += 1` and `self.active -= 1`,
+/// `inflight.fetch_add(1, ..)` and `inflight.fetch_sub(1, ..)`. Such a place is a gauge of
+/// something under way, so a value compared with it can be a ceiling (`index::extract`'s length
+/// guard), wherever in the file the counting happens. Read off tokens, not the syntax tree, so a
+/// sparse parse and a full one see the same gauges. Sorted.
+pub(crate) fn gauges(src: &str) -> Vec<String> {
+    let mut lexed = Lexed::default();
+    let mut pos = 0;
+    for t in tokenize(src, FrontmatterAllowed::No) {
+        let end = pos + t.len as usize;
+        // A token this pass does not understand still leaves the others' counting readable.
+        if !matches!(
+            t.kind,
+            TokenKind::Whitespace | TokenKind::LineComment { .. } | TokenKind::BlockComment { .. }
+        ) {
+            if let (Ok(start), Ok(end)) = (u32::try_from(pos), u32::try_from(end)) {
+                lexed.toks.push(Tok {
+                    kind: t.kind,
+                    start,
+                    end,
+                });
+            }
+        }
+        pos = end;
+    }
+    scan_gauges(src, &lexed.toks)
+}
+
+fn scan_gauges(src: &str, toks: &[Tok]) -> Vec<String> {
+    let text = |t: &Tok| &src[t.start()..t.end()];
+    let (mut up, mut down) = (Vec::new(), Vec::new());
+    for w in toks.windows(3) {
+        if w[0].kind != TokenKind::Ident {
+            continue;
+        }
+        let to = match (w[1].kind, w[2].kind) {
+            (TokenKind::Plus, TokenKind::Eq) if w[1].end == w[2].start => &mut up,
+            (TokenKind::Minus, TokenKind::Eq) if w[1].end == w[2].start => &mut down,
+            (TokenKind::Dot, TokenKind::Ident) => match text(&w[2]) {
+                "fetch_add" => &mut up,
+                "fetch_sub" => &mut down,
+                _ => continue,
+            },
+            _ => continue,
+        };
+        to.push(text(&w[0]));
+    }
+    up.sort_unstable();
+    up.dedup();
+    down.sort_unstable();
+    let mut both: Vec<String> = up
+        .into_iter()
+        .filter(|n| down.binary_search(n).is_ok())
+        .map(str::to_string)
+        .collect();
+    both.shrink_to_fit();
+    both
 }
 
 /// `src` without the `cuts`: a cut keeps its newlines, and the part of its last line that comes
@@ -261,6 +325,9 @@ struct Splitter<'s, 't, 'c> {
     toks: &'t [Tok],
     close: &'t [usize],
     classify: &'c mut dyn FnMut(&'s str) -> Class,
+    /// The file's gauges: production code that names one of work (`Class::work`) is kept, since
+    /// it may compare the gauge with its ceiling.
+    gauges: &'t [String],
     /// Byte ranges to cut.
     drop: Vec<(usize, usize)>,
     /// The hashes of the cut items' identifiers.
@@ -619,6 +686,9 @@ impl<'s> Splitter<'s, '_, '_> {
                     subject |= c.subject;
                     named |= c.prod_with_value && !test;
                     value |= c.value;
+                    if c.work && !test && self.gauges.iter().any(|g| g == text) {
+                        return true;
+                    }
                     len |= c.len && !test;
                     work |= c.work && !test;
                     self.ids.push(ident_hash(text));
@@ -717,6 +787,23 @@ mod tests {
         assert!(out.contains("fn b() { Semaphore::new(4); }"));
         assert!(out.contains("const N: usize = 2;"));
         assert!(!out.contains("doc"));
+    }
+
+    #[test]
+    fn keeps_a_gauge_of_work_the_file_counts_up_and_down() {
+        let src = "fn a(&self) -> bool { self.queue >= self.cap }
+fn up(&mut self) { self.queue += 1; self.seen += 1; }
+fn down(&self) { self.queue.fetch_sub(1, R); self.seen.fetch_add(1, R) }
+fn b(&mut self) { self.level += 1; self.level -= 1; }
+";
+        assert_eq!(gauges(src), ["level", "queue"]);
+        let s = sparse(src, false, &mut classify).unwrap();
+        assert_eq!(s.gauges, ["level", "queue"], "the same gauges either way");
+        assert!(s.text.contains("fn a"), "{}", s.text);
+        assert!(!s.text.contains("fn b"), "a gauge of no work: {}", s.text);
+        let only_up = "fn a(&self) -> bool { self.queue >= self.cap }\nfn up(&mut self) { self.queue += 1; }\n";
+        assert!(gauges(only_up).is_empty(), "a total counted up is no gauge");
+        assert!(!run(only_up).unwrap_or_default().contains("fn a"));
     }
 
     #[test]
