@@ -156,11 +156,17 @@ pub(crate) fn output(cmd: &mut Command) -> std::io::Result<(Ended, std::process:
     }
     let mut child = spawn(cmd)?;
     let leader = child.id();
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+    // Each drain says when its pipe is closed: a child that closed its stdout is about to exit.
+    let (closed, on_close) = std::sync::mpsc::channel::<()>();
+    let drain = |pipe: Option<Box<dyn Read + Send>>,
+                 closed: Option<std::sync::mpsc::Sender<()>>| {
         std::thread::spawn(move || {
             let mut bytes = Vec::new();
             if let Some(mut p) = pipe {
                 let _ = p.read_to_end(&mut bytes);
+            }
+            if let Some(c) = closed {
+                let _ = c.send(());
             }
             bytes
         })
@@ -170,17 +176,20 @@ pub(crate) fn output(cmd: &mut Command) -> std::io::Result<(Ended, std::process:
             .stdout
             .take()
             .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        Some(closed),
     );
     let err = drain(
         child
             .stderr
             .take()
             .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        None,
     );
-    // A short query ends in tens of milliseconds: the first looks come soon, then at `POLL`
-    // (`cargo metadata` on the bench corpus: 52 ms of `check`'s wall time at a fixed 50 ms
-    // poll, 22 ms at this one).
+    // A short query ends in tens of milliseconds: the loop wakes when its stdout closes, else
+    // soon at first, then at `POLL` (`cargo metadata` on the bench corpus: 52 ms of `check`'s
+    // wall time at a fixed 50 ms poll, 22 ms with the first looks soon).
     let mut pause = Duration::from_millis(1);
+    let mut stdout_open = true;
     let ended = loop {
         if let Some(status) = child.try_wait()? {
             break Ended::Exited(status);
@@ -194,8 +203,18 @@ pub(crate) fn output(cmd: &mut Command) -> std::io::Result<(Ended, std::process:
             }
             break Ended::Interrupted;
         }
-        std::thread::sleep(pause);
-        pause = (pause * 2).min(POLL);
+        if stdout_open {
+            match on_close.recv_timeout(pause) {
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => pause = (pause * 2).min(POLL),
+                _ => {
+                    stdout_open = false;
+                    pause = Duration::from_millis(1);
+                }
+            }
+        } else {
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(POLL);
+        }
     };
     done(leader);
     end_strays(Some(run));
