@@ -279,7 +279,11 @@ impl Extractor<'_> {
                 .strip_prefix("with_")
                 .or_else(|| name.strip_prefix("set_"))
                 .unwrap_or(&name);
-            (n_args == 1 && self.tables.capacity_names.is_exactly(setting)).then(|| ApiHit {
+            // `.max_outstanding_nexus_tasks(5)`: a maximum named for a capacity is set too.
+            let names = &self.tables.capacity_names;
+            let named = names.is_exactly(setting)
+                || (setting.starts_with("max_") && names.matches(setting));
+            (n_args == 1 && named).then(|| ApiHit {
                 name: format!(".{name}()"),
                 arg: 0,
                 // A minimum of one (`.min_connections(1)`, `.min_idle(1)`) keeps a pool from
