@@ -133,12 +133,7 @@ impl Project {
         });
         phases.mark("prescan");
         check_stop()?;
-        tables.capacity_fns = pre
-            .iter()
-            .flat_map(|p| &p.sigs)
-            .filter(|s| !s.caps.is_empty())
-            .map(|s| s.name.clone())
-            .collect();
+        tables.learn_capacity_fns(pre.iter().flat_map(|p| &p.sigs));
         let focus = manifest
             .iter()
             .flat_map(|m| m.entries.iter().filter_map(|e| site_ident(&e.site)));

@@ -31,6 +31,36 @@ pub(crate) struct Tables {
     /// Functions some signature of the workspace gives a capacity parameter (`index::params`):
     /// the walk records their calls' literal arguments.
     pub(crate) capacity_fns: rustc_hash::FxHashSet<String>,
+    /// Of those, the names every capacity signature of which is an associated function without
+    /// `self` (`Limits::new(fetches, ..)`), with the types that define them: only a call through
+    /// one of these types (or `Self`) can set a capacity (`index::capacities`' signature match),
+    /// so the sparse parse keeps `Vec::new(8)` no more than `vec![8]`.
+    pub(crate) typed_fns: HashMap<String, rustc_hash::FxHashSet<String>>,
+}
+
+impl Tables {
+    /// `capacity_fns` and `typed_fns` from the workspace's signatures.
+    pub(crate) fn learn_capacity_fns<'s>(
+        &mut self,
+        sigs: impl Iterator<Item = &'s crate::index::params::Sig> + Clone,
+    ) {
+        let caps = sigs.filter(|s| !s.caps.is_empty());
+        self.capacity_fns = caps.clone().map(|s| s.name.clone()).collect();
+        let mut untyped = rustc_hash::FxHashSet::default();
+        let mut typed: HashMap<String, rustc_hash::FxHashSet<String>> = HashMap::default();
+        for s in caps {
+            match (&s.self_ty, s.has_self) {
+                (Some(ty), false) => {
+                    typed.entry(s.name.clone()).or_default().insert(ty.clone());
+                }
+                _ => {
+                    untyped.insert(s.name.clone());
+                }
+            }
+        }
+        typed.retain(|name, _| !untyped.contains(name));
+        self.typed_fns = typed;
+    }
 }
 
 impl Tables {
@@ -153,6 +183,48 @@ impl Tables {
                 .chain(cfg.assert_macros.iter().cloned())
                 .collect(),
             capacity_fns: Default::default(),
+            typed_fns: Default::default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::params::Sig;
+
+    fn sig(name: &str, self_ty: Option<&str>, has_self: bool) -> Sig {
+        Sig {
+            name: name.to_string(),
+            self_ty: self_ty.map(str::to_string),
+            has_self,
+            arity: 1,
+            caps: vec![(0, "workers".to_string())],
+        }
+    }
+
+    #[test]
+    fn a_name_only_types_define_is_a_typed_function() {
+        let mut t = Tables::new(&Default::default());
+        let sigs = [
+            sig("new", Some("Limits"), false),
+            sig("new", Some("Pool"), false),
+            sig("open", Some("Store"), false),
+            sig("open", None, false),
+            sig("resize", Some("Pool"), true),
+        ];
+        t.learn_capacity_fns(sigs.iter());
+        assert_eq!(t.capacity_fns.len(), 3);
+        let types: Vec<&String> = {
+            let mut v: Vec<&String> = t.typed_fns["new"].iter().collect();
+            v.sort();
+            v
+        };
+        assert_eq!(types, ["Limits", "Pool"]);
+        assert!(
+            !t.typed_fns.contains_key("open"),
+            "a free function of that name too"
+        );
+        assert!(!t.typed_fns.contains_key("resize"), "a method");
     }
 }

@@ -45,6 +45,8 @@ pub(crate) struct Triggers {
     /// Functions with a capacity parameter (`Tables::capacity_fns`): a call of one is a fact
     /// next to a value.
     calls: HashSet<String>,
+    /// Those only a type can call (`Tables::typed_fns`), with the types.
+    typed_calls: FxHashMap<String, HashSet<String>>,
     /// Names of collections of work held at once (`Tables::is_work_collection`).
     work_words: HashSet<String>,
     not_work_words: HashSet<String>,
@@ -70,6 +72,7 @@ impl Triggers {
                 .map(str::to_string)
                 .collect(),
             calls: tables.capacity_fns.clone(),
+            typed_calls: tables.typed_fns.clone(),
             work_words: tables.work_words.clone(),
             not_work_words: tables.not_work_words.clone(),
         }
@@ -86,6 +89,14 @@ impl Triggers {
     /// (the rules ignore capacities, APIs and products in test code): a capacity constant, a
     /// named item, a subject word (kept with a literal).
     pub(crate) fn classify(&self, ident: &str) -> Class {
+        // `Limits::new`, asked by the sparse cut for a call of a typed function (`typed_call`).
+        if let Some((ty, name)) = ident.split_once("::") {
+            let fits = ty == "Self" || self.typed_calls.get(name).is_some_and(|t| t.contains(ty));
+            return Class {
+                prod_with_value: fits,
+                ..Class::default()
+            };
+        }
         let value = crate::index::value::is_const_name(ident);
         if self.focus.contains(ident) {
             return Class {
@@ -107,7 +118,7 @@ impl Triggers {
                 || BUILDER_DEFAULTS.contains(&ident),
             prod_with_value: name
                 || self.apis.contains(ident)
-                || self.calls.contains(ident)
+                || (self.calls.contains(ident) && !self.typed_calls.contains_key(ident))
                 || ENV_READS.contains(&ident)
                 || w.iter().any(|x| x == "env"),
             value,
@@ -117,6 +128,7 @@ impl Triggers {
             // A type named for a capacity (`QueueSizeConf`): its `Default` sets the capacity in
             // `Self { control: 2, .. }`, which names no capacity itself (`extract::struct_lit`).
             whole_impl: name && !value && ident.starts_with(char::is_uppercase),
+            typed_call: self.typed_calls.contains_key(ident),
             len: matches!(ident, "len" | "count" | "size"),
             work: crate::index::tables::work_named(&w, &self.work_words, &self.not_work_words),
         }
@@ -194,5 +206,21 @@ mod tests {
         assert!(c("N").value && !c("n").value);
         let later = t.with(["MAX_READS".to_string()]);
         assert!(later.classify("MAX_READS").prod);
+    }
+
+    #[test]
+    fn a_typed_call_counts_through_its_type() {
+        let mut tables = Tables::new(&Default::default());
+        tables.capacity_fns.insert("new".to_string());
+        tables.typed_fns.insert(
+            "new".to_string(),
+            ["Limits".to_string()].into_iter().collect(),
+        );
+        let t = Triggers::new(&tables, []);
+        let new = t.classify("new");
+        assert!(new.typed_call && !new.prod_with_value, "{new:?}");
+        assert!(t.classify("Limits::new").prod_with_value);
+        assert!(t.classify("Self::new").prod_with_value);
+        assert!(!t.classify("Vec::new").prod_with_value);
     }
 }

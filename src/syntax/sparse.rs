@@ -39,6 +39,10 @@ pub(crate) struct Class {
     /// A type named elsewhere (`focus`): an `impl` that names it in its header is kept whole, so
     /// `Self::new(..)` in it is read with the type's other code.
     pub(crate) whole_impl: bool,
+    /// A function with a capacity parameter that only a type defines (`Limits::new`): production
+    /// code that calls it through a type holds a fact next to a value when the classifier says
+    /// so of `Type::name`; called otherwise it sets nothing.
+    pub(crate) typed_call: bool,
     /// `len`, and a name for a collection of work held at once (`queue`, `in_flight`): production
     /// code that names both can compare a ceiling with such a length (`queue.len() >= max`).
     pub(crate) len: bool,
@@ -664,6 +668,38 @@ impl<'s> Splitter<'s, '_, '_> {
         }
     }
 
+    /// Whether the `const` or `static` at `at` declares an item (`const N: usize = 2;`,
+    /// `static mut X: ..`), not a `const fn`, a `*const T` pointer or a `const { .. }` block.
+    fn declares(&self, at: usize) -> bool {
+        let mut i = at + 1;
+        if self.is_ident(i, "mut") {
+            i += 1;
+        }
+        matches!(self.kind(i), Some(TokenKind::Ident | TokenKind::RawIdent))
+            && self.kind(i + 1) == Some(TokenKind::Colon)
+    }
+
+    /// Whether the call of a typed function at `at` may set a capacity: through a type the
+    /// classifier names for it (`Limits::new`) or `Self`; through a path the tokens do not spell
+    /// as `Type::name` (`Foo::<T>::new`, spaces), it may; a bare or method call cannot.
+    fn typed_call_fits(&mut self, at: usize) -> bool {
+        let colons = at >= 3
+            && self.kind(at - 1) == Some(TokenKind::Colon)
+            && self.kind(at - 2) == Some(TokenKind::Colon);
+        if !colons {
+            return false;
+        }
+        if self.kind(at - 3) != Some(TokenKind::Ident) {
+            return true;
+        }
+        let (from, to) = (self.toks[at - 3].start(), self.toks[at].end());
+        let path = &self.src[from..to];
+        if path.len() != self.text(at - 3).len() + 2 + self.text(at).len() {
+            return true;
+        }
+        (self.classify)(path).prod_with_value
+    }
+
     /// Whether `toks[start..end]` can yield a fact; pushes its identifiers' hashes as it reads.
     /// A capacity name or API only yields a fact next to a value; a subject word only next to a
     /// literal of 2 or more (what a pin compares against); a nested constant always (the index
@@ -676,12 +712,15 @@ impl<'s> Splitter<'s, '_, '_> {
                 TokenKind::Ident | TokenKind::RawIdent => {
                     let text = &self.src[t.start()..t.end()];
                     let text = text.strip_prefix("r#").unwrap_or(text);
-                    if matches!(text, "const" | "static") && own != Some(at) {
+                    if matches!(text, "const" | "static") && own != Some(at) && self.declares(at) {
                         return true;
                     }
-                    let c = (self.classify)(text);
+                    let mut c = (self.classify)(text);
                     if (c.prod && !test) || (c.test && test) {
                         return true;
+                    }
+                    if c.typed_call && !test {
+                        c.prod_with_value = self.typed_call_fits(at);
                     }
                     subject |= c.subject;
                     named |= c.prod_with_value && !test;
@@ -750,7 +789,7 @@ mod tests {
     fn classify(w: &str) -> Class {
         Class {
             prod: w == "PER_BACKEND",
-            prod_with_value: w == "Semaphore",
+            prod_with_value: w == "Semaphore" || w == "Limits::new" || w == "Self::new",
             value: w == "PER_BACKEND",
             test: w == "PER_BACKEND",
             subject: w == "max",
@@ -758,6 +797,7 @@ mod tests {
             whole_impl: false,
             len: w == "len",
             work: w == "queue",
+            typed_call: w == "new",
         }
     }
 
@@ -804,6 +844,26 @@ fn b(&mut self) { self.level += 1; self.level -= 1; }
         let only_up = "fn a(&self) -> bool { self.queue >= self.cap }\nfn up(&mut self) { self.queue += 1; }\n";
         assert!(gauges(only_up).is_empty(), "a total counted up is no gauge");
         assert!(!run(only_up).unwrap_or_default().contains("fn a"));
+    }
+
+    #[test]
+    fn keeps_a_typed_call_only_through_its_type() {
+        let src = "fn a() { Limits::new(8) }
+fn b() { Vec::new(8) }
+fn c() { Self::new(8) }
+fn d(x: X) { x.new(8) }
+fn e() { Cell::<u8>::new(8) }
+fn f() { let p: *const u8 = 0 as _; foo(2) }
+const fn g() -> u8 { 2 }
+fn h() { const N: u8 = 2; }
+";
+        let out = run(src).unwrap();
+        for kept in ["fn a", "fn c", "fn e", "fn h"] {
+            assert!(out.contains(kept), "{kept}: {out}");
+        }
+        for cut in ["fn b", "fn d", "fn f", "fn g"] {
+            assert!(!out.contains(cut), "{cut}: {out}");
+        }
     }
 
     #[test]
