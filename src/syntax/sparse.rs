@@ -675,8 +675,12 @@ impl<'s> Splitter<'s, '_, '_> {
         if self.is_ident(i, "mut") {
             i += 1;
         }
+        // `*const libc::c_void`: a path's `::` is two colons, one right after the other.
+        let path = self.kind(i + 2) == Some(TokenKind::Colon)
+            && self.toks.get(i + 1).map(|t| t.end) == self.toks.get(i + 2).map(|t| t.start);
         matches!(self.kind(i), Some(TokenKind::Ident | TokenKind::RawIdent))
             && self.kind(i + 1) == Some(TokenKind::Colon)
+            && !path
     }
 
     /// Whether the call of a typed function at `at` may set a capacity: through a type the
@@ -853,7 +857,7 @@ fn b() { Vec::new(8) }
 fn c() { Self::new(8) }
 fn d(x: X) { x.new(8) }
 fn e() { Cell::<u8>::new(8) }
-fn f() { let p: *const u8 = 0 as _; foo(2) }
+fn f() { let p: *const u8 = 0 as _; let q: *const libc::c_void = p as _; foo(2) }
 const fn g() -> u8 { 2 }
 fn h() { const N: u8 = 2; }
 ";
