@@ -899,8 +899,8 @@ pub(crate) fn is_int_type(s: &str) -> bool {
 }
 
 /// Where a field's default is written in an attribute: clap's `#[arg(default_value_t = 4)]`,
-/// `#[clap(default_value = "128")]`, structopt's, argh's `#[argh(option, default = "8")]` and
-/// other derives' `#[option(default = "50")]`. Not serde's, whose `default = "path"` names a
+/// `#[clap(default_value = "128")]`, structopt's, argh's `#[argh(option, default = "8")]`,
+/// smart-default's `#[default(30)]` and other derives' `#[option(default = "50")]`. Not serde's, whose `default = "path"` names a
 /// function (`flow_struct` follows it), nor the attributes that never hold one.
 fn cli_default_attr(a: &syn::Attribute) -> bool {
     ![
@@ -967,6 +967,16 @@ fn string_default_const(rel: &str, a: &syn::Attribute) -> Option<(String, Loc)> 
 
 /// The literals of a clap or structopt attribute's defaults, with their locations.
 fn cli_defaults(rel: &str, a: &syn::Attribute) -> Vec<(u64, Loc)> {
+    // smart-default's `#[default(30)]`: the attribute holds the default's expression.
+    if a.path().is_ident("default") {
+        let Ok(e) = a.parse_args::<Expr>() else {
+            return Vec::new();
+        };
+        return crate::index::value::leaves(&e)
+            .into_iter()
+            .filter_map(|leaf| Some((Val::of(leaf).literal()?, crate::syntax::expr_loc(rel, leaf))))
+            .collect();
+    }
     let mut out = Vec::new();
     let _ = a.parse_nested_meta(|meta| {
         let name = meta

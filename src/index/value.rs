@@ -400,6 +400,15 @@ fn wrapper(func: &syn::Expr) -> Option<Wrapper> {
             Some(Wrapper::Value)
         }
         [.., ty, ctor] if is_cell(ty) && ctor == "new" => Some(Wrapper::Cell),
+        // quinn's `VarInt::from_u32(3)`: the same number in another integer type.
+        [.., _, ctor]
+            if matches!(
+                ctor.as_str(),
+                "from_u8" | "from_u16" | "from_u32" | "from_u64" | "from_usize"
+            ) =>
+        {
+            Some(Wrapper::Value)
+        }
         _ => None,
     }
 }
