@@ -363,6 +363,20 @@ fn flow_capacities(files: &[FileFacts], deps: &Deps) -> (Vec<Capacity>, FlowIden
     (caps, graph.idents())
 }
 
+/// `max_size` is a pool's size and a size in bytes alike (the rule's whole-name pattern): set to
+/// a whole number of KiB, 100 KiB or more (a log file's `max_size: 4294967296`, a blob's
+/// `max_size: 104857600`), it is the second. No pool or queue of a hundred thousand entries is
+/// written in KiB.
+fn max_size_in_bytes(c: &Capacity) -> bool {
+    let name = c.item.trim_start_matches('.').trim_end_matches("()");
+    let name = name.rsplit("::").next().unwrap_or(name);
+    let name = name
+        .strip_prefix("set_")
+        .or_else(|| name.strip_prefix("with_"))
+        .unwrap_or(name);
+    name.eq_ignore_ascii_case("max_size") && c.value >= 100 * 1024 && c.value % 1024 == 0
+}
+
 fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacity>, FlowIdents) {
     let capacity_args = capacity_args(files, deps);
     // The capacity APIs where a 1 is a lock or a hand-off (`Semaphore::new(1)`, `channel(1)`).
@@ -558,6 +572,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
             factor: None,
         });
     }
+    out.retain(|c| !max_size_in_bytes(c));
     // What the names and APIs found comes first: a literal they found keeps their telling.
     let (by_flow, flow_idents) = flow_capacities(files, deps);
     let within = |inner: &Loc, outer: &Loc| {
