@@ -900,8 +900,9 @@ pub(crate) fn is_int_type(s: &str) -> bool {
 
 /// Where a field's default is written in an attribute: clap's `#[arg(default_value_t = 4)]`,
 /// `#[clap(default_value = "128")]`, structopt's, argh's `#[argh(option, default = "8")]`,
-/// smart-default's `#[default(30)]` and other derives' `#[option(default = "50")]`. Not serde's, whose `default = "path"` names a
-/// function (`flow_struct` follows it), nor the attributes that never hold one.
+/// smart-default's `#[default(30)]` and other derives' `#[option(default = "50")]`. Not
+/// serde's, whose `default = "path"` names a function (`flow_struct` follows it), nor the
+/// attributes that never hold one.
 fn cli_default_attr(a: &syn::Attribute) -> bool {
     ![
         "doc", "cfg", "cfg_attr", "derive", "serde", "allow", "deny", "warn", "expect",

@@ -61,9 +61,7 @@ impl Tables {
         typed.retain(|name, _| !untyped.contains(name));
         self.typed_fns = typed;
     }
-}
 
-impl Tables {
     /// Whether a name is a collection of work held at once (`queued_blocks`, `in_flight`,
     /// `inbound_substreams`), not one of bytes or text (`pending_chunk`).
     pub(crate) fn is_work_collection(&self, name: &str) -> bool {
