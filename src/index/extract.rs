@@ -275,10 +275,7 @@ impl Extractor<'_> {
             })
         });
         table.or_else(|| {
-            let setting = name
-                .strip_prefix("with_")
-                .or_else(|| name.strip_prefix("set_"))
-                .unwrap_or(&name);
+            let setting = setting(&name);
             // `.max_outstanding_nexus_tasks(5)`: a maximum named for a capacity is set too.
             let names = &self.tables.capacity_names;
             let named = names.is_exactly(setting)
@@ -2575,6 +2572,15 @@ fn first_str(args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) -> Option
         })) => Some(s.value()),
         _ => None,
     }
+}
+
+/// What a setter sets: `with_max_seqs` and `set_max_connections` set `max_seqs` and
+/// `max_connections`; any other name is its own.
+pub(crate) fn setting(method: &str) -> &str {
+    method
+        .strip_prefix("with_")
+        .or_else(|| method.strip_prefix("set_"))
+        .unwrap_or(method)
 }
 
 /// The place `e` reads through the accessors named in `through` (`queue.lock().unwrap()`,

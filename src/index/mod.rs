@@ -370,11 +370,9 @@ fn flow_capacities(files: &[FileFacts], deps: &Deps) -> (Vec<Capacity>, FlowIden
 fn max_size_in_bytes(c: &Capacity) -> bool {
     let name = c.item.trim_start_matches('.').trim_end_matches("()");
     let name = name.rsplit("::").next().unwrap_or(name);
-    let name = name
-        .strip_prefix("set_")
-        .or_else(|| name.strip_prefix("with_"))
-        .unwrap_or(name);
-    name.eq_ignore_ascii_case("max_size") && c.value >= 100 * 1024 && c.value % 1024 == 0
+    extract::setting(name).eq_ignore_ascii_case("max_size")
+        && c.value >= 100 * 1024
+        && c.value % 1024 == 0
 }
 
 fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacity>, FlowIdents) {

@@ -90,13 +90,18 @@ pub(crate) fn sparse<'a>(
     classify: &mut dyn FnMut(&'a str) -> Class,
 ) -> Option<Sparse> {
     let mut lexed = Lexed::default();
+    lex(src, |kind, start, end| lexed.push(kind, start, end));
+    lexed.cut(src, test, classify)
+}
+
+/// Each token of `src` with its byte range.
+fn lex(src: &str, mut each: impl FnMut(TokenKind, usize, usize)) {
     let mut pos = 0;
     for t in tokenize(src, FrontmatterAllowed::No) {
         let end = pos + t.len as usize;
-        lexed.push(t.kind, pos, end);
+        each(t.kind, pos, end);
         pos = end;
     }
-    lexed.cut(src, test, classify)
 }
 
 /// A file's tokens as the cut reads them, fed one by one by whoever lexes the file (`sparse`,
@@ -194,26 +199,19 @@ impl Lexed {
 /// guard), wherever in the file the counting happens. Read off tokens, not the syntax tree, so a
 /// sparse parse and a full one see the same gauges. Sorted.
 pub(crate) fn gauges(src: &str) -> Vec<String> {
-    let mut lexed = Lexed::default();
-    let mut pos = 0;
-    for t in tokenize(src, FrontmatterAllowed::No) {
-        let end = pos + t.len as usize;
-        // A token this pass does not understand still leaves the others' counting readable.
-        if !matches!(
-            t.kind,
+    let mut toks = Vec::new();
+    // Not `Lexed::push`, which stops at a token this pass does not understand: the others'
+    // counting stays readable, and a full parse (what such a file gets) must see it.
+    lex(src, |kind, start, end| {
+        let skip = matches!(
+            kind,
             TokenKind::Whitespace | TokenKind::LineComment { .. } | TokenKind::BlockComment { .. }
-        ) {
-            if let (Ok(start), Ok(end)) = (u32::try_from(pos), u32::try_from(end)) {
-                lexed.toks.push(Tok {
-                    kind: t.kind,
-                    start,
-                    end,
-                });
-            }
+        );
+        if let (false, Ok(start), Ok(end)) = (skip, u32::try_from(start), u32::try_from(end)) {
+            toks.push(Tok { kind, start, end });
         }
-        pos = end;
-    }
-    scan_gauges(src, &lexed.toks)
+    });
+    scan_gauges(src, &toks)
 }
 
 fn scan_gauges(src: &str, toks: &[Tok]) -> Vec<String> {
