@@ -20,7 +20,7 @@ use crate::index::tables::Tables;
 use crate::syntax::sparse::Class;
 
 thread_local! {
-    static MEMO: RefCell<(u64, FxHashMap<Box<str>, Class>)> = RefCell::default();
+    static MEMO: RefCell<(u64, FxHashMap<u64, Class>)> = RefCell::default();
 }
 
 /// Each `Triggers` (and each extension of one) gets its own memo generation.
@@ -37,6 +37,9 @@ const ENV_READS: &[&str] = &["var", "var_os"];
 #[derive(Debug, Clone)]
 pub(crate) struct Triggers {
     id: u64,
+    /// Identifiers added by [`Triggers::with`]: they are classified past the memo, which the
+    /// extension keeps (every other identifier's class is what it was).
+    later: HashSet<String>,
     capacity_names: NameTable,
     apis: HashSet<String>,
     focus: HashSet<String>,
@@ -58,6 +61,7 @@ impl Triggers {
     pub(crate) fn new(tables: &Tables, focus: impl IntoIterator<Item = String>) -> Triggers {
         Triggers {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            later: HashSet::default(),
             capacity_names: tables.capacity_names.clone(),
             apis: tables.apis.iter().flat_map(api_idents).collect(),
             focus: focus.into_iter().collect(),
@@ -80,8 +84,11 @@ impl Triggers {
 
     /// Add identifiers to keep.
     pub(crate) fn with(mut self, more: impl IntoIterator<Item = String>) -> Triggers {
-        self.focus.extend(more);
-        self.id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        for m in more {
+            if self.focus.insert(m.clone()) {
+                self.later.insert(m);
+            }
+        }
         self
     }
 
@@ -140,20 +147,21 @@ impl Triggers {
     }
 
     /// A memoised classifier for `syntax::sparse`: one memo per thread, kept across files (the
-    /// same identifiers recur in every file) and cleared when another `Triggers` asks.
+    /// same identifiers recur in every file) and across extensions ([`Triggers::with`]), and
+    /// cleared when another `Triggers` asks. It is keyed by `sparse::ident_hash`, as
+    /// `Sparse::hidden` is.
     pub(crate) fn classifier(&self) -> impl FnMut(&str) -> Class + '_ {
         move |ident| {
+            if !self.later.is_empty() && self.later.contains(ident) {
+                return self.classify(ident);
+            }
+            let key = crate::syntax::sparse::ident_hash(ident);
             MEMO.with_borrow_mut(|(id, memo)| {
                 if *id != self.id {
                     *id = self.id;
                     memo.clear();
                 }
-                if let Some(c) = memo.get(ident) {
-                    return *c;
-                }
-                let c = self.classify(ident);
-                memo.insert(ident.into(), c);
-                c
+                *memo.entry(key).or_insert_with(|| self.classify(ident))
             })
         }
     }
@@ -204,8 +212,13 @@ mod tests {
         assert!(c("SITE_ITEM").prod && c("SITE_ITEM").test, "manifest items");
         assert_eq!(c("frame_len"), Class::default());
         assert!(c("N").value && !c("n").value);
+        // The memo outlives an extension, but not for what the extension adds.
+        assert!(!t.classifier()("MAX_READS").prod);
+        let per_backend = c("PER_BACKEND");
         let later = t.with(["MAX_READS".to_string()]);
         assert!(later.classify("MAX_READS").prod);
+        assert!(later.classifier()("MAX_READS").prod);
+        assert_eq!(later.classifier()("PER_BACKEND"), per_backend);
     }
 
     #[test]

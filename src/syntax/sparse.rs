@@ -183,7 +183,7 @@ impl Lexed {
         if cuts.is_empty() {
             return None;
         }
-        hidden.sort();
+        hidden.sort_unstable();
         hidden.dedup();
         Some(Sparse {
             text: cut(src, cuts),

@@ -36,7 +36,7 @@ pub(crate) fn find(index: &Index) -> Vec<Pin<'_>> {
         .filter(|cap| within(index, cap).is_none_or(|f| !test_only.contains(f)))
         .collect();
     let mut out = Vec::new();
-    let mut packages: std::collections::HashMap<&str, Caps<'_>> = Default::default();
+    let mut packages: rustc_hash::FxHashMap<&str, Caps<'_>> = Default::default();
     for f in &index.files {
         let own = packages
             .entry(f.package.as_str())
@@ -60,8 +60,8 @@ pub(crate) fn find(index: &Index) -> Vec<Pin<'_>> {
 /// package, so each comparison looks its candidates up instead of going through them all.
 struct Caps<'a> {
     caps: Vec<&'a Capacity>,
-    by_value: std::collections::HashMap<u64, Vec<usize>>,
-    by_item: std::collections::HashMap<&'a str, Vec<usize>>,
+    by_value: rustc_hash::FxHashMap<u64, Vec<usize>>,
+    by_item: rustc_hash::FxHashMap<&'a str, Vec<usize>>,
     values: Vec<u64>,
     /// The package's splits (`MAX_NODES / 3`): the capacity's item and the divisor.
     splits: Vec<(String, u64)>,
@@ -69,8 +69,8 @@ struct Caps<'a> {
 
 impl<'a> Caps<'a> {
     fn new(index: &Index, caps: Vec<&'a Capacity>) -> Caps<'a> {
-        let mut by_value: std::collections::HashMap<u64, Vec<usize>> = Default::default();
-        let mut by_item: std::collections::HashMap<&'a str, Vec<usize>> = Default::default();
+        let mut by_value: rustc_hash::FxHashMap<u64, Vec<usize>> = Default::default();
+        let mut by_item: rustc_hash::FxHashMap<&'a str, Vec<usize>> = Default::default();
         for (i, c) in caps.iter().enumerate() {
             by_value.entry(c.value).or_default().push(i);
             by_item.entry(c.item.as_str()).or_default().push(i);
@@ -345,7 +345,7 @@ fn explanations<'a>(
 pub(crate) fn packages_to_trace(index: &Index) -> std::collections::BTreeSet<String> {
     let all: Vec<&Capacity> = named_capacities(index);
     let mut out = std::collections::BTreeSet::new();
-    let mut packages: std::collections::HashMap<&str, Caps<'_>> = Default::default();
+    let mut packages: rustc_hash::FxHashMap<&str, Caps<'_>> = Default::default();
     for f in &index.files {
         if out.contains(&f.package) {
             continue;

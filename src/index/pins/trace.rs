@@ -3,7 +3,9 @@
 //! calls deep). A capacity of the right value that the test cannot reach is a coincidence, never
 //! a pin.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::index::facts::{Comparison, FieldInit, FnNode};
 use crate::index::value::Operand;
@@ -75,11 +77,11 @@ impl<'a> Graph<'a> {
             .flat_map(|f| f.fns.iter().map(|n| (n.site.as_str(), f.package.as_str())))
             .collect();
         let by_site = nodes.iter().map(|n| (n.site.as_str(), *n)).rev().collect();
-        let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut by_name: HashMap<&str, Vec<usize>> = HashMap::default();
         for (i, n) in nodes.iter().enumerate() {
             by_name.entry(n.name.as_str()).or_default().push(i);
         }
-        let mut sets: HashMap<&str, Vec<&FieldInit>> = HashMap::new();
+        let mut sets: HashMap<&str, Vec<&FieldInit>> = HashMap::default();
         for x in index
             .files
             .iter()
@@ -103,7 +105,7 @@ impl<'a> Graph<'a> {
                     .extend(FnNode::literals(&c.text));
             }
         }
-        let mut modules: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+        let mut modules: HashMap<&str, BTreeSet<&str>> = HashMap::default();
         for f in &index.files {
             let set = modules.entry(f.package.as_str()).or_default();
             for n in &f.fns {
@@ -114,7 +116,7 @@ impl<'a> Graph<'a> {
                 );
             }
         }
-        let mut method_types: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+        let mut method_types: HashMap<&str, BTreeSet<&str>> = HashMap::default();
         for n in nodes.iter().filter(|n| n.has_self) {
             if let Some(ty) = &n.self_ty {
                 method_types.entry(n.name.as_str()).or_default().insert(ty);
@@ -141,7 +143,7 @@ impl Graph<'_> {
     /// calls is no helper.
     pub(crate) fn test_only(&self) -> BTreeSet<&str> {
         // Who calls a name, by name: `f` and `Q::f` both call `f`; a method call `.f` too.
-        let mut callers: HashMap<&str, Vec<&FnNode>> = HashMap::new();
+        let mut callers: HashMap<&str, Vec<&FnNode>> = HashMap::default();
         for c in &self.nodes {
             for called in c.calls.iter().chain(&c.methods) {
                 let name = called.rsplit("::").next().unwrap_or(called);
@@ -339,7 +341,7 @@ fn sets_to(x: &FieldInit, cap: &Capacity) -> bool {
 /// path (`test` -> `observe` -> `Config::default`, which reads `PER_BACKEND`) and the integer
 /// literals of the functions on it.
 fn search(graph: &Graph, test: &FnNode, item: &str) -> Option<(String, Seen, Vec<String>)> {
-    let mut parent: HashMap<&str, Option<&FnNode>> = HashMap::new();
+    let mut parent: HashMap<&str, Option<&FnNode>> = HashMap::default();
     parent.insert(test.site.as_str(), None);
     let mut frontier: Vec<&FnNode> = vec![test];
     for _ in 0..DEPTH {
