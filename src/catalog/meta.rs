@@ -76,6 +76,11 @@ pub(crate) struct Meta {
     pub(crate) not_work_words: Vec<String>,
     #[serde(default)]
     pub(crate) apis: Vec<Api>,
+    /// The arguments that size one request of a series (`.limit(n)`, `.bind(n)`, `lpop(key,
+    /// n)`): a value named for a capacity that goes only there is a page size (see
+    /// `index::serial_pages`).
+    #[serde(default)]
+    pub(crate) page_apis: Vec<Api>,
     #[serde(default)]
     pub(crate) count_words: Vec<String>,
     #[serde(default)]

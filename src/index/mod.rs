@@ -375,6 +375,84 @@ fn max_size_in_bytes(c: &Capacity) -> bool {
         && c.value % 1024 == 0
 }
 
+/// The literals of `named` (capacities found by their name alone: a constant or a `let`, no API)
+/// whose value only ever sizes one page of a series: every place it flows to, through constants
+/// and locals, is a page argument (`.limit(BATCH_SIZE)`, `.bind(batch)`, `lpop(queue,
+/// NonZeroUsize::new(batch_size))`), and there is one. Such a batch is fetched or sent one
+/// request at a time, not held at once: the labelling guide's serial page size. A value that
+/// also goes anywhere else (a field, a function of the workspace, a capacity API: `by_flow`)
+/// keeps its finding. The places followed are those of the items that mention the name, which
+/// the sparse parse keeps, so it agrees with a full one.
+fn serial_pages(
+    files: &[FileFacts],
+    tables: &Tables,
+    named: &[Capacity],
+    by_flow: &[Capacity],
+) -> std::collections::HashSet<Loc> {
+    let mut out = std::collections::HashSet::new();
+    let candidates: Vec<&Capacity> = named
+        .iter()
+        .filter(|c| c.api.is_none())
+        .filter(|c| {
+            matches!(
+                c.kind,
+                CapacityKind::Const | CapacityKind::Static | CapacityKind::Let
+            )
+        })
+        .collect();
+    if candidates.is_empty() || tables.page_sinks.is_empty() {
+        return out;
+    }
+    let flowed: std::collections::HashSet<&Loc> = by_flow.iter().map(|c| &c.loc).collect();
+    let mut starts: HashMap<&Loc, Vec<&flow::Node>> = HashMap::default();
+    let mut next: HashMap<&flow::Node, Vec<&flow::Node>> = HashMap::default();
+    for f in files {
+        for s in &f.flow.seeds {
+            starts.entry(&s.loc).or_default().push(&s.to);
+        }
+        for e in &f.flow.edges {
+            if matches!(e.from, flow::Node::Const(_) | flow::Node::Local(..)) {
+                next.entry(&e.from).or_default().push(&e.to);
+            }
+        }
+    }
+    for c in candidates {
+        if flowed.contains(&c.loc) {
+            continue;
+        }
+        let Some(from) = starts.get(&c.loc) else {
+            continue;
+        };
+        let mut seen: std::collections::HashSet<&flow::Node> = from.iter().copied().collect();
+        let mut todo: Vec<&flow::Node> = from.clone();
+        let (mut pages, mut elsewhere) = (0, false);
+        while let Some(n) = todo.pop() {
+            match n {
+                flow::Node::Const(_) | flow::Node::Local(..) => {
+                    for m in next.get(n).into_iter().flatten() {
+                        if seen.insert(m) {
+                            todo.push(m);
+                        }
+                    }
+                }
+                flow::Node::Param(key, i) if tables.page_sinks.contains(&(key.clone(), *i)) => {
+                    pages += 1
+                }
+                // `NonZeroUsize::new(batch)`: the wrapper's argument goes on to where it goes.
+                flow::Node::Param(key, _) if key.starts_with("NonZero") => {}
+                _ => {
+                    elsewhere = true;
+                    break;
+                }
+            }
+        }
+        if pages > 0 && !elsewhere {
+            out.insert(c.loc.clone());
+        }
+    }
+    out
+}
+
 fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacity>, FlowIdents) {
     let capacity_args = capacity_args(files, deps);
     // The capacity APIs where a 1 is a lock or a hand-off (`Semaphore::new(1)`, `channel(1)`).
@@ -573,6 +651,8 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
     out.retain(|c| !max_size_in_bytes(c));
     // What the names and APIs found comes first: a literal they found keeps their telling.
     let (by_flow, flow_idents) = flow_capacities(files, deps);
+    let paged = serial_pages(files, tables, &out, &by_flow);
+    out.retain(|c| !paged.contains(&c.loc));
     let within = |inner: &Loc, outer: &Loc| {
         inner.file == outer.file
             && (outer.line, outer.column) <= (inner.line, inner.column)

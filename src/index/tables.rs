@@ -20,6 +20,9 @@ pub(crate) struct Tables {
     /// Words that name a size in bytes or a share (`no_count_words`).
     no_count_words: rustc_hash::FxHashSet<String>,
     pub(crate) apis: Vec<Api>,
+    /// The flow's places that size one page of a series (`rules/unmeasured-capacity.toml`'s
+    /// `page_apis`), as `index::flow` keys a method's parameter: `(".limit", 0)`.
+    pub(crate) page_sinks: rustc_hash::FxHashSet<(String, usize)>,
     /// `apis` by the last segment of their call (`new` of `Semaphore::new`) and by their method,
     /// each in table order: a call or method is matched against its few, not the whole table
     /// (the walk asks once per call expression of the workspace).
@@ -171,6 +174,11 @@ impl Tables {
             not_work_words: unmeasured.not_work_words.iter().cloned().collect(),
             no_count_words: unmeasured.no_count_words.iter().cloned().collect(),
             apis,
+            page_sinks: unmeasured
+                .page_apis
+                .iter()
+                .filter_map(|a| a.method.as_ref().map(|m| (format!(".{m}"), a.arg)))
+                .collect(),
             calls_by_last,
             methods,
             unit_values: per_unit.unit_values.clone(),
