@@ -275,12 +275,15 @@ impl Extractor<'_> {
             })
         });
         table.or_else(|| {
+            if n_args != 1 {
+                return None;
+            }
             let setting = setting(&name);
             // `.max_outstanding_nexus_tasks(5)`: a maximum named for a capacity is set too.
             let names = &self.tables.capacity_names;
             let named = names.is_exactly(setting)
                 || (setting.starts_with("max_") && names.matches(setting));
-            (n_args == 1 && named).then(|| ApiHit {
+            named.then(|| ApiHit {
                 name: format!(".{name}()"),
                 arg: 0,
                 // A minimum of one (`.min_connections(1)`, `.min_idle(1)`) keeps a pool from

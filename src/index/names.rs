@@ -31,6 +31,8 @@ pub(crate) struct NameTable {
     /// looking up each of its words, not by trying every pattern at every word.
     by_first: rustc_hash::FxHashMap<String, Vec<usize>>,
     exact: Vec<Vec<String>>,
+    /// Every pattern's words, loose and exact, for [`NameTable::is_exactly`].
+    whole: rustc_hash::FxHashSet<Vec<String>>,
     exclude: rustc_hash::FxHashSet<String>,
     /// Words that exclude a name unless its type says the value counts (`interval`: a
     /// `Duration`, or the number of ticks between two polls as a `u32`).
@@ -50,14 +52,16 @@ impl NameTable {
         for (i, p) in patterns.iter().enumerate() {
             by_first.entry(p[0].clone()).or_default().push(i);
         }
+        let exact: Vec<Vec<String>> = exact
+            .iter()
+            .map(|p| words(&p[1..]))
+            .filter(|p| !p.is_empty())
+            .collect();
         NameTable {
+            whole: patterns.iter().chain(&exact).cloned().collect(),
             patterns,
             by_first,
-            exact: exact
-                .iter()
-                .map(|p| words(&p[1..]))
-                .filter(|p| !p.is_empty())
-                .collect(),
+            exact,
             exclude: exclude.iter().map(|w| w.to_lowercase()).collect(),
             soft: Vec::new(),
         }
@@ -125,7 +129,7 @@ impl NameTable {
         let w = words(ident);
         !w.iter()
             .any(|x| self.exclude.contains(x) || self.soft.contains(x))
-            && self.patterns.iter().chain(&self.exact).any(|p| *p == w)
+            && self.whole.contains(&w)
     }
 
     pub(crate) fn matches_words(&self, w: &[String]) -> bool {

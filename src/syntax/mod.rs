@@ -228,12 +228,10 @@ pub(crate) fn path_ends_with(path: &syn::Path, suffix: &str) -> bool {
 /// Whether path segments (`[tokio, sync, mpsc, channel]`) end with those of `suffix`
 /// (`mpsc::channel`).
 pub(crate) fn segments_end_with(have: &[String], suffix: &str) -> bool {
-    let want: Vec<&str> = suffix.split("::").collect();
-    have.len() >= want.len()
-        && have[have.len() - want.len()..]
-            .iter()
-            .zip(&want)
-            .all(|(a, b)| a == b)
+    let mut have = have.iter().rev();
+    suffix
+        .rsplit("::")
+        .all(|want| have.next().is_some_and(|h| h == want))
 }
 
 /// The source text of a syntax node, from its span; falls back to its tokens.
