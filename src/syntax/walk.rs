@@ -387,6 +387,9 @@ fn macro_items(mac: &Macro) -> Option<syn::File> {
     if let Ok(items) = mac.parse_body::<syn::File>() {
         return Some(items);
     }
+    if let Some(items) = cfg_if_items(&mac.tokens) {
+        return Some(items);
+    }
     let mut changed = false;
     let mut after_static = false;
     let tokens: proc_macro2::TokenStream = mac
@@ -405,6 +408,47 @@ fn macro_items(mac: &Macro) -> Option<syn::File> {
         return None;
     }
     syn::parse2::<syn::File>(tokens).ok()
+}
+
+/// The items of every branch of a `cfg_if!` body (`if #[cfg(feature = "k8")] { .. } else if
+/// #[cfg(..)] { .. } else { .. }`): the tool reads every configuration, as it reads items under
+/// `#[cfg(feature = ..)]`. A branch only tests compile (`#[cfg(test)]`) is left out. `None` for
+/// another grammar, or a branch that is not items.
+fn cfg_if_items(tokens: &proc_macro2::TokenStream) -> Option<syn::File> {
+    use proc_macro2::{Delimiter, TokenTree};
+    let mut toks = tokens.clone().into_iter().peekable();
+    if !matches!(toks.peek(), Some(TokenTree::Ident(i)) if i == "if") {
+        return None;
+    }
+    let mut items = Vec::new();
+    let mut test = false;
+    for t in toks {
+        match t {
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket => {
+                let pound = proc_macro2::Punct::new('#', proc_macro2::Spacing::Alone);
+                let attr: proc_macro2::TokenStream = [TokenTree::Punct(pound), TokenTree::Group(g)]
+                    .into_iter()
+                    .collect();
+                let parsed = syn::parse::Parser::parse2(syn::Attribute::parse_outer, attr).ok()?;
+                test = crate::syntax::is_cfg_test(&parsed);
+            }
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => {
+                let branch: syn::File = syn::parse2(g.stream()).ok()?;
+                if !test {
+                    items.extend(branch.items);
+                }
+                test = false;
+            }
+            TokenTree::Ident(i) if i == "if" || i == "else" => {}
+            TokenTree::Punct(p) if p.as_char() == '#' => {}
+            _ => return None,
+        }
+    }
+    Some(syn::File {
+        shebang: None,
+        attrs: Vec::new(),
+        items,
+    })
 }
 
 /// The statements a braced macro body holds (`async_stream::stream! { .. }`, `try_stream!`),
