@@ -966,6 +966,30 @@ fn string_default_const(rel: &str, a: &syn::Attribute) -> Option<(String, Loc)> 
     found
 }
 
+/// The constants a clap attribute's typed default names (`#[arg(default_value_t =
+/// DEFAULT_MAX_REQUESTS)]`, through wrappers such as `NonZeroUsize::new(N)`), with their
+/// locations: the field starts with the constant's value.
+fn cli_default_consts(rel: &str, a: &syn::Attribute) -> Vec<(String, Loc)> {
+    let mut out = Vec::new();
+    let _ = a.parse_nested_meta(|meta| {
+        if !meta.input.peek(syn::Token![=]) {
+            if meta.input.peek(syn::token::Paren) {
+                meta.parse_nested_meta(|_| Ok(()))?;
+            }
+            return Ok(());
+        }
+        let value: Expr = meta.value()?.parse()?;
+        if meta.path.is_ident("default_value_t") {
+            let e = crate::index::value::carried(&value);
+            if let Val::Const(name) = Val::of(e) {
+                out.push((name, crate::syntax::expr_loc(rel, e)));
+            }
+        }
+        Ok(())
+    });
+    out
+}
+
 /// The literals of a clap or structopt attribute's defaults, with their locations.
 fn cli_defaults(rel: &str, a: &syn::Attribute) -> Vec<(u64, Loc)> {
     // smart-default's `#[default(30)]`: the attribute holds the default's expression.
@@ -2227,9 +2251,15 @@ impl Extractor<'_> {
                 }
                 // derive_builder's `default = "DB_POOL_CONN_MAX"`, serde's `default =
                 // "config::default_queue"`: the constant, or what the function returns.
+                let typed = if cli_default_attr(a) {
+                    cli_default_consts(v.rel, a)
+                } else {
+                    Vec::new()
+                };
                 let named = string_default_const(v.rel, a)
-                    .map(|(name, at)| (flow::Node::Const(name), at))
                     .into_iter()
+                    .chain(typed)
+                    .map(|(name, at)| (flow::Node::Const(name), at))
                     .chain(serde_default_fn(v.rel, a).map(|(path, at)| {
                         let key = path.rsplit("::").next().unwrap_or(&path).to_string();
                         (flow::Node::Ret(key), at)
