@@ -367,12 +367,19 @@ fn flow_capacities(files: &[FileFacts], deps: &Deps) -> (Vec<Capacity>, FlowIden
 /// a whole number of KiB, 100 KiB or more (a log file's `max_size: 4294967296`, a blob's
 /// `max_size: 104857600`), it is the second. No pool or queue of a hundred thousand entries is
 /// written in KiB.
+///
+/// Any value that is a whole number of MiB is a size in bytes too, whatever names it or wherever
+/// it flows (`STORAGE_MAX_BATCH_SIZE = 2097152`, a RAM budget of 256 MiB whose KiB are a
+/// semaphore's permits, `size_limit_bytes` turned into an event limit): nobody counts a million
+/// tasks or queue slots in powers of two.
 fn max_size_in_bytes(c: &Capacity) -> bool {
+    const MIB: u64 = 1024 * 1024;
     let name = c.item.trim_start_matches('.').trim_end_matches("()");
     let name = name.rsplit("::").next().unwrap_or(name);
-    extract::setting(name).eq_ignore_ascii_case("max_size")
+    let max_size = extract::setting(name).eq_ignore_ascii_case("max_size")
         && c.value >= 100 * 1024
-        && c.value % 1024 == 0
+        && c.value % 1024 == 0;
+    max_size || (c.value >= MIB && c.value % MIB == 0)
 }
 
 /// The literals of `named` (capacities found by their name alone: a constant or a `let`, no API)
@@ -667,6 +674,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
     }
     let by_flow: Vec<Capacity> = by_flow
         .into_iter()
+        .filter(|c| !max_size_in_bytes(c))
         .filter(|c| {
             let known = by_file.get(c.loc.file.as_str());
             !known.is_some_and(|locs| locs.iter().any(|l| within(&c.loc, l)))
