@@ -50,11 +50,15 @@ while IFS=$'\t' read -r name repo commit skip _; do
     git init -q --bare "$git_dir"
     git --git-dir="$git_dir" fetch -q --depth 1 "https://github.com/$repo" "$commit"
   fi
-  paths=$(git --git-dir="$git_dir" ls-tree --name-only "$commit" | grep -vxF "${skip//,/$'\n'}")
+  # Skipped paths (top-level or deeper) are excluded by pathspec.
+  excludes=()
+  if [ "$skip" != "-" ]; then
+    IFS=, read -ra skipped <<< "$skip"
+    for s in "${skipped[@]}"; do excludes+=(":(exclude)$s"); done
+  fi
   # A scratch index, so that the mirror's own is never touched.
-  # shellcheck disable=SC2086
   GIT_INDEX_FILE="$into.part.index" git --git-dir="$git_dir" --work-tree="$into.part" \
-    checkout "$commit" -- $paths
+    checkout "$commit" -- . "${excludes[@]}"
   rm -f "$into.part.index"
   rm -f "$into.part/rust-toolchain" "$into.part/rust-toolchain.toml"
   mv "$into.part" "$into"
