@@ -146,6 +146,22 @@ impl Val {
 /// `Result` (`opt.unwrap_or(16)`, `.unwrap_or_else(|| 16)`, `.map_or(16, ..)`): the value a
 /// setting takes when nobody set it. `NonZeroUsize::new(100).unwrap()` is how a capacity that
 /// must not be zero is often written.
+/// Whether a call's function is a lazy cell's constructor (`Lazy::new`, `LazyLock::new`,
+/// `LazyCell::new`, with any path before them).
+fn lazy_new(func: &syn::Expr) -> bool {
+    let syn::Expr::Path(p) = func else {
+        return false;
+    };
+    let segs = &p.path.segments;
+    let n = segs.len();
+    n >= 2
+        && segs[n - 1].ident == "new"
+        && matches!(
+            segs[n - 2].ident.to_string().as_str(),
+            "Lazy" | "LazyLock" | "LazyCell"
+        )
+}
+
 pub(crate) fn carried(expr: &syn::Expr) -> &syn::Expr {
     use syn::Expr;
     let mut e = expr;
@@ -156,6 +172,12 @@ pub(crate) fn carried(expr: &syn::Expr) -> &syn::Expr {
             Expr::Cast(c) => &c.expr,
             Expr::Reference(r) => &r.expr,
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => &u.expr,
+            // `Lazy::new(|| ..)`, `LazyLock::new(|| ..)`: a lazily built value is what its
+            // closure gives.
+            Expr::Call(c) if c.args.len() == 1 && lazy_new(&c.func) => match &c.args[0] {
+                Expr::Closure(cl) if cl.inputs.is_empty() => &cl.body,
+                _ => return e,
+            },
             Expr::Call(c) if c.args.len() == 1 => match wrapper(&c.func) {
                 Some(Wrapper::Value) => &c.args[0],
                 // A cell that starts at a literal (`Arc::new(AtomicU32::new(512))`); one given a
