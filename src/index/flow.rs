@@ -324,6 +324,8 @@ const CARRYING_METHODS: &[&str] = &[
     "or_else",
     "copied",
     "cloned",
+    // An atomic's value (`QSIZE.load(Ordering::Relaxed)`, a cell that starts at a literal).
+    "load",
 ];
 
 /// Types whose associated functions are the language's or a trait's, never the workspace's own
@@ -691,6 +693,14 @@ impl Sources<'_> {
         if wrapper {
             if let Some(a) = c.args.first() {
                 self.into(a, out, depth + 1, floor);
+            }
+            return;
+        }
+        // `AtomicUsize::new(128)`: an atomic starts at a literal, which `.load(..)` reads (one
+        // given a constant is most often a state word's flag, as `value::carried` says).
+        if ty.is_some_and(|t| t.starts_with("Atomic")) && last == "new" && c.args.len() == 1 {
+            if matches!(crate::index::value::carried(&c.args[0]), Expr::Lit(_)) {
+                self.into(&c.args[0], out, depth + 1, floor);
             }
             return;
         }
