@@ -942,15 +942,8 @@ fn string_expr_lits(s: &str) -> Vec<u64> {
 /// "DB_POOL_CONN_MAX")]`), with the string's location.
 fn string_default_const(rel: &str, a: &syn::Attribute) -> Option<(String, Loc)> {
     let mut found = None;
-    let _ = a.parse_nested_meta(|meta| {
-        if !meta.input.peek(syn::Token![=]) {
-            if meta.input.peek(syn::token::Paren) {
-                meta.parse_nested_meta(|_| Ok(()))?;
-            }
-            return Ok(());
-        }
-        let value: Expr = meta.value()?.parse()?;
-        if let (true, Expr::Lit(l)) = (meta.path.is_ident("default"), &value) {
+    attr_settings(a, |path, value| {
+        if let (true, Expr::Lit(l)) = (path.is_ident("default"), &value) {
             if let syn::Lit::Str(s) = &l.lit {
                 let text = s.value();
                 let name = text.rsplit("::").next().unwrap_or(&text).trim().to_string();
@@ -961,16 +954,14 @@ fn string_default_const(rel: &str, a: &syn::Attribute) -> Option<(String, Loc)> 
                 }
             }
         }
-        Ok(())
     });
     found
 }
 
-/// The constants a clap attribute's typed default names (`#[arg(default_value_t =
-/// DEFAULT_MAX_REQUESTS)]`, through wrappers such as `NonZeroUsize::new(N)`), with their
-/// locations: the field starts with the constant's value.
-fn cli_default_consts(rel: &str, a: &syn::Attribute) -> Vec<(String, Loc)> {
-    let mut out = Vec::new();
+/// Each `name = value` of an attribute's list (`#[arg(long, default_value_t = 4)]`), in order;
+/// a flag (`long`) or a nested list (`value_parser(..)`) holds nothing to read, and a value that
+/// is no expression ends the walk.
+fn attr_settings(a: &syn::Attribute, mut each: impl FnMut(&syn::Path, Expr)) {
     let _ = a.parse_nested_meta(|meta| {
         if !meta.input.peek(syn::Token![=]) {
             if meta.input.peek(syn::token::Paren) {
@@ -979,13 +970,23 @@ fn cli_default_consts(rel: &str, a: &syn::Attribute) -> Vec<(String, Loc)> {
             return Ok(());
         }
         let value: Expr = meta.value()?.parse()?;
-        if meta.path.is_ident("default_value_t") {
+        each(&meta.path, value);
+        Ok(())
+    });
+}
+
+/// The constants a clap attribute's typed default names (`#[arg(default_value_t =
+/// DEFAULT_MAX_REQUESTS)]`, through wrappers such as `NonZeroUsize::new(N)`), with their
+/// locations: the field starts with the constant's value.
+fn cli_default_consts(rel: &str, a: &syn::Attribute) -> Vec<(String, Loc)> {
+    let mut out = Vec::new();
+    attr_settings(a, |path, value| {
+        if path.is_ident("default_value_t") {
             let e = crate::index::value::carried(&value);
             if let Val::Const(name) = Val::of(e) {
                 out.push((name, crate::syntax::expr_loc(rel, e)));
             }
         }
-        Ok(())
     });
     out
 }
@@ -1003,20 +1004,8 @@ fn cli_defaults(rel: &str, a: &syn::Attribute) -> Vec<(u64, Loc)> {
             .collect();
     }
     let mut out = Vec::new();
-    let _ = a.parse_nested_meta(|meta| {
-        let name = meta
-            .path
-            .get_ident()
-            .map(|i| i.to_string())
-            .unwrap_or_default();
-        if !meta.input.peek(syn::Token![=]) {
-            // `long`, `short`, or a list such as `value_parser(..)`: nothing to read.
-            if meta.input.peek(syn::token::Paren) {
-                meta.parse_nested_meta(|_| Ok(()))?;
-            }
-            return Ok(());
-        }
-        let value: Expr = meta.value()?.parse()?;
+    attr_settings(a, |path, value| {
+        let name = path.get_ident().map(|i| i.to_string()).unwrap_or_default();
         match (name.as_str(), &value) {
             ("default_value" | "default", Expr::Lit(l)) => match &l.lit {
                 syn::Lit::Str(s) => {
@@ -1053,7 +1042,6 @@ fn cli_defaults(rel: &str, a: &syn::Attribute) -> Vec<(u64, Loc)> {
             }
             _ => {}
         }
-        Ok(())
     });
     out
 }
