@@ -372,7 +372,7 @@ fn flow_capacities(files: &[FileFacts], deps: &Deps) -> (Vec<Capacity>, FlowIden
 /// it flows (`STORAGE_MAX_BATCH_SIZE = 2097152`, a RAM budget of 256 MiB whose KiB are a
 /// semaphore's permits, `size_limit_bytes` turned into an event limit): nobody counts a million
 /// tasks or queue slots in powers of two.
-fn max_size_in_bytes(c: &Capacity) -> bool {
+fn written_in_bytes(c: &Capacity) -> bool {
     const MIB: u64 = 1024 * 1024;
     let name = c.item.trim_start_matches('.').trim_end_matches("()");
     let name = name.rsplit("::").next().unwrap_or(name);
@@ -411,10 +411,11 @@ fn serial_pages(
         return out;
     }
     let flowed: std::collections::HashSet<&Loc> = by_flow.iter().map(|c| &c.loc).collect();
+    let wanted: std::collections::HashSet<&Loc> = candidates.iter().map(|c| &c.loc).collect();
     let mut starts: HashMap<&Loc, Vec<&flow::Node>> = HashMap::default();
     let mut next: HashMap<&flow::Node, Vec<&flow::Node>> = HashMap::default();
     for f in files {
-        for s in &f.flow.seeds {
+        for s in f.flow.seeds.iter().filter(|s| wanted.contains(&s.loc)) {
             starts.entry(&s.loc).or_default().push(&s.to);
         }
         for e in &f.flow.edges {
@@ -655,7 +656,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
             factor: None,
         });
     }
-    out.retain(|c| !max_size_in_bytes(c));
+    out.retain(|c| !written_in_bytes(c));
     // What the names and APIs found comes first: a literal they found keeps their telling.
     let (by_flow, flow_idents) = flow_capacities(files, deps);
     let paged = serial_pages(files, tables, &out, &by_flow);
@@ -674,7 +675,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
     }
     let by_flow: Vec<Capacity> = by_flow
         .into_iter()
-        .filter(|c| !max_size_in_bytes(c))
+        .filter(|c| !written_in_bytes(c))
         .filter(|c| {
             let known = by_file.get(c.loc.file.as_str());
             !known.is_some_and(|locs| locs.iter().any(|l| within(&c.loc, l)))
