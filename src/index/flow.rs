@@ -706,7 +706,7 @@ impl Sources<'_> {
         }
         // `LazyLock::new(|| env_config("PIPELINE_QUERIES", 16))`: a lazily built value is what
         // its closure gives.
-        if matches!(ty, Some("LazyLock" | "Lazy" | "LazyCell")) && last == "new" {
+        if crate::index::value::lazy_new(&c.func) {
             if let Some(Expr::Closure(cl)) = c.args.first() {
                 if cl.inputs.is_empty() {
                     self.into(&cl.body, out, depth + 1, floor);

@@ -148,7 +148,7 @@ impl Val {
 /// must not be zero is often written.
 /// Whether a call's function is a lazy cell's constructor (`Lazy::new`, `LazyLock::new`,
 /// `LazyCell::new`, with any path before them).
-fn lazy_new(func: &syn::Expr) -> bool {
+pub(crate) fn lazy_new(func: &syn::Expr) -> bool {
     let syn::Expr::Path(p) = func else {
         return false;
     };
