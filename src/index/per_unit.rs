@@ -19,6 +19,9 @@ pub(crate) struct PerUnit<'a> {
     pub(crate) value: Option<u64>,
     /// Where the unit's constant or field default is defined, and what to say there.
     pub(crate) defined: Option<(Loc, String)>,
+    /// Where the unit is written in the product: the number to measure, on its own line when
+    /// the product spans several (`available_parallelism()\n.saturating_mul(4)`).
+    pub(crate) unit_at: Loc,
 }
 
 impl PerUnit<'_> {
@@ -97,5 +100,6 @@ fn classify<'a>(
         origin,
         value,
         defined,
+        unit_at: unit.loc.clone(),
     })
 }

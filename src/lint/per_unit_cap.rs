@@ -12,10 +12,12 @@ pub(crate) fn check(index: &Index) -> Vec<Finding> {
             let per = u.per();
             let mut f = super::finding(
                 Rule::PerUnitCap,
-                u.product.loc.clone(),
+                u.unit_at.clone(),
                 format!(
                     "`{}` caps by {} x a typed per-unit number ({per}); the error grows with the fleet",
-                    u.product.text, u.count
+                    // A product written over several lines is quoted on one.
+                    u.product.text.split_whitespace().collect::<Vec<_>>().join(" "),
+                    u.count
                 ),
                 format!("{} x {per}", u.count),
             );
