@@ -216,7 +216,7 @@ fn front_end(text: &str) {
         };
         let scope = Scope::file("fuzz", &[], role, &parsed.ast);
         let mut index = crate::index::extract::Extractor::new(tables, "src/lib.rs", role)
-            .with_gauges(std::mem::take(&mut parsed.gauges));
+            .with_lexical(std::mem::take(&mut parsed.lexical));
         let mut fixtures = crate::fixture_model::collect::Collector::new("src/lib.rs");
         let mut code = crate::fixture_model::reads::CodeCollector::new("src/lib.rs");
         let mut sites = crate::operators::SiteCollector::new(tables, &[]);

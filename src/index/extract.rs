@@ -47,8 +47,10 @@ pub(crate) struct Extractor<'a> {
     /// Where the 1 of a zero guard's assignment sits (`if n == 0 { n = 1; }`): a floor that
     /// keeps a count from being zero, no capacity.
     floors: Vec<flow::Pos>,
-    /// The file's gauges (`syntax::sparse::gauges`), sorted.
+    /// The file's gauges (`syntax::sparse::Lexical::gauges`), sorted.
     gauges: Vec<String>,
+    /// The file's senders of constants only (`syntax::sparse::Lexical::signal_senders`), sorted.
+    signal_senders: Vec<String>,
 }
 
 /// A capacity API a call matches.
@@ -91,12 +93,14 @@ impl<'a> Extractor<'a> {
             signals: Vec::new(),
             floors: Vec::new(),
             gauges: Vec::new(),
+            signal_senders: Vec::new(),
         }
     }
 
-    /// The names the file counts both up and down (`syntax::sparse::gauges`, sorted).
-    pub(crate) fn with_gauges(mut self, gauges: Vec<String>) -> Self {
-        self.gauges = gauges;
+    /// What the file's tokens say (`syntax::sparse::lexical`): its gauges, its signal senders.
+    pub(crate) fn with_lexical(mut self, lexical: crate::syntax::sparse::Lexical) -> Self {
+        self.gauges = lexical.gauges;
+        self.signal_senders = lexical.signal_senders;
         self
     }
 
@@ -1795,8 +1799,9 @@ impl Extractor<'_> {
 
     /// `let (stop_send, _) = broadcast::channel(2)`: a broadcast channel whose sender is named
     /// for a stop signal (a word `stop`, `shutdown`, `exit`, `quit`, `cancel`, `kill`,
-    /// `terminate`, `close` or `halt`) carries one signal to every task; its bound is how many
-    /// signals may wait, no capacity of work.
+    /// `terminate`, `close` or `halt`), or whose sender only ever sends a constant in this file
+    /// (`sender.send(1)`, `self.tx.send(Action::Reload)`: `Lexical::signal_senders`), carries
+    /// signals to every task; its bound is how many signals may wait, no capacity of work.
     fn stop_signal(&mut self, v: &View, l: &syn::Local) {
         let syn::Pat::Tuple(t) = &l.pat else { return };
         let Some(syn::Pat::Ident(sender)) = t.elems.first() else {
@@ -1806,9 +1811,9 @@ impl Extractor<'_> {
         let Expr::Call(c) = crate::index::value::carried(&init.expr) else {
             return;
         };
-        let stop = crate::index::names::words(&sender.ident.to_string())
-            .iter()
-            .any(|w| {
+        let name = sender.ident.to_string();
+        let stop = self.signal_senders.binary_search(&name).is_ok()
+            || crate::index::names::words(&name).iter().any(|w| {
                 matches!(
                     w.as_str(),
                     "stop"

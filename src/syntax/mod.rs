@@ -70,8 +70,8 @@ pub(crate) struct Parsed {
     pub(crate) ast: syn::File,
     /// What the sparse text left out (`sparse::Sparse::hidden`); empty for a full parse.
     pub(crate) hidden: Vec<u64>,
-    /// The file's gauges (`sparse::gauges`), the same for either parse.
-    pub(crate) gauges: Vec<String>,
+    /// What the file's tokens say (`sparse::lexical`), the same for either parse.
+    pub(crate) lexical: sparse::Lexical,
     /// The file as written holds a suppression's marker (`capcheck:`).
     pub(crate) marked: bool,
 }
@@ -120,7 +120,7 @@ pub(crate) fn parse_file_with(
                 lines,
                 ast,
                 hidden: s.hidden,
-                gauges: s.gauges,
+                lexical: s.lexical,
                 marked,
             });
         }
@@ -129,7 +129,7 @@ pub(crate) fn parse_file_with(
     }
     match syn::parse_file(&text) {
         Ok(ast) => Ok(Parsed {
-            gauges: sparse::gauges(&text),
+            lexical: sparse::lexical(&text),
             text: text.into_owned(),
             lines,
             ast,

@@ -77,8 +77,18 @@ pub(crate) struct Sparse {
     /// pass that learns one matters (a constant that sizes an API, a place a value reaches one
     /// through) reads the file again with it kept.
     pub(crate) hidden: Vec<u64>,
-    /// The file's gauges ([`gauges`]).
+    /// What the whole file's tokens say ([`lexical`]).
+    pub(crate) lexical: Lexical,
+}
+
+/// What a file's tokens say about names its code uses anywhere in the file, read off tokens
+/// rather than the syntax tree, so that a sparse parse and a full one see the same.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Lexical {
+    /// The names the file counts both up and down ([`scan_gauges`]), sorted.
     pub(crate) gauges: Vec<String>,
+    /// The senders that only ever send a constant ([`scan_signal_senders`]), sorted.
+    pub(crate) signal_senders: Vec<String>,
 }
 
 /// The file with comments and fact-free items cut, or `None` when it should be parsed as
@@ -166,13 +176,16 @@ impl Lexed {
         }
         let Lexed { toks, mut cuts, .. } = self;
         let close = matching(&toks)?;
-        let gauges = scan_gauges(src, &toks);
+        let lexical = Lexical {
+            gauges: scan_gauges(src, &toks),
+            signal_senders: scan_signal_senders(src, &toks),
+        };
         let mut s = Splitter {
             src,
             toks: &toks,
             close: &close,
             classify,
-            gauges: &gauges,
+            gauges: &lexical.gauges,
             drop: Vec::new(),
             ids: Vec::new(),
             kept: 0,
@@ -188,17 +201,14 @@ impl Lexed {
         Some(Sparse {
             text: cut(src, cuts),
             hidden,
-            gauges,
+            lexical,
         })
     }
 }
 
-/// The names a file counts both up and down: `self.active += 1` and `self.active -= 1`,
-/// `inflight.fetch_add(1, ..)` and `inflight.fetch_sub(1, ..)`. Such a place is a gauge of
-/// something under way, so a value compared with it can be a ceiling (`index::extract`'s length
-/// guard), wherever in the file the counting happens. Read off tokens, not the syntax tree, so a
-/// sparse parse and a full one see the same gauges. Sorted.
-pub(crate) fn gauges(src: &str) -> Vec<String> {
+/// What the tokens of a file parsed as written say ([`Lexical`]); a sparse parse reads the same
+/// off the tokens it cuts from.
+pub(crate) fn lexical(src: &str) -> Lexical {
     let mut toks = Vec::new();
     // Not `Lexed::push`, which stops at a token this pass does not understand: the others'
     // counting stays readable, and a full parse (what such a file gets) must see it.
@@ -211,9 +221,16 @@ pub(crate) fn gauges(src: &str) -> Vec<String> {
             toks.push(Tok { kind, start, end });
         }
     });
-    scan_gauges(src, &toks)
+    Lexical {
+        gauges: scan_gauges(src, &toks),
+        signal_senders: scan_signal_senders(src, &toks),
+    }
 }
 
+/// The names a file counts both up and down: `self.active += 1` and `self.active -= 1`,
+/// `inflight.fetch_add(1, ..)` and `inflight.fetch_sub(1, ..)`. Such a place is a gauge of
+/// something under way, so a value compared with it can be a ceiling (`index::extract`'s length
+/// guard), wherever in the file the counting happens. Sorted.
 fn scan_gauges(src: &str, toks: &[Tok]) -> Vec<String> {
     let text = |t: &Tok| &src[t.start()..t.end()];
     let (mut up, mut down) = (Vec::new(), Vec::new());
@@ -243,6 +260,100 @@ fn scan_gauges(src: &str, toks: &[Tok]) -> Vec<String> {
         .collect();
     both.shrink_to_fit();
     both
+}
+
+/// The senders whose every `.send(..)` in the file sends a constant, and that send at least
+/// once: `sender.send(1)`, `broadcast_tx.send(true)`, `self.tx.send(CoreAction::Shutdown)`,
+/// `stop.send(())`. A channel that only ever carries such values carries signals, not work.
+/// A sender stored in a field under another name (`Handle { tx: broadcast_tx }`) answers for
+/// the field's sends too. A name that also sends a variable, a call or a value built of parts
+/// (`tx.send(batch)`, `tx.send(Msg::Data(x))`) is none. Sorted.
+fn scan_signal_senders(src: &str, toks: &[Tok]) -> Vec<String> {
+    let text = |i: usize| &src[toks[i].start()..toks[i].end()];
+    let kind = |i: usize| toks.get(i).map(|t| t.kind);
+    // Per receiver name: whether it sent a constant, whether it sent anything else.
+    let mut sends: std::collections::HashMap<&str, (bool, bool)> = Default::default();
+    // `field: name` in a struct literal (or anywhere a field takes a bare name).
+    let mut fields: Vec<(&str, &str)> = Vec::new();
+    for i in 0..toks.len() {
+        if kind(i) != Some(TokenKind::Ident) {
+            continue;
+        }
+        if kind(i + 1) == Some(TokenKind::Colon)
+            && kind(i + 2) == Some(TokenKind::Ident)
+            && kind(i.wrapping_sub(1)) != Some(TokenKind::Colon)
+            && kind(i + 3).is_none_or(|k| matches!(k, TokenKind::Comma | TokenKind::CloseBrace))
+        {
+            fields.push((text(i), text(i + 2)));
+        }
+        if kind(i + 1) != Some(TokenKind::Dot)
+            || kind(i + 2) != Some(TokenKind::Ident)
+            || text(i + 2) != "send"
+            || kind(i + 3) != Some(TokenKind::OpenParen)
+        {
+            continue;
+        }
+        let mut depth = 0usize;
+        let mut end = None;
+        for (j, t) in toks.iter().enumerate().skip(i + 3) {
+            match t.kind {
+                TokenKind::OpenParen | TokenKind::OpenBracket | TokenKind::OpenBrace => depth += 1,
+                TokenKind::CloseParen | TokenKind::CloseBracket | TokenKind::CloseBrace => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(j);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(end) = end else { break };
+        let arg: Vec<usize> = (i + 4..end).collect();
+        if arg.is_empty() {
+            continue;
+        }
+        let upper = |j: usize| text(j).starts_with(|c: char| c.is_ascii_uppercase());
+        let constant = match arg.as_slice() {
+            [a, b] => {
+                kind(*a) == Some(TokenKind::OpenParen) && kind(*b) == Some(TokenKind::CloseParen)
+            }
+            [a] => match kind(*a) {
+                Some(TokenKind::Literal { .. }) => true,
+                Some(TokenKind::Ident) => matches!(text(*a), "true" | "false") || upper(*a),
+                _ => false,
+            },
+            // A path: `CoreAction::Shutdown`, `Signal::STOP`.
+            path => {
+                path.iter().enumerate().all(|(n, &j)| match n % 3 {
+                    0 => kind(j) == Some(TokenKind::Ident),
+                    _ => kind(j) == Some(TokenKind::Colon),
+                }) && path.len() % 3 == 1
+                    && upper(path[path.len() - 1])
+            }
+        };
+        let entry = sends.entry(text(i)).or_default();
+        if constant {
+            entry.0 = true;
+        } else {
+            entry.1 = true;
+        }
+    }
+    // A field's sends are the sends of the name stored in it.
+    for (field, name) in fields {
+        if let Some(&(c, d)) = sends.get(field) {
+            let entry = sends.entry(name).or_default();
+            entry.0 |= c;
+            entry.1 |= d;
+        }
+    }
+    let mut out: Vec<String> = sends
+        .into_iter()
+        .filter(|(_, (c, d))| *c && !*d)
+        .map(|(n, _)| n.to_string())
+        .collect();
+    out.sort_unstable();
+    out
 }
 
 /// `src` without the `cuts`: a cut keeps its newlines, and the part of its last line that comes
@@ -838,14 +949,21 @@ fn up(&mut self) { self.queue += 1; self.seen += 1; }
 fn down(&self) { self.queue.fetch_sub(1, R); self.seen.fetch_add(1, R) }
 fn b(&mut self) { self.level += 1; self.level -= 1; }
 ";
-        assert_eq!(gauges(src), ["level", "queue"]);
+        assert_eq!(lexical(src).gauges, ["level", "queue"]);
         let s = sparse(src, false, &mut classify).unwrap();
-        assert_eq!(s.gauges, ["level", "queue"], "the same gauges either way");
+        assert_eq!(
+            s.lexical.gauges,
+            ["level", "queue"],
+            "the same gauges either way"
+        );
         assert!(s.text.contains("fn a"), "{}", s.text);
         assert!(!s.text.contains("fn b"), "a gauge of no work: {}", s.text);
         // `fn z` is always cut, so the cut is never empty and `run` always has a text.
         let only_up = "fn a(&self) -> bool { self.queue >= self.cap }\nfn up(&mut self) { self.queue += 1; }\nfn z() {}\n";
-        assert!(gauges(only_up).is_empty(), "a total counted up is no gauge");
+        assert!(
+            lexical(only_up).gauges.is_empty(),
+            "a total counted up is no gauge"
+        );
         assert!(!run(only_up).unwrap().contains("fn a"));
     }
 
