@@ -319,6 +319,22 @@ fn a_harness_package_a_developers_binary_an_example_or_a_support_module_is_test_
         "cmd/examples/advanced/main.rs".into(),
         format!("{lib}fn main() {{}}\n"),
     ));
+    // A package whose description calls it a load-testing or benchmark tool (kanidm's
+    // `orca`, "load testing for LDAP and Kanidm") is a harness; one that merely names load is
+    // product code.
+    files[0].1 = files[0]
+        .1
+        .replace("members = [", "members = [\"orca\", \"balancer\", ");
+    for (n, d) in [
+        ("orca", "Orca - load testing for LDAP and Kanidm"),
+        ("balancer", "A load balancer, tested under stress"),
+    ] {
+        files.push((
+            format!("{n}/Cargo.toml"),
+            MEMBER.replace("NAME", n) + &format!("description = \"{d}\"\n"),
+        ));
+        files.push((format!("{n}/src/lib.rs"), lib.into()));
+    }
     // A module of test support in product code (lighthouse's `http_api/src/test_utils.rs`,
     // qdrant's `model_testing/`) is test code; a word that merely holds `test` is not.
     for f in ["test_utils.rs", "testing/harness.rs", "attestation.rs"] {
@@ -331,6 +347,7 @@ fn a_harness_package_a_developers_binary_an_example_or_a_support_module_is_test_
     assert_eq!(
         found,
         [
+            "balancer/src/lib.rs",
             "cmd/src/main.rs",
             "engine/src/attestation.rs",
             "engine/src/lib.rs",

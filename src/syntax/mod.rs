@@ -350,6 +350,14 @@ pub(crate) fn names_testing(name: &str) -> bool {
     })
 }
 
+/// Whether an item's name says it is for tests: a word that names a testing package or feature
+/// (`names_testing`), or `fake` or `dummy` (`TEST_MAX_FILE_DESCRIPTORS`, `new_for_test`; not
+/// `TESTNET_PEERS`, `LATEST_SLOTS` or `attest`).
+pub(crate) fn names_test_value(ident: &str) -> bool {
+    let name = ident.to_ascii_lowercase();
+    names_testing(&name) || name.split('_').any(|w| w == "fake" || w == "dummy")
+}
+
 /// The last segments of the attributes that make a function a test (`#[test]`,
 /// `#[tokio::test]`, `#[rstest]`, `#[test_case(..)]`, `#[bench]`, `#[quickcheck]`).
 pub(crate) const TEST_ATTRS: &[&str] = &["test", "rstest", "test_case", "bench", "quickcheck"];

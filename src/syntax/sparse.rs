@@ -645,7 +645,10 @@ impl<'s> Splitter<'s, '_, '_> {
             }
             "fn" => {
                 let end = self.to_end(i, hi)?;
-                self.leaf(start, end, test || test_fn, None);
+                // A function named for tests is test code, as the walk says (`walk::function`).
+                let named = self.kind(i + 1) == Some(TokenKind::Ident)
+                    && crate::syntax::names_test_value(self.text(i + 1));
+                self.leaf(start, end, test || test_fn || named, None);
                 end
             }
             "struct" | "enum" | "union" => {

@@ -188,7 +188,11 @@ impl Walker<'_, '_, '_> {
     }
 
     fn function(&mut self, f: FnItem, body: impl FnOnce(&mut Self)) {
-        let test = is_test_fn(f.attrs) || is_cfg_test(f.attrs);
+        // A function named for tests (`new_for_test`, `mock_pool`) is their set-up, wherever it
+        // is declared, as a constant so named is.
+        let test = is_test_fn(f.attrs)
+            || is_cfg_test(f.attrs)
+            || crate::syntax::names_test_value(&f.sig.ident.to_string());
         self.view.scope.push_test(test);
         self.view
             .fns
@@ -217,7 +221,7 @@ impl Walker<'_, '_, '_> {
     fn constant(&mut self, attrs: &[syn::Attribute], c: ConstItem, body: impl FnOnce(&mut Self)) {
         // A constant named for tests (`TEST_PAGE_CACHE_SIZE`, `MOCK_WORKERS`) is their set-up,
         // wherever it is declared.
-        let test = is_cfg_test(attrs) || names_test_value(&c.ident.to_string());
+        let test = is_cfg_test(attrs) || crate::syntax::names_test_value(&c.ident.to_string());
         self.view.scope.push_test(test);
         self.each(|col, v| col.enter_const(v, &c));
         body(self);
@@ -487,14 +491,6 @@ fn without_for_await(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStre
         });
     }
     out.into_iter().collect()
-}
-
-/// Whether a constant's name says it is for tests: a word that names a testing package or
-/// feature (`syntax::names_testing`), or `fake` or `dummy` (`TEST_MAX_FILE_DESCRIPTORS`; not
-/// `TESTNET_PEERS` or `LATEST_SLOTS`).
-fn names_test_value(ident: &str) -> bool {
-    let name = ident.to_ascii_lowercase();
-    crate::syntax::names_testing(&name) || name.split('_').any(|w| w == "fake" || w == "dummy")
 }
 
 /// How a test file named by `#[path]` is listed among the test modules: by its path.

@@ -257,7 +257,9 @@ fn package_files(ws_root: &Path, pkg: &Package, pointed: bool) -> anyhow::Result
             by_dir.entry(dir).or_default().push(i);
         }
     }
-    let harness = !pointed && harness(ws_root, &pkg_root, &pkg.name);
+    let harness = !pointed
+        && (harness(ws_root, &pkg_root, &pkg.name)
+            || describes_harness(pkg.description.as_deref()));
     let dev_only = dev_only(&targets);
     let walker = package_walker(&pkg_root);
     let mut out = Vec::new();
@@ -316,6 +318,26 @@ fn names_bench(name: &str) -> bool {
                 "e2e" | "example" | "examples" | "simulator" | "simulation"
             )
     })
+}
+
+/// Whether a package's description says it is a benchmark or load-testing tool ("Orca - load
+/// testing for LDAP and Kanidm", "Fluvio benchmarking tool"): what it drives is the load, not
+/// the product's capacity.
+fn describes_harness(description: Option<&str>) -> bool {
+    let Some(d) = description else { return false };
+    let words: Vec<String> = d
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    words.iter().any(|w| w.starts_with("benchmark"))
+        || words.windows(2).any(|p| {
+            matches!(p[0].as_str(), "load" | "stress")
+                && matches!(
+                    p[1].as_str(),
+                    "test" | "tests" | "testing" | "tester" | "generator" | "generation"
+                )
+        })
 }
 
 /// Whether a member is a harness, whose code is test code: named for testing, benchmarking,
