@@ -333,29 +333,33 @@ fn is_test_feature(meta: &syn::Meta) -> bool {
 /// `-` and `_`) is `test`, `tests`, `testing`, `testsuite`, `testutil(s)` (`test-utils`,
 /// `test-support`), `mock(s)` (`feature = "mock"`, `linkerd-pool-mock`) or `fuzz(ing)`.
 pub(crate) fn names_testing(name: &str) -> bool {
-    name.split(['-', '_']).any(|w| {
-        matches!(
-            w,
-            "test"
-                | "tests"
-                | "testing"
-                | "testsuite"
-                | "testutils"
-                | "testutil"
-                | "mock"
-                | "mocks"
-                | "fuzz"
-                | "fuzzing"
-        )
-    })
+    name.split(['-', '_']).any(|w| TESTING_WORDS.contains(&w))
 }
+
+/// The words of `names_testing`.
+const TESTING_WORDS: &[&str] = &[
+    "test",
+    "tests",
+    "testing",
+    "testsuite",
+    "testutils",
+    "testutil",
+    "mock",
+    "mocks",
+    "fuzz",
+    "fuzzing",
+];
 
 /// Whether an item's name says it is for tests: a word that names a testing package or feature
 /// (`names_testing`), or `fake` or `dummy` (`TEST_MAX_FILE_DESCRIPTORS`, `new_for_test`; not
-/// `TESTNET_PEERS`, `LATEST_SLOTS` or `attest`).
+/// `TESTNET_PEERS`, `LATEST_SLOTS` or `attest`). Asked of every function: no allocation.
 pub(crate) fn names_test_value(ident: &str) -> bool {
-    let name = ident.to_ascii_lowercase();
-    names_testing(&name) || name.split('_').any(|w| w == "fake" || w == "dummy")
+    ident.split(['-', '_']).any(|w| {
+        TESTING_WORDS
+            .iter()
+            .chain(&["fake", "dummy"])
+            .any(|t| w.eq_ignore_ascii_case(t))
+    })
 }
 
 /// The last segments of the attributes that make a function a test (`#[test]`,

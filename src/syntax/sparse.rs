@@ -269,6 +269,10 @@ fn scan_gauges(src: &str, toks: &[Tok]) -> Vec<String> {
 /// the field's sends too. A name that also sends a variable, a call or a value built of parts
 /// (`tx.send(batch)`, `tx.send(Msg::Data(x))`) is none. Sorted.
 fn scan_signal_senders(src: &str, toks: &[Tok]) -> Vec<String> {
+    // Only a broadcast channel asks (`Extractor::stop_signal`); its file names one.
+    if !src.contains("broadcast") {
+        return Vec::new();
+    }
     let text = |i: usize| &src[toks[i].start()..toks[i].end()];
     let kind = |i: usize| toks.get(i).map(|t| t.kind);
     // Per receiver name: whether it sent a constant, whether it sent anything else.
