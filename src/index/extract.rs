@@ -995,8 +995,44 @@ fn cli_default_consts(rel: &str, a: &syn::Attribute) -> Vec<(String, Loc)> {
     out
 }
 
+/// derivative's `#[derivative(Default(value = "128"))]`: the default's expression, written as a
+/// string inside the derive's `Default(..)`.
+fn derivative_defaults(rel: &str, a: &syn::Attribute) -> Vec<(u64, Loc)> {
+    let mut out = Vec::new();
+    let _ = a.parse_nested_meta(|meta| {
+        if meta.path.is_ident("Default") && meta.input.peek(syn::token::Paren) {
+            return meta.parse_nested_meta(|inner| {
+                if inner.input.peek(syn::Token![=]) {
+                    let value: Expr = inner.value()?.parse()?;
+                    if let (true, Expr::Lit(l)) = (inner.path.is_ident("value"), &value) {
+                        if let syn::Lit::Str(s) = &l.lit {
+                            let at = loc_of(rel, s);
+                            out.extend(
+                                string_expr_lits(&s.value())
+                                    .into_iter()
+                                    .map(|v| (v, at.clone())),
+                            );
+                        }
+                    }
+                }
+                Ok(())
+            });
+        }
+        if meta.input.peek(syn::token::Paren) {
+            meta.parse_nested_meta(|_| Ok(()))?;
+        } else if meta.input.peek(syn::Token![=]) {
+            let _: Expr = meta.value()?.parse()?;
+        }
+        Ok(())
+    });
+    out
+}
+
 /// The literals of a clap or structopt attribute's defaults, with their locations.
 fn cli_defaults(rel: &str, a: &syn::Attribute) -> Vec<(u64, Loc)> {
+    if a.path().is_ident("derivative") {
+        return derivative_defaults(rel, a);
+    }
     // smart-default's `#[default(30)]`: the attribute holds the default's expression.
     if a.path().is_ident("default") {
         let Ok(e) = a.parse_args::<Expr>() else {
