@@ -190,13 +190,11 @@ impl Walker<'_, '_, '_> {
     fn function(&mut self, f: FnItem, body: impl FnOnce(&mut Self)) {
         // A function named for tests (`new_for_test`, `mock_pool`) is their set-up, wherever it
         // is declared, as a constant so named is.
-        let test = is_test_fn(f.attrs)
-            || is_cfg_test(f.attrs)
-            || crate::syntax::names_test_value(&f.sig.ident.to_string());
+        let name = f.sig.ident.to_string();
+        let test =
+            is_test_fn(f.attrs) || is_cfg_test(f.attrs) || crate::syntax::names_test_value(&name);
         self.view.scope.push_test(test);
-        self.view
-            .fns
-            .push((f.sig.ident.to_string(), f.site.clone()));
+        self.view.fns.push((name, f.site.clone()));
         self.each(|c, v| c.enter_fn(v, &f));
         body(self);
         self.each(|c, v| c.leave_fn(v, &f));
