@@ -322,12 +322,14 @@ fn a_harness_package_a_developers_binary_an_example_or_a_support_module_is_test_
     // A package whose description calls it a load-testing or benchmark tool (kanidm's
     // `orca`, "load testing for LDAP and Kanidm") is a harness; one that merely names load is
     // product code.
-    files[0].1 = files[0]
-        .1
-        .replace("members = [", "members = [\"orca\", \"balancer\", ");
+    files[0].1 = files[0].1.replace(
+        "members = [",
+        "members = [\"orca\", \"balancer\", \"kvstore\", ",
+    );
     for (n, d) in [
         ("orca", "Orca - load testing for LDAP and Kanidm"),
         ("balancer", "A load balancer, tested under stress"),
+        ("kvstore", "A key-value store benchmarked against Redis"),
     ] {
         files.push((
             format!("{n}/Cargo.toml"),
@@ -351,6 +353,7 @@ fn a_harness_package_a_developers_binary_an_example_or_a_support_module_is_test_
             "cmd/src/main.rs",
             "engine/src/attestation.rs",
             "engine/src/lib.rs",
+            "kvstore/src/lib.rs",
             "testcontainers/src/lib.rs",
             "workbenchmarks-not/src/lib.rs"
         ]

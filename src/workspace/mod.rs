@@ -322,7 +322,8 @@ fn names_bench(name: &str) -> bool {
 
 /// Whether a package's description says it is a benchmark or load-testing tool ("Orca - load
 /// testing for LDAP and Kanidm", "Fluvio benchmarking tool"): what it drives is the load, not
-/// the product's capacity.
+/// the product's capacity. A product that says it was measured ("benchmarked against Redis")
+/// is none.
 fn describes_harness(description: Option<&str>) -> bool {
     let Some(d) = description else { return false };
     let words: Vec<String> = d
@@ -330,7 +331,9 @@ fn describes_harness(description: Option<&str>) -> bool {
         .filter(|w| !w.is_empty())
         .map(str::to_ascii_lowercase)
         .collect();
-    words.iter().any(|w| w.starts_with("benchmark"))
+    words
+        .iter()
+        .any(|w| matches!(w.as_str(), "benchmark" | "benchmarks" | "benchmarking"))
         || words.windows(2).any(|p| {
             matches!(p[0].as_str(), "load" | "stress")
                 && matches!(
