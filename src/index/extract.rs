@@ -1908,7 +1908,7 @@ impl Extractor<'_> {
             };
             // A parameter whose type cannot be a number (`chan: Tx<T, S>`, `name: &str`) carries
             // no capacity, whatever the caller passes.
-            if !flow::may_hold_int(&p.ty) {
+            if !flow::param_may_hold_int(&p.ty, &f.sig.generics) {
                 continue;
             }
             let param = id.ident.to_string();

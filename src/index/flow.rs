@@ -425,6 +425,48 @@ pub(crate) fn may_hold_int(ty: &syn::Type) -> bool {
     }
 }
 
+/// Whether a parameter of this type can carry a count: one that may hold an integer
+/// (`may_hold_int`), or a generic or `impl` type bound to convert into one (`n: N` with
+/// `N: Into<Option<usize>>`, `n: impl Into<u32>`, `T: TryInto<usize>` in a `where` clause): the
+/// body reads it through `.into()`, which carries its value.
+pub(crate) fn param_may_hold_int(ty: &syn::Type, generics: &syn::Generics) -> bool {
+    if may_hold_int(ty) {
+        return true;
+    }
+    let converts = |bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>| {
+        bounds.iter().any(|b| {
+            let syn::TypeParamBound::Trait(t) = b else {
+                return false;
+            };
+            t.path.segments.last().is_some_and(|s| {
+                (s.ident == "Into" || s.ident == "TryInto")
+                    && matches!(&s.arguments, syn::PathArguments::AngleBracketed(a)
+                        if a.args.iter().any(|g| matches!(g, syn::GenericArgument::Type(t) if may_hold_int(t))))
+            })
+        })
+    };
+    match ty {
+        syn::Type::Reference(r) => param_may_hold_int(&r.elem, generics),
+        syn::Type::ImplTrait(i) => converts(&i.bounds),
+        syn::Type::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
+            let name = &p.path.segments[0].ident;
+            generics
+                .type_params()
+                .any(|tp| tp.ident == *name && converts(&tp.bounds))
+                || generics
+                    .where_clause
+                    .iter()
+                    .flat_map(|w| &w.predicates)
+                    .any(|pred| {
+                        matches!(pred, syn::WherePredicate::Type(pt)
+                        if matches!(&pt.bounded_ty, syn::Type::Path(b) if b.path.is_ident(name))
+                            && converts(&pt.bounds))
+                    })
+        }
+        _ => false,
+    }
+}
+
 /// Whether a function declaring this result can return a count: an integer, or an `Option` of
 /// one. A named type is taken for a struct here (`fn new(..) -> Self`, `-> Reset`): constructors
 /// are what most functions returning a plain name are.
