@@ -142,12 +142,36 @@ impl Graph<'_> {
     /// tests call are still its API (its users call `Limits::default()`), and a function nobody
     /// calls is no helper.
     pub(crate) fn test_only(&self) -> BTreeSet<&str> {
-        // Who calls a name, by name: `f` and `Q::f` both call `f`; a method call `.f` too.
+        // The candidates, named for tests; most workspaces have few or none, and then nothing
+        // else needs building.
+        let helpers: Vec<&FnNode> = self
+            .nodes
+            .iter()
+            .filter(|n| {
+                // A function's name is snake case: its words are its `_`-separated parts
+                // (no allocation: this asks of every function of the traced packages).
+                n.trait_name.is_none()
+                    && n.name.split('_').any(|w| {
+                        ["test", "tests", "mock", "fake", "stub", "dummy", "fixture"]
+                            .iter()
+                            .any(|t| w.eq_ignore_ascii_case(t))
+                    })
+            })
+            .copied()
+            .collect();
+        if helpers.is_empty() {
+            return BTreeSet::new();
+        }
+        let named: rustc_hash::FxHashSet<&str> = helpers.iter().map(|n| n.name.as_str()).collect();
+        // Who calls a candidate's name, by name: `f` and `Q::f` both call `f`; a method call
+        // `.f` too.
         let mut callers: HashMap<&str, Vec<&FnNode>> = HashMap::default();
         for c in &self.nodes {
             for called in c.calls.iter().chain(&c.methods) {
                 let name = called.rsplit("::").next().unwrap_or(called);
-                callers.entry(name).or_default().push(c);
+                if named.contains(name) {
+                    callers.entry(name).or_default().push(c);
+                }
             }
         }
         let calls = |caller: &FnNode, callee: &FnNode| {
@@ -163,7 +187,7 @@ impl Graph<'_> {
                 })
             }
         };
-        let mut test: BTreeSet<&str> = self
+        let mut test: rustc_hash::FxHashSet<&str> = self
             .nodes
             .iter()
             .filter(|n| n.is_test)
@@ -173,20 +197,7 @@ impl Graph<'_> {
         // Each round adds functions; they are finitely many.
         loop {
             let before = out.len();
-            let helper = |n: &FnNode| {
-                n.trait_name.is_none()
-                    && crate::index::names::words(&n.name).iter().any(|w| {
-                        matches!(
-                            w.as_str(),
-                            "test" | "tests" | "mock" | "fake" | "stub" | "dummy" | "fixture"
-                        )
-                    })
-            };
-            for n in self
-                .nodes
-                .iter()
-                .filter(|n| !test.contains(n.site.as_str()) && helper(n))
-            {
+            for n in helpers.iter().filter(|n| !test.contains(n.site.as_str())) {
                 let package = self.package.get(n.site.as_str());
                 let mut by = callers
                     .get(n.name.as_str())
