@@ -313,27 +313,27 @@ fn scan_signal_senders(src: &str, toks: &[Tok]) -> Vec<String> {
             }
         }
         let Some(end) = end else { break };
-        let arg: Vec<usize> = (i + 4..end).collect();
+        // The argument's tokens, between the call's parentheses.
+        let arg = &toks[i + 4..end];
         if arg.is_empty() {
             continue;
         }
-        let upper = |j: usize| text(j).starts_with(|c: char| c.is_ascii_uppercase());
-        let constant = match arg.as_slice() {
-            [a, b] => {
-                kind(*a) == Some(TokenKind::OpenParen) && kind(*b) == Some(TokenKind::CloseParen)
-            }
-            [a] => match kind(*a) {
-                Some(TokenKind::Literal { .. }) => true,
-                Some(TokenKind::Ident) => matches!(text(*a), "true" | "false") || upper(*a),
+        let word = |t: &Tok| &src[t.start()..t.end()];
+        let upper = |t: &Tok| word(t).starts_with(|c: char| c.is_ascii_uppercase());
+        let constant = match arg {
+            [a, b] => a.kind == TokenKind::OpenParen && b.kind == TokenKind::CloseParen,
+            [a] => match a.kind {
+                TokenKind::Literal { .. } => true,
+                TokenKind::Ident => matches!(word(a), "true" | "false") || upper(a),
                 _ => false,
             },
             // A path: `CoreAction::Shutdown`, `Signal::STOP`.
             path => {
-                path.iter().enumerate().all(|(n, &j)| match n % 3 {
-                    0 => kind(j) == Some(TokenKind::Ident),
-                    _ => kind(j) == Some(TokenKind::Colon),
+                path.iter().enumerate().all(|(n, t)| match n % 3 {
+                    0 => t.kind == TokenKind::Ident,
+                    _ => t.kind == TokenKind::Colon,
                 }) && path.len() % 3 == 1
-                    && upper(path[path.len() - 1])
+                    && upper(&path[path.len() - 1])
             }
         };
         let entry = sends.entry(text(i)).or_default();
