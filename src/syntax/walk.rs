@@ -382,34 +382,58 @@ impl<'ast> Visit<'ast> for Walker<'_, '_, '_> {
     }
 }
 
-/// The items a macro's body declares: items as written (`cfg_if!`), or the lazily initialised
+/// The items a macro's body declares: items as written (`cfg_if!`), the lazily initialised
 /// statics of `lazy_static!` and its kin (`static ref CHANNEL_SIZE: usize = 256;`, read as
-/// `static CHANNEL_SIZE: usize = 256;`; the tokens keep their spans, so lines are the source's).
+/// `static CHANNEL_SIZE: usize = 256;`), or the declarations of a configuration macro
+/// (`config_group!({ ref max_uploads: usize = 8; })`, read as `static max_uploads: usize = 8;`,
+/// a body in one pair of braces or without). The tokens keep their spans, so lines are the
+/// source's.
 fn macro_items(mac: &Macro) -> Option<syn::File> {
+    use proc_macro2::{Delimiter, TokenTree};
     if let Ok(items) = mac.parse_body::<syn::File>() {
         return Some(items);
     }
     if let Some(items) = cfg_if_items(&mac.tokens) {
         return Some(items);
     }
+    let mut body = mac.tokens.clone();
+    let mut inner = body.clone().into_iter();
+    if let (Some(TokenTree::Group(g)), None) = (inner.next(), inner.next()) {
+        if g.delimiter() == Delimiter::Brace {
+            body = g.stream();
+        }
+    }
     let mut changed = false;
+    // `static ref` drops its `ref`; a `ref` that starts a declaration (at the start, after a
+    // `;` or after an attribute) becomes `static`.
     let mut after_static = false;
-    let tokens: proc_macro2::TokenStream = mac
-        .tokens
-        .clone()
-        .into_iter()
-        .filter(|t| {
-            let is_ident = |w: &str| matches!(t, proc_macro2::TokenTree::Ident(i) if i == w);
-            let drop = after_static && is_ident("ref");
-            changed |= drop;
-            after_static = is_ident("static");
-            !drop
-        })
-        .collect();
+    let mut starts = true;
+    let mut tokens = Vec::new();
+    for t in body {
+        let is_ident = |w: &str| matches!(&t, TokenTree::Ident(i) if i == w);
+        if after_static && is_ident("ref") {
+            changed = true;
+            after_static = false;
+            continue;
+        }
+        let t = if starts && is_ident("ref") {
+            changed = true;
+            TokenTree::Ident(proc_macro2::Ident::new("static", t.span()))
+        } else {
+            t
+        };
+        after_static = matches!(&t, TokenTree::Ident(i) if i == "static");
+        starts = match &t {
+            TokenTree::Punct(p) => p.as_char() == ';' || (starts && p.as_char() == '#'),
+            TokenTree::Group(g) => starts && g.delimiter() == Delimiter::Bracket,
+            _ => false,
+        };
+        tokens.push(t);
+    }
     if !changed {
         return None;
     }
-    syn::parse2::<syn::File>(tokens).ok()
+    syn::parse2::<syn::File>(tokens.into_iter().collect()).ok()
 }
 
 /// The items of every branch of a `cfg_if!` body (`if #[cfg(feature = "k8")] { .. } else if
