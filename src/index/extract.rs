@@ -67,6 +67,10 @@ struct LocalLit {
     value: u64,
     loc: Loc,
     named_lit: Option<usize>,
+    /// For a value that reaches the binding through branches or other bindings
+    /// (`let default = limit.unwrap_or(default_optimal)`), the binding its literal is written
+    /// in; `None` for the binding's own literal (`let workers = 4`).
+    origin: Option<String>,
 }
 
 impl<'a> Extractor<'a> {
@@ -320,7 +324,11 @@ impl Extractor<'_> {
         let Some(ident) = p.path.get_ident().map(|i| i.to_string()) else {
             return;
         };
-        let Some(at_local) = self.locals.iter().rposition(|l| l.name == ident) else {
+        let Some(at_local) = self
+            .locals
+            .iter()
+            .rposition(|l| l.name == ident && l.origin.is_none())
+        else {
             return;
         };
         let local = &self.locals[at_local];
@@ -339,6 +347,93 @@ impl Extractor<'_> {
             }
         };
         self.facts.named_lits[i].flows.push((api.name.clone(), at));
+    }
+
+    /// `let default_optimal = match kind { .. => 10_000, _ => 4096 }; let default =
+    /// computed.unwrap_or(default_optimal); let max_batch_prefill_tokens = default.min(vram);`:
+    /// the literals that reach a binding through branches, fallbacks, upper bounds and other
+    /// bindings of the function are remembered with it, and a binding named for a capacity is
+    /// set by each (its own literals are named lets already: `leaf_lits`). A literal that comes
+    /// through another binding names that binding; a 1 there is a floor or a default, no setting.
+    fn local_chain(&mut self, v: &View, name: String, value: &Expr) {
+        const MAX_CHAIN: usize = 16;
+        let own = crate::index::value::leaves(value)
+            .into_iter()
+            .filter_map(|leaf| {
+                Some((
+                    Val::of(leaf).literal()?,
+                    crate::syntax::expr_loc(v.rel, leaf),
+                ))
+            })
+            .map(|(n, loc)| (n, loc, name.clone()));
+        // The bindings of the initialiser's own blocks (`let x = { let d = ..; d.min(m) };`) are
+        // read before the walk reaches them.
+        let inner = inner_lets(value);
+        let mut via = Vec::new();
+        let mut ids = crate::index::value::local_leaves(value);
+        let mut seen = std::collections::HashSet::new();
+        while let Some(id) = ids.pop() {
+            if !seen.insert(id.clone()) || seen.len() > MAX_CHAIN {
+                continue;
+            }
+            // Every write of the name there (a shadowed `let value = value.min(m);` too).
+            let writes: Vec<&Expr> = inner
+                .iter()
+                .filter(|(n, _)| *n == id)
+                .map(|(_, init)| *init)
+                .collect();
+            if !writes.is_empty() {
+                for init in writes {
+                    for leaf in crate::index::value::leaves(init) {
+                        if let Some(n) = Val::of(leaf).literal() {
+                            via.push((n, crate::syntax::expr_loc(v.rel, leaf), id.clone()));
+                        }
+                    }
+                    ids.extend(crate::index::value::local_leaves(init));
+                }
+                continue;
+            }
+            // The binding's latest write and what it was set by.
+            let Some(last) = self.locals.iter().rposition(|l| l.name == id) else {
+                continue;
+            };
+            let first = self.locals[..=last]
+                .iter()
+                .rposition(|l| l.name != id)
+                .map_or(0, |i| i + 1);
+            for l in &self.locals[first..=last] {
+                let origin = l.origin.clone().unwrap_or_else(|| l.name.clone());
+                via.push((l.value, l.loc.clone(), origin));
+            }
+        }
+        if self.tables.capacity_names.matches(&name) && !is_cpu_word(&name) {
+            let at = crate::syntax::expr_loc(v.rel, value);
+            for (n, loc, origin) in via.iter().filter(|(n, ..)| *n >= 2) {
+                if self.facts.named_lits.iter().any(|x| &x.loc == loc) {
+                    continue;
+                }
+                self.facts.named_lits.push(NamedLit {
+                    site: crate::site::child(&v.function_site(), origin),
+                    ident: origin.clone(),
+                    value: *n,
+                    loc: loc.clone(),
+                    in_test: false,
+                    kind: CapacityKind::Let,
+                    visibility: Visibility::Public,
+                    flows: vec![(name.clone(), at.clone())],
+                });
+            }
+        }
+        let chain: Vec<_> = own.chain(via).take(MAX_CHAIN).collect();
+        for (value, loc, origin) in chain {
+            self.locals.push(LocalLit {
+                name: name.clone(),
+                value,
+                loc,
+                named_lit: None,
+                origin: Some(origin),
+            });
+        }
     }
 
     fn api_arg(&mut self, v: &View, api: &ApiHit, arg: &Expr) {
@@ -2483,7 +2578,10 @@ impl Collector for Extractor<'_> {
                 value,
                 loc,
                 named_lit,
+                origin: None,
             });
+        } else if !v.in_test() && typed_number {
+            self.local_chain(v, name, &init.expr);
         }
     }
 
@@ -2689,4 +2787,29 @@ fn tuple_tails(e: &Expr, depth: usize) -> Vec<&syn::ExprTuple> {
             .flat_map(|x| tuple_tails(x, depth + 1))
             .collect(),
     }
+}
+
+/// The bindings (`let name = init;`) written in an expression's blocks, in source order.
+fn inner_lets(e: &Expr) -> Vec<(String, &Expr)> {
+    struct Lets<'e>(Vec<(String, &'e Expr)>);
+    impl<'e> syn::visit::Visit<'e> for Lets<'e> {
+        fn visit_local(&mut self, l: &'e syn::Local) {
+            let ident = match &l.pat {
+                syn::Pat::Ident(id) => Some(&id.ident),
+                syn::Pat::Type(t) => match &*t.pat {
+                    syn::Pat::Ident(id) => Some(&id.ident),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let (Some(id), Some(init)) = (ident, &l.init) {
+                self.0.push((id.to_string(), &init.expr));
+            }
+            syn::visit::visit_local(self, l);
+        }
+        fn visit_expr_closure(&mut self, _: &'e syn::ExprClosure) {}
+    }
+    let mut lets = Lets(Vec::new());
+    syn::visit::Visit::visit_expr(&mut lets, e);
+    lets.0
 }

@@ -369,6 +369,48 @@ fn const_leaves_into<'a>(expr: &'a syn::Expr, out: &mut Vec<&'a syn::ExprPath>, 
     }
 }
 
+/// The local bindings that set an expression's value, as [`leaves`] finds its literals
+/// (branches, fallbacks, upper bounds): `compute.unwrap_or(default_optimal)` is set by
+/// `default_optimal`, `value.min(vram_maximum)` by both. A lower bound is a floor and is left out.
+pub(crate) fn local_leaves(expr: &syn::Expr) -> Vec<String> {
+    let mut out = Vec::new();
+    local_leaves_into(expr, &mut out, 0);
+    out
+}
+
+fn local_leaves_into(expr: &syn::Expr, out: &mut Vec<String>, depth: usize) {
+    use syn::Expr;
+    if depth > 16 {
+        return;
+    }
+    let e = carried(expr);
+    let mut go = |x: &syn::Expr| local_leaves_into(x, out, depth + 1);
+    if let Some(branches) = branches(e) {
+        branches.into_iter().for_each(go);
+        return;
+    }
+    match e {
+        Expr::Path(p) if p.qself.is_none() && !matches!(Val::of(e), Val::Const(_)) => {
+            if let Some(id) = p.path.get_ident() {
+                out.push(id.to_string());
+            }
+        }
+        Expr::MethodCall(m) if m.method == "min" && m.args.len() == 1 => {
+            go(&m.receiver);
+            go(&m.args[0]);
+        }
+        Expr::MethodCall(m) if m.method == "max" && m.args.len() == 1 => go(&m.receiver),
+        Expr::MethodCall(m) if m.method == "clamp" && m.args.len() == 2 => {
+            go(&m.receiver);
+            go(&m.args[1]);
+        }
+        Expr::Call(c) if c.args.len() == 2 && matches!(Val::of(e), Val::Min(..)) => {
+            c.args.iter().for_each(go);
+        }
+        _ => {}
+    }
+}
+
 /// The expressions whose value `e` takes, when it is a choice among them: every arm of a
 /// `match`, the tails of an `if`'s branches, a block's tail.
 fn branches(e: &syn::Expr) -> Option<Vec<&syn::Expr>> {
