@@ -1475,6 +1475,29 @@ impl Extractor<'_> {
     /// against, typed by hand like the default it bounds. Only where crossing it is refused (the
     /// branch returns, bails or panics), and only on a value named for a capacity.
     fn ceiling_check(&mut self, v: &View, i: &syn::ExprIf) {
+        self.ceiling_of(v, i, None);
+        // `if let Some(size) = self.store.max_batch_size { if size > 10240 { return Err(..) } }`:
+        // the binding is the value it unwraps.
+        let Expr::Let(l) = &*i.cond else { return };
+        let bound = match &*l.pat {
+            syn::Pat::TupleStruct(t) if t.elems.len() == 1 => t.elems.first(),
+            p => Some(p),
+        };
+        let Some(syn::Pat::Ident(id)) = bound else {
+            return;
+        };
+        let Some(name) = operand_name(&l.expr) else {
+            return;
+        };
+        let alias = (id.ident.to_string(), name);
+        for stmt in &i.then_branch.stmts {
+            if let syn::Stmt::Expr(Expr::If(inner), _) = stmt {
+                self.ceiling_of(v, inner, Some(&alias));
+            }
+        }
+    }
+
+    fn ceiling_of(&mut self, v: &View, i: &syn::ExprIf, alias: Option<&(String, String)>) {
         if !refuses(&i.then_branch) {
             return;
         }
@@ -1493,9 +1516,14 @@ impl Extractor<'_> {
                 syn::BinOp::Lt(_) | syn::BinOp::Le(_) => (&*b.right, &*b.left),
                 _ => continue,
             };
-            let Some(name) = operand_name(named) else {
+            let Some(mut name) = operand_name(named) else {
                 continue;
             };
+            match alias {
+                Some((from, to)) if *from == name => name = to.clone(),
+                Some(_) => continue,
+                None => {}
+            }
             // The bound as written: a literal (a fallback there is another value's).
             let written = matches!(bound, Expr::Lit(_));
             let (Some(value), true) = (
