@@ -368,9 +368,13 @@ impl Extractor<'_> {
             .map(|(n, loc)| (n, loc, name.clone()));
         // The bindings of the initialiser's own blocks (`let x = { let d = ..; d.min(m) };`) are
         // read before the walk reaches them.
-        let inner = inner_lets(value);
         let mut via = Vec::new();
         let mut ids = crate::index::value::local_leaves(value);
+        let inner = if ids.is_empty() {
+            Vec::new()
+        } else {
+            inner_lets(value)
+        };
         let mut seen = std::collections::HashSet::new();
         while let Some(id) = ids.pop() {
             if !seen.insert(id.clone()) || seen.len() > MAX_CHAIN {
@@ -2562,15 +2566,7 @@ impl Collector for Extractor<'_> {
         if let (syn::Pat::Struct(s), false) = (&l.pat, v.in_test()) {
             self.flow_destructured(v, s);
         }
-        let ident = match &l.pat {
-            syn::Pat::Ident(id) => Some(&id.ident),
-            syn::Pat::Type(t) => match &*t.pat {
-                syn::Pat::Ident(id) => Some(&id.ident),
-                _ => None,
-            },
-            _ => None,
-        };
-        let (Some(ident), Some(init)) = (ident, &l.init) else {
+        let (Some(ident), Some(init)) = (let_ident(&l.pat), &l.init) else {
             return;
         };
         let name = ident.to_string();
@@ -2817,20 +2813,24 @@ fn tuple_tails(e: &Expr, depth: usize) -> Vec<&syn::ExprTuple> {
     }
 }
 
+/// The name a `let` binds, typed or not (`let n = ..`, `let n: usize = ..`).
+fn let_ident(pat: &syn::Pat) -> Option<&syn::Ident> {
+    match pat {
+        syn::Pat::Ident(id) => Some(&id.ident),
+        syn::Pat::Type(t) => match &*t.pat {
+            syn::Pat::Ident(id) => Some(&id.ident),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The bindings (`let name = init;`) written in an expression's blocks, in source order.
 fn inner_lets(e: &Expr) -> Vec<(String, &Expr)> {
     struct Lets<'e>(Vec<(String, &'e Expr)>);
     impl<'e> syn::visit::Visit<'e> for Lets<'e> {
         fn visit_local(&mut self, l: &'e syn::Local) {
-            let ident = match &l.pat {
-                syn::Pat::Ident(id) => Some(&id.ident),
-                syn::Pat::Type(t) => match &*t.pat {
-                    syn::Pat::Ident(id) => Some(&id.ident),
-                    _ => None,
-                },
-                _ => None,
-            };
-            if let (Some(id), Some(init)) = (ident, &l.init) {
+            if let (Some(id), Some(init)) = (let_ident(&l.pat), &l.init) {
                 self.0.push((id.to_string(), &init.expr));
             }
             syn::visit::visit_local(self, l);
