@@ -357,15 +357,15 @@ impl Extractor<'_> {
     /// through another binding names that binding; a 1 there is a floor or a default, no setting.
     fn local_chain(&mut self, v: &View, name: String, value: &Expr) {
         const MAX_CHAIN: usize = 16;
-        let own = crate::index::value::leaves(value)
-            .into_iter()
-            .filter_map(|leaf| {
-                Some((
-                    Val::of(leaf).literal()?,
-                    crate::syntax::expr_loc(v.rel, leaf),
-                ))
-            })
-            .map(|(n, loc)| (n, loc, name.clone()));
+        // The literals that set `e`, each with its place and the binding it is written in.
+        let lits = |e: &Expr, origin: &str| -> Vec<(u64, Loc, String)> {
+            crate::index::value::leaves(e)
+                .into_iter()
+                .filter_map(|leaf| Val::of(leaf).literal().map(|n| (n, leaf)))
+                .map(|(n, leaf)| (n, crate::syntax::expr_loc(v.rel, leaf), origin.to_string()))
+                .collect()
+        };
+        let own = lits(value, &name);
         // The bindings of the initialiser's own blocks (`let x = { let d = ..; d.min(m) };`) are
         // read before the walk reaches them.
         let mut via = Vec::new();
@@ -388,11 +388,7 @@ impl Extractor<'_> {
                 .collect();
             if !writes.is_empty() {
                 for init in writes {
-                    for leaf in crate::index::value::leaves(init) {
-                        if let Some(n) = Val::of(leaf).literal() {
-                            via.push((n, crate::syntax::expr_loc(v.rel, leaf), id.clone()));
-                        }
-                    }
+                    via.extend(lits(init, &id));
                     ids.extend(crate::index::value::local_leaves(init));
                 }
                 continue;
@@ -428,7 +424,7 @@ impl Extractor<'_> {
                 });
             }
         }
-        let chain: Vec<_> = own.chain(via).take(MAX_CHAIN).collect();
+        let chain: Vec<_> = own.into_iter().chain(via).take(MAX_CHAIN).collect();
         for (value, loc, origin) in chain {
             self.locals.push(LocalLit {
                 name: name.clone(),
