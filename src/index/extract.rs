@@ -1759,6 +1759,7 @@ impl Extractor<'_> {
             self_ty: v.scope.self_ty(),
             param_types: self.param_types.last().map_or(&[], Vec::as_slice),
             unit_values: &self.tables.unit_values,
+            names: &self.tables.capacity_names,
         }
     }
 

@@ -523,6 +523,8 @@ pub(crate) struct Sources<'a> {
     pub(crate) param_types: &'a [(String, String)],
     /// Factors that convert units (`* 1024`, `/ 1000`): never a capacity's factor.
     pub(crate) unit_values: &'a [u64],
+    /// The capacity names: a constant whose name they exclude (`MIB`, `SECOND_MS`) is a unit.
+    pub(crate) names: &'a crate::index::names::NameTable,
 }
 
 /// One source of a value: a literal or a place.
@@ -678,10 +680,10 @@ impl Sources<'_> {
     }
 
     /// A product or quotient's sources (`max * 2`, `total / 3`, `n.div_ceil(3)`): the places on
-    /// either side, and a literal factor of a run-time value, which sets the bound as much as the
-    /// value does. A factor of a constant is not one (`64 * MIB` is a unit conversion; a
-    /// constant's multiplier at an API is the constant's finding), nor is a unit conversion's
-    /// (`* 1024`), nor a 0 or 1.
+    /// either side, and a literal factor of a run-time value or of a count constant, which sets
+    /// the bound as much as the value does (`DEFAULT_MAX_PEERS * 2`, `LIMIT / 2`). A factor of a
+    /// unit is not one (`64 * MIB`, `5 * SECOND_MS`: a constant whose name the capacity names
+    /// exclude), nor is a unit conversion's (`* 1024`), nor a 0 or 1.
     fn scaled<'e>(
         &self,
         whole: &'e Expr,
@@ -693,14 +695,14 @@ impl Sources<'_> {
         for side in sides {
             self.into(side, &mut found, depth + 1, false);
         }
-        let runtime = found.iter().any(|s| match s {
-            Source::Place(Node::Const(_), _) => false,
+        let scales = found.iter().any(|s| match s {
+            Source::Place(Node::Const(c), _) => !self.names.excludes(c),
             Source::Place(..) | Source::Factor(..) => true,
             Source::Lit(..) => false,
         });
         for s in found {
             match s {
-                Source::Lit(v, lit) if runtime && v >= 2 && !self.unit_values.contains(&v) => {
+                Source::Lit(v, lit) if scales && v >= 2 && !self.unit_values.contains(&v) => {
                     out.push(Source::Factor(v, lit, whole));
                 }
                 Source::Lit(..) => {}
