@@ -115,7 +115,7 @@ impl<'a> Extractor<'a> {
 
 impl Extractor<'_> {
     fn const_item(&mut self, v: &View, c: &ConstItem) {
-        let val = Val::of(c.expr);
+        let val = Val::of_place(c.expr);
         let visibility = match c.vis {
             syn::Visibility::Public(_) => Visibility::Public,
             syn::Visibility::Restricted(_) => Visibility::Crate,
@@ -654,7 +654,7 @@ impl Extractor<'_> {
             let syn::Member::Named(name) = &f.member else {
                 continue;
             };
-            let val = Val::of(&f.expr);
+            let val = Val::of_place(&f.expr);
             let site = v.scope.field_site(&ty, &name.to_string());
             let field = name.to_string();
             // `#[cfg(loom)] local_queue_capacity: 4`: a field set only when testing.
@@ -1023,13 +1023,15 @@ fn string_ints(s: &str) -> Vec<u64> {
 }
 
 /// The integers an expression written as a string gives (`"Some(10)"`, `"64 * 2"`), through
-/// wrappers and branches; none if the string is not an expression.
+/// wrappers and branches; none if the string is not an expression. A float's default (`"3.0"`,
+/// argh's seconds to wait) is a float field's: no count.
 fn string_expr_lits(s: &str) -> Vec<u64> {
     let Ok(e) = syn::parse_str::<Expr>(s) else {
         return Vec::new();
     };
     crate::index::value::leaves(&e)
         .into_iter()
+        .filter(|leaf| !matches!(leaf, Expr::Lit(l) if matches!(l.lit, syn::Lit::Float(_))))
         .filter_map(|leaf| match Val::of(leaf) {
             Val::Lit(v) => Some(v),
             _ => None,

@@ -555,12 +555,10 @@ impl Sources<'_> {
         let go = |x: &'e Expr, out: &mut Vec<Source<'e>>| self.into(x, out, depth + 1, false);
         let floor_of = |x: &'e Expr, out: &mut Vec<Source<'e>>| self.into(x, out, depth + 1, true);
         match e {
-            Expr::Lit(l) => {
-                if let syn::Lit::Int(i) = &l.lit {
-                    if let Ok(v) = i.base10_parse::<u64>() {
-                        if !floor || v >= 2 {
-                            out.push(Source::Lit(v, e));
-                        }
+            Expr::Lit(_) => {
+                if let crate::index::value::Val::Lit(v) = crate::index::value::Val::of(e) {
+                    if !floor || v >= 2 {
+                        out.push(Source::Lit(v, e));
                     }
                 }
             }

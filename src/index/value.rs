@@ -39,6 +39,10 @@ impl Val {
         match carried(expr) {
             Expr::Lit(l) => match &l.lit {
                 syn::Lit::Int(i) => i.base10_parse::<u64>().map(Val::Lit).unwrap_or(Val::Other),
+                // `cpus.clamp(1., 4.) as usize`, `cores * 10.0`: a whole number of 2 or more
+                // written as a float counts as that number; a fraction (`0.75`) is a share and
+                // `1.0` an identity factor or a floor, none.
+                syn::Lit::Float(f) => whole_float(f).map_or(Val::Other, Val::Lit),
                 _ => Val::Other,
             },
             // `nonzero!(16)` (the `nonzero_ext` crate and its kin): a literal checked at compile
@@ -125,6 +129,16 @@ impl Val {
             Val::Min(a, b) => Some(a.eval(consts, fields)?.min(b.eval(consts, fields)?)),
             Val::Max(a, b) => Some(a.eval(consts, fields)?.max(b.eval(consts, fields)?)),
             Val::Other => None,
+        }
+    }
+
+    /// The value a place is given: as [`Val::of`], but a bare float literal (`min_idle: 3.0`,
+    /// `const UNIT: f64 = 8.0`) gives a float place, which no name makes a count.
+    pub(crate) fn of_place(expr: &syn::Expr) -> Val {
+        if is_float_lit(expr) {
+            Val::Other
+        } else {
+            Val::of(expr)
         }
     }
 
@@ -283,6 +297,9 @@ fn leaves_into<'a>(expr: &'a syn::Expr, out: &mut Vec<&'a syn::Expr>, depth: usi
         return;
     }
     match e {
+        // A bare float is a float place's value (`min_idle: 3.0`); one in a bound or a branch
+        // (`cpus.clamp(1., 4.)`) bounds a count the code casts.
+        Expr::Lit(_) if depth == 0 && is_float_lit(e) => {}
         Expr::Lit(_) if Val::of(e).is_lit() || str_int(e).is_some() => out.push(e),
         Expr::MethodCall(m) if m.method == "min" && m.args.len() == 1 => {
             leaves_into(&m.receiver, out, depth + 1);
@@ -531,6 +548,18 @@ pub(crate) fn expr_words(expr: &syn::Expr) -> Vec<String> {
     v.0
 }
 
+/// A float literal's value when it is a whole number of 2 or more that fits a `u64` (`4.`,
+/// `8.0`, `2f64`).
+fn whole_float(f: &syn::LitFloat) -> Option<u64> {
+    let v = f.base10_parse::<f64>().ok()?;
+    (v.fract() == 0.0 && (2.0..=u64::MAX as f64).contains(&v)).then_some(v as u64)
+}
+
+/// Whether the expression is a float literal (through wrappers).
+fn is_float_lit(expr: &syn::Expr) -> bool {
+    matches!(carried(expr), syn::Expr::Lit(l) if matches!(l.lit, syn::Lit::Float(_)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -553,8 +582,17 @@ mod tests {
             ("std::cmp::min(14, 160)", Some(14)),
             ("(1490818 / 100000).min(160)", Some(14)),
             ("Some(4)", Some(4)),
+            ("(4. * 2.0) as usize", Some(8)),
+            ("0.75 * 8", None),
+            ("1.0 * 8", None),
         ] {
             assert_eq!(val(src).eval(&consts, &fields), expect, "{src}");
         }
+        // A place given a bare float holds a float, no count.
+        assert_eq!(
+            Val::of_place(&syn::parse_str("3.0").unwrap()).literal(),
+            None
+        );
+        assert_eq!(val("3.0").literal(), Some(3));
     }
 }
