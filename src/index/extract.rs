@@ -1228,7 +1228,7 @@ fn mentions_cpu_count(e: &Expr) -> bool {
 }
 
 /// The number of CPUs, as code asks for it.
-fn asks_cpus(mut e: &Expr) -> bool {
+pub(crate) fn asks_cpus(mut e: &Expr) -> bool {
     // `available_parallelism().map_or(1, ..) as f64` asks the same.
     while let Expr::Cast(syn::ExprCast { expr, .. }) | Expr::Paren(syn::ExprParen { expr, .. }) = e
     {

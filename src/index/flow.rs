@@ -291,6 +291,9 @@ const SCALING_METHODS: &[&str] = &[
 
 /// Methods that carry their receiver's value on (wrappers, conversions, arithmetic): both the
 /// receiver and the arguments set the result.
+/// The methods that give a fallback when their receiver has no value (their first argument).
+const FALLBACK_METHODS: &[&str] = &["unwrap_or", "unwrap_or_else", "map_or", "map_or_else"];
+
 const CARRYING_METHODS: &[&str] = &[
     "unwrap",
     "expect",
@@ -633,6 +636,20 @@ impl Sources<'_> {
                 }
             }
             Expr::Call(c) => self.call(e, c, out, depth, floor),
+            // `available_parallelism().map_or(1, NonZeroUsize::get)`: the fallback of a CPU
+            // count when the platform does not say is a floor, as `n.max(1)` is.
+            Expr::MethodCall(m)
+                if FALLBACK_METHODS.contains(&m.method.to_string().as_str())
+                    && crate::index::extract::asks_cpus(&m.receiver) =>
+            {
+                go(&m.receiver, out);
+                for a in m.args.iter().take(1) {
+                    match a {
+                        Expr::Closure(c) if c.inputs.is_empty() => floor_of(&c.body, out),
+                        _ => floor_of(a, out),
+                    }
+                }
+            }
             Expr::MethodCall(m) => {
                 let name = m.method.to_string();
                 match name.as_str() {
