@@ -615,7 +615,9 @@ impl Extractor<'_> {
     }
 
     /// `queue::Capacity(1_000)`, `MaxConnections(64)`: a tuple struct named for a capacity, with
-    /// its module (`queue::Capacity` reads `queue_capacity`), holds one, as a field named so does.
+    /// its module (`queue::Capacity` reads `queue_capacity`), holds one, as a field named so does;
+    /// so does a variant of an enum named for one, with its enum (`TestThreads::Count(1)` reads
+    /// `test_threads_count`).
     fn newtype(&mut self, v: &View, c: &syn::ExprCall) {
         let Expr::Path(p) = &*c.func else { return };
         let segs = crate::syntax::path_idents(&p.path);
@@ -628,6 +630,9 @@ impl Extractor<'_> {
         }
         let named = match segs.as_slice() {
             [.., module, _] if module.starts_with(char::is_lowercase) => format!("{module}_{ty}"),
+            [.., owner, _] if owner != "Self" && owner.chars().any(|ch| ch.is_lowercase()) => {
+                format!("{owner}{ty}")
+            }
             _ => ty.clone(),
         };
         if !self.tables.capacity_names.matches(&named) {
