@@ -1123,12 +1123,22 @@ impl<'f> Graph<'f> {
                 _ => None,
             };
             if let Some(name) = field {
-                for &other in fields.get(&(p, name.as_str())).into_iter().flatten() {
-                    let joins = matches!(
-                        (node, other),
-                        (Node::Field(Some(_), _), Node::Field(None, _))
-                            | (Node::FieldRead(_), Node::Field(..))
-                    );
+                let same = fields.get(&(p, name.as_str()));
+                // An untyped read of a short name two of the package's types define (`max_tokens`
+                // of a request and of a rate limit) may be either's: it is followed into neither.
+                let typed = same
+                    .into_iter()
+                    .flatten()
+                    .filter(|o| matches!(o, Node::Field(Some(_), _)))
+                    .count();
+                let ambiguous = typed > 1 && !distinctive(name);
+                for &other in same.into_iter().flatten() {
+                    let joins = match (node, other) {
+                        (Node::Field(Some(_), _), Node::Field(None, _)) => true,
+                        (Node::FieldRead(_), Node::Field(None, _)) => true,
+                        (Node::FieldRead(_), Node::Field(Some(_), _)) => !ambiguous,
+                        _ => false,
+                    };
                     let from = ((p, other), None);
                     if joins && seen.insert(from) {
                         next.insert(from, (state, None));
