@@ -178,7 +178,7 @@ impl Extractor<'_> {
     ) {
         // `available_parallelism().map_or(1, ..)`: one CPU when the platform does not say, a
         // floor whatever the name it gets (the fallback's other values are capacities).
-        let cpu_count = asks_cpus(expr);
+        let cpu_count = crate::index::value::asks_cpus(expr);
         self.const_flows(v, expr, &format!("`{name}`"), true);
         for leaf in crate::index::value::leaves(expr) {
             // A number written as a string counts where a name says what it is
@@ -1028,15 +1028,14 @@ fn string_ints(s: &str) -> Vec<u64> {
 }
 
 /// The integers an expression written as a string gives (`"Some(10)"`, `"64 * 2"`), through
-/// wrappers and branches; none if the string is not an expression. A float's default (`"3.0"`,
-/// argh's seconds to wait) is a float field's: no count.
+/// wrappers and branches; none if the string is not an expression (a float's default, `"3.0"`,
+/// is a float field's: `leaves` gives none).
 fn string_expr_lits(s: &str) -> Vec<u64> {
     let Ok(e) = syn::parse_str::<Expr>(s) else {
         return Vec::new();
     };
     crate::index::value::leaves(&e)
         .into_iter()
-        .filter(|leaf| !matches!(leaf, Expr::Lit(l) if matches!(l.lit, syn::Lit::Float(_))))
         .filter_map(|leaf| match Val::of(leaf) {
             Val::Lit(v) => Some(v),
             _ => None,
@@ -1232,28 +1231,6 @@ fn mentions_cpu_count(e: &Expr) -> bool {
     f.0
 }
 
-/// The number of CPUs, as code asks for it.
-pub(crate) fn asks_cpus(mut e: &Expr) -> bool {
-    // `available_parallelism().map_or(1, ..) as f64` asks the same.
-    while let Expr::Cast(syn::ExprCast { expr, .. }) | Expr::Paren(syn::ExprParen { expr, .. }) = e
-    {
-        e = expr;
-    }
-    let (root, _) = crate::syntax::chain(e);
-    let Expr::Call(c) = root else { return false };
-    let Expr::Path(p) = &*c.func else {
-        return false;
-    };
-    let segs = crate::syntax::path_idents(&p.path);
-    matches!(
-        segs.iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>()
-            .as_slice(),
-        [.., "available_parallelism"] | [.., "num_cpus", "get" | "get_physical"]
-    )
-}
-
 /// The name a compared value goes by: a variable, a field, through derefs, casts and
 /// `.unwrap_or(..)`-style reads (`self.pool_size.unwrap_or(10)` is `pool_size`).
 fn operand_name(e: &Expr) -> Option<String> {
@@ -1323,7 +1300,7 @@ impl Extractor<'_> {
             "max",
             "clamp",
         ];
-        if !bound.iter().any(|b| m.method == b) || !asks_cpus(&m.receiver) {
+        if !bound.iter().any(|b| m.method == b) || !crate::index::value::asks_cpus(&m.receiver) {
             return;
         }
         let literals: Vec<&Expr> = match m.method.to_string().as_str() {
@@ -1790,7 +1767,7 @@ impl Extractor<'_> {
         let found = self.sources(v).of(value);
         // `available_parallelism().map_or(1, ..)`: the CPU count's floor sets no capacity,
         // wherever the value goes (`options.increase_parallelism(parallelism)`).
-        let cpu_count = asks_cpus(value);
+        let cpu_count = crate::index::value::asks_cpus(value);
         for s in found {
             let (value, lit, factor) = match s {
                 flow::Source::Lit(n, _) if cpu_count && n <= 1 => continue,
@@ -2591,7 +2568,7 @@ impl Collector for Extractor<'_> {
             let loc = lit_loc(v.rel, &init.expr);
             let mut named_lit = None;
             // `available_parallelism().map_or(1, ..)`: one CPU when the platform does not say.
-            let cpu_floor = value <= 1 && asks_cpus(&init.expr);
+            let cpu_floor = value <= 1 && crate::index::value::asks_cpus(&init.expr);
             if self.tables.capacity_names.matches(&name) && !cpu_floor {
                 named_lit = Some(self.facts.named_lits.len());
                 self.named_let(v, &name, value, loc.clone());

@@ -289,11 +289,11 @@ const SCALING_METHODS: &[&str] = &[
     "div_ceil",
 ];
 
-/// Methods that carry their receiver's value on (wrappers, conversions, arithmetic): both the
-/// receiver and the arguments set the result.
 /// The methods that give a fallback when their receiver has no value (their first argument).
 const FALLBACK_METHODS: &[&str] = &["unwrap_or", "unwrap_or_else", "map_or", "map_or_else"];
 
+/// Methods that carry their receiver's value on (wrappers, conversions, arithmetic): both the
+/// receiver and the arguments set the result.
 const CARRYING_METHODS: &[&str] = &[
     "unwrap",
     "expect",
@@ -639,8 +639,8 @@ impl Sources<'_> {
             // `available_parallelism().map_or(1, NonZeroUsize::get)`: the fallback of a CPU
             // count when the platform does not say is a floor, as `n.max(1)` is.
             Expr::MethodCall(m)
-                if FALLBACK_METHODS.contains(&m.method.to_string().as_str())
-                    && crate::index::extract::asks_cpus(&m.receiver) =>
+                if FALLBACK_METHODS.iter().any(|f| m.method == f)
+                    && crate::index::value::asks_cpus(&m.receiver) =>
             {
                 go(&m.receiver, out);
                 for a in m.args.iter().take(1) {

@@ -560,6 +560,31 @@ fn is_float_lit(expr: &syn::Expr) -> bool {
     matches!(carried(expr), syn::Expr::Lit(l) if matches!(l.lit, syn::Lit::Float(_)))
 }
 
+/// The number of CPUs, as code asks for it.
+pub(crate) fn asks_cpus(mut e: &syn::Expr) -> bool {
+    // `available_parallelism().map_or(1, ..) as f64` asks the same.
+    while let syn::Expr::Cast(syn::ExprCast { expr, .. })
+    | syn::Expr::Paren(syn::ExprParen { expr, .. }) = e
+    {
+        e = expr;
+    }
+    let (root, _) = crate::syntax::chain(e);
+    let syn::Expr::Call(c) = root else {
+        return false;
+    };
+    let syn::Expr::Path(p) = &*c.func else {
+        return false;
+    };
+    let segs = crate::syntax::path_idents(&p.path);
+    matches!(
+        segs.iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .as_slice(),
+        [.., "available_parallelism"] | [.., "num_cpus", "get" | "get_physical"]
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
