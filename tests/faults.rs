@@ -1178,6 +1178,25 @@ fn signals_stop_the_run_cleanly_and_the_next_run_cleans_up_after_sigkill() {
                 "nothing was left running to clean"
             );
         }
+        if when == HANGING {
+            // A run given another scratch folder (a test or CI job beside this one) leaves them
+            // to the run that works where they were left.
+            let elsewhere = tempfile::tempdir().unwrap();
+            let out = Command::new(env!("CARGO_BIN_EXE_cargo-capcheck"))
+                .args(["mutants", "--file", "nothing.rs", "--scratch-dir"])
+                .arg(elsewhere.path())
+                .current_dir(run.root())
+                .env_remove("CARGO_TARGET_DIR")
+                .output()
+                .unwrap();
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(0), "{err}");
+            assert!(!err.contains("left running"), "{err}");
+            assert!(
+                !processes_in(run.scratch()).is_empty(),
+                "ended by a foreign run"
+            );
+        }
         // ...and it does, and says so.
         let out = run.output(&["--operator", "perturb-capacity", "--timeout-floor", "5"]);
         let err = stderr(&out);

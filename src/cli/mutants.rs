@@ -53,6 +53,8 @@ pub(super) fn mutants(args: &MutantsArgs) -> anyhow::Result<Exit> {
     }
     crate::sys::process::install_interrupt_handler()?;
     crate::sys::process::become_subreaper();
+    let scratch_parent = args.scratch_dir.clone().unwrap_or_else(std::env::temp_dir);
+    crate::sys::process::set_scope(&scratch_parent);
     // Said even with -q, as it happens: the run that left them is gone, no report will say so.
     for (pid, killed) in crate::sys::process::end_orphans_of_dead_runs() {
         eprintln!(

@@ -5,7 +5,7 @@
 //! see `scratch::clean_stale` and [`end_orphans_of_dead_runs`]).
 //!
 //! What leaves the group (a test's daemon that calls `setsid`, or forks twice) is still found:
-//! every child carries [`TAG`] in its environment (`pid:start-time:run`), which all it starts
+//! every child carries [`TAG`] in its environment (`pid:start-time:run:scope`), which all it starts
 //! inherits, and on Linux the tool is the child subreaper of what it starts
 //! (`PR_SET_CHILD_SUBREAPER`: an orphan is reparented to us, not to init). When a child's run
 //! ends, every process that carries its tag is killed ([`end_strays`]) and those reparented to
@@ -23,9 +23,11 @@ static SIGNAL: AtomicUsize = AtomicUsize::new(0);
 /// Set by the first signal; a second one then gets the default action (the tool ends).
 static ARMED: AtomicBool = AtomicBool::new(false);
 
-/// The environment variable every child of a run carries: `pid:start-time:run` (the tool's pid
-/// and start time, the run's number).
+/// The environment variable every child of a run carries: `pid:start-time:run:scope` (the tool's
+/// pid and start time, the run's number, the folder its scratch copies go in; see [`set_scope`]).
 pub(crate) const TAG: &str = "CAPCHECK_OWNER";
+/// The scope of this process's tags: the folder its scratch copies go in (empty: not set).
+static SCOPE: OnceLock<String> = OnceLock::new();
 /// The number of the next child run, for its tag.
 static NEXT_RUN: AtomicUsize = AtomicUsize::new(1);
 
@@ -362,7 +364,22 @@ fn owner() -> String {
 
 /// The tag of run `run` of this process.
 fn tag(run: usize) -> String {
-    format!("{}:{run}", owner())
+    format!(
+        "{}:{run}:{}",
+        owner(),
+        SCOPE.get().map_or("", String::as_str)
+    )
+}
+
+/// Scope this process's tags to `scratch_parent`, the folder its scratch copies go in, before the
+/// first child starts: [`end_orphans_of_dead_runs`] then ends only what dead runs of the same
+/// folder left, as `scratch::clean_stale` removes only their copies. Every run that keeps the
+/// default (the system temp folder) shares one scope; runs given their own `--scratch-dir`
+/// (separate CI jobs, tests run side by side) leave each other's leftovers to their own next run.
+/// The first call wins.
+pub(crate) fn set_scope(scratch_parent: &Path) {
+    let dir = std::fs::canonicalize(scratch_parent).unwrap_or_else(|_| scratch_parent.into());
+    let _ = SCOPE.set(dir.to_string_lossy().into_owned());
 }
 
 /// Make this process the child subreaper of what it starts (Linux: an orphaned descendant is
@@ -486,23 +503,29 @@ fn reap_pid(pid: libc::pid_t) {
 }
 
 /// Kill every process whose tag names a run of a tool process that no longer runs (a run killed
-/// by SIGKILL, whose children and their daemons ran on: a `cargo metadata`, a test's server).
-/// Returns how many, by the pid of the run that left them.
+/// by SIGKILL, whose children and their daemons ran on: a `cargo metadata`, a test's server), in
+/// this process's scope ([`set_scope`]). Returns how many, by the pid of the run that left them.
 pub(crate) fn end_orphans_of_dead_runs() -> Vec<(u32, usize)> {
+    let ours = SCOPE.get().map_or("", String::as_str);
     let mut by_owner: Vec<(u32, usize)> = Vec::new();
     let mut killed = std::collections::HashSet::new();
     for _ in 0..100 {
         let mut found = false;
         for p in procs() {
             let Some(tag) = &p.tag else { continue };
-            let mut parts = tag.split(':');
-            let (Some(Ok(pid)), Some(Ok(started))) = (
+            // The scope is last and may hold colons; a tag without one (a run that was not
+            // scoped) is anyone's to end.
+            let mut parts = tag.splitn(4, ':');
+            let (Some(Ok(pid)), Some(Ok(started)), _, scope) = (
                 parts.next().map(str::parse::<u32>),
                 parts.next().map(str::parse::<u64>),
+                parts.next(),
+                parts.next().unwrap_or(""),
             ) else {
                 continue;
             };
-            if alive(pid, started) || p.zombie {
+            let foreign = !scope.is_empty() && !ours.is_empty() && scope != ours;
+            if foreign || alive(pid, started) || p.zombie {
                 continue;
             }
             // SAFETY: signals a process a dead run of this tool started (its tag says so).
