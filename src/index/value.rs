@@ -177,73 +177,90 @@ pub(crate) fn lazy_new(func: &syn::Expr) -> bool {
 }
 
 pub(crate) fn carried(expr: &syn::Expr) -> &syn::Expr {
-    use syn::Expr;
     let mut e = expr;
-    loop {
-        e = match e {
-            Expr::Paren(p) => &p.expr,
-            Expr::Group(g) => &g.expr,
-            Expr::Cast(c) => &c.expr,
-            Expr::Reference(r) => &r.expr,
-            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => &u.expr,
-            // `Lazy::new(|| ..)`, `LazyLock::new(|| ..)`: a lazily built value is what its
-            // closure gives.
-            Expr::Call(c) if c.args.len() == 1 && lazy_new(&c.func) => match &c.args[0] {
-                Expr::Closure(cl) if cl.inputs.is_empty() => &cl.body,
-                _ => return e,
-            },
-            Expr::Call(c) if c.args.len() == 1 => match wrapper(&c.func) {
-                Some(Wrapper::Value) => &c.args[0],
-                // A cell that starts at a literal (`Arc::new(AtomicU32::new(512))`); one given a
-                // constant is most often a state word's flag (`AtomicUsize::new(Self::CLOSED)`).
-                Some(Wrapper::Cell) => match carried(&c.args[0]) {
-                    lit @ Expr::Lit(_) => return lit,
-                    _ => return e,
-                },
-                None => return e,
-            },
-            Expr::MethodCall(m)
-                if (m.method == "unwrap" && m.args.is_empty())
-                    || (m.method == "expect" && m.args.len() == 1) =>
-            {
-                &m.receiver
-            }
-            Expr::MethodCall(m) if m.method == "unwrap_or" && m.args.len() == 1 => &m.args[0],
-            Expr::MethodCall(m) if m.method == "map_or" && m.args.len() == 2 => &m.args[0],
-            Expr::MethodCall(m)
-                if (m.method == "unwrap_or_else" && m.args.len() == 1)
-                    || (m.method == "map_or_else" && m.args.len() == 2) =>
-            {
-                match &m.args[0] {
-                    // `|| 8`, and `|_| 8` or `|_e| 8`: the error is dropped, the value is the
-                    // fallback's.
-                    Expr::Closure(c) if c.inputs.iter().all(ignored) => &c.body,
-                    _ => return e,
-                }
-            }
-            // `"4096".into()`, `"8".to_string()`: a number written as a string (an argument to
-            // a server's command line, an environment variable's fallback).
-            Expr::MethodCall(m)
-                if m.args.is_empty()
-                    && matches!(
-                        m.method.to_string().as_str(),
-                        "into" | "to_string" | "to_owned"
-                    )
-                    && matches!(&*m.receiver, Expr::Lit(l) if matches!(l.lit, syn::Lit::Str(_))) =>
-            {
-                &m.receiver
-            }
-            Expr::Block(b) if b.label.is_none() => match b.block.stmts.as_slice() {
-                [syn::Stmt::Expr(inner, None)] => inner,
-                _ => return e,
-            },
-            Expr::Unsafe(u) => match u.block.stmts.as_slice() {
-                [syn::Stmt::Expr(inner, None)] => inner,
-                _ => return e,
-            },
-            _ => return e,
-        };
+    while let Some(inner) = carried_once(e) {
+        e = inner;
     }
+    e
+}
+
+/// One step of [`carried`]: the expression `e` wraps, or `None` where `e` is the value.
+fn carried_once(e: &syn::Expr) -> Option<&syn::Expr> {
+    use syn::Expr;
+    Some(match e {
+        Expr::Paren(p) => &p.expr,
+        Expr::Group(g) => &g.expr,
+        Expr::Cast(c) => &c.expr,
+        Expr::Reference(r) => &r.expr,
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => &u.expr,
+        // `Lazy::new(|| ..)`, `LazyLock::new(|| ..)`: a lazily built value is what its
+        // closure gives.
+        Expr::Call(c) if c.args.len() == 1 && lazy_new(&c.func) => match &c.args[0] {
+            Expr::Closure(cl) if cl.inputs.is_empty() => &cl.body,
+            _ => return None,
+        },
+        // `*CELL.get_or_init(|| ..)` (`OnceLock`, `OnceCell`), `opt.get_or_insert_with(|| ..)`:
+        // a value computed once is what its closure gives, as `Lazy::new`'s is.
+        Expr::MethodCall(m)
+            if m.args.len() == 1
+                && (m.method == "get_or_init" || m.method == "get_or_insert_with") =>
+        {
+            match &m.args[0] {
+                Expr::Closure(cl) if cl.inputs.is_empty() => &cl.body,
+                _ => return None,
+            }
+        }
+        Expr::Call(c) if c.args.len() == 1 => match wrapper(&c.func) {
+            Some(Wrapper::Value) => &c.args[0],
+            // A cell that starts at a literal (`Arc::new(AtomicU32::new(512))`); one given a
+            // constant is most often a state word's flag (`AtomicUsize::new(Self::CLOSED)`).
+            Some(Wrapper::Cell) => match carried(&c.args[0]) {
+                lit @ Expr::Lit(_) => return Some(lit),
+                _ => return None,
+            },
+            None => return None,
+        },
+        Expr::MethodCall(m)
+            if (m.method == "unwrap" && m.args.is_empty())
+                || (m.method == "expect" && m.args.len() == 1) =>
+        {
+            &m.receiver
+        }
+        Expr::MethodCall(m) if m.method == "unwrap_or" && m.args.len() == 1 => &m.args[0],
+        Expr::MethodCall(m) if m.method == "map_or" && m.args.len() == 2 => &m.args[0],
+        Expr::MethodCall(m)
+            if (m.method == "unwrap_or_else" && m.args.len() == 1)
+                || (m.method == "map_or_else" && m.args.len() == 2) =>
+        {
+            match &m.args[0] {
+                // `|| 8`, and `|_| 8` or `|_e| 8`: the error is dropped, the value is the
+                // fallback's.
+                Expr::Closure(c) if c.inputs.iter().all(ignored) => &c.body,
+                _ => return None,
+            }
+        }
+        // `"4096".into()`, `"8".to_string()`: a number written as a string (an argument to
+        // a server's command line, an environment variable's fallback).
+        Expr::MethodCall(m)
+            if m.args.is_empty()
+                && matches!(
+                    m.method.to_string().as_str(),
+                    "into" | "to_string" | "to_owned"
+                )
+                && matches!(&*m.receiver, Expr::Lit(l) if matches!(l.lit, syn::Lit::Str(_))) =>
+        {
+            &m.receiver
+        }
+        Expr::Block(b) if b.label.is_none() => match b.block.stmts.as_slice() {
+            [syn::Stmt::Expr(inner, None)] => inner,
+            _ => return None,
+        },
+        Expr::Unsafe(u) => match u.block.stmts.as_slice() {
+            [syn::Stmt::Expr(inner, None)] => inner,
+            _ => return None,
+        },
+        _ => return None,
+    })
 }
 
 /// A closure parameter whose value is dropped: `_`, `_e`.
@@ -289,7 +306,17 @@ fn leaves_into<'a>(expr: &'a syn::Expr, out: &mut Vec<&'a syn::Expr>, depth: usi
     if depth > 16 {
         return;
     }
-    let e = carried(expr);
+    // What `expr` carries, step by step: a CPU count's fallback on the way is a floor.
+    let mut e = expr;
+    loop {
+        if let Some(fallback) = cpu_fallback(e) {
+            return floor_into(fallback, out, depth + 1);
+        }
+        match carried_once(e) {
+            Some(inner) => e = inner,
+            None => break,
+        }
+    }
     if let Some(branches) = branches(e) {
         for b in branches {
             leaves_into(b, out, depth + 1);
@@ -560,6 +587,23 @@ fn is_float_lit(expr: &syn::Expr) -> bool {
     matches!(carried(expr), syn::Expr::Lit(l) if matches!(l.lit, syn::Lit::Float(_)))
 }
 
+/// The fallback of a CPU count (`available_parallelism().map_or(1, |n| n.get())`), the value
+/// where the count could not be read: a floor, as the flow takes it (`flow::FALLBACK_METHODS`).
+fn cpu_fallback(expr: &syn::Expr) -> Option<&syn::Expr> {
+    let syn::Expr::MethodCall(m) = expr else {
+        return None;
+    };
+    let fallback = match (m.method.to_string().as_str(), m.args.len()) {
+        ("unwrap_or", 1) | ("map_or", 2) => &m.args[0],
+        ("unwrap_or_else", 1) | ("map_or_else", 2) => match &m.args[0] {
+            syn::Expr::Closure(c) => &*c.body,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    asks_cpus(&m.receiver).then_some(fallback)
+}
+
 /// The number of CPUs, as code asks for it.
 pub(crate) fn asks_cpus(mut e: &syn::Expr) -> bool {
     // `available_parallelism().map_or(1, ..) as f64` asks the same.
@@ -619,5 +663,34 @@ mod tests {
             None
         );
         assert_eq!(val("3.0").literal(), Some(3));
+    }
+
+    #[test]
+    fn leaves_keep_upper_bounds_and_fallbacks_but_no_floor() {
+        let lits = |src: &str| -> Vec<u64> {
+            let e: syn::Expr = syn::parse_str(src).unwrap();
+            leaves(&e)
+                .into_iter()
+                .filter_map(|l| Val::of(l).literal())
+                .collect()
+        };
+        for (src, expect) in [
+            ("n.clamp(1, 128)", vec![128]),
+            ("n.unwrap_or(16).min(64)", vec![16, 64]),
+            // A CPU count's fallback is a floor, also as another value's fallback.
+            ("available_parallelism().map_or(1, |n| n.get())", vec![]),
+            (
+                "w.unwrap_or_else(|| available_parallelism().map_or(1, |n| n.get()))",
+                vec![],
+            ),
+            ("num_cpus::get().max(4)", vec![4]),
+            // A value computed once is what its closure gives.
+            (
+                "*CELL.get_or_init(|| var().unwrap_or(8).clamp(1, 32))",
+                vec![8, 32],
+            ),
+        ] {
+            assert_eq!(lits(src), expect, "{src}");
+        }
     }
 }
