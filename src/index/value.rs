@@ -312,6 +312,9 @@ fn leaves_into<'a>(expr: &'a syn::Expr, out: &mut Vec<&'a syn::Expr>, depth: usi
         if let Some(fallback) = cpu_fallback(e) {
             return floor_into(fallback, out, depth + 1);
         }
+        if let Some(body) = mapped(e) {
+            leaves_into(body, out, depth + 1);
+        }
         match carried_once(e) {
             Some(inner) => e = inner,
             None => break,
@@ -587,6 +590,26 @@ fn is_float_lit(expr: &syn::Expr) -> bool {
     matches!(carried(expr), syn::Expr::Lit(l) if matches!(l.lit, syn::Lit::Float(_)))
 }
 
+/// The closure body that bounds an optional value before its fallback is taken: `|n| n.clamp(1,
+/// 16)` in `var.map(|n| n.clamp(1, 16)).unwrap_or(2)` and in `var.map_or(2, |n| n.min(16))`.
+fn mapped(e: &syn::Expr) -> Option<&syn::Expr> {
+    let syn::Expr::MethodCall(m) = e else {
+        return None;
+    };
+    let closure = match (m.method.to_string().as_str(), m.args.len()) {
+        ("unwrap_or" | "unwrap_or_else", 1) => match &*m.receiver {
+            syn::Expr::MethodCall(r) if r.method == "map" && r.args.len() == 1 => &r.args[0],
+            _ => return None,
+        },
+        ("map_or" | "map_or_else", 2) => &m.args[1],
+        _ => return None,
+    };
+    match closure {
+        syn::Expr::Closure(c) if c.inputs.len() == 1 => Some(&c.body),
+        _ => None,
+    }
+}
+
 /// The fallback of a CPU count (`available_parallelism().map_or(1, |n| n.get())`), the value
 /// where the count could not be read: a floor, as the flow takes it (`flow::FALLBACK_METHODS`).
 fn cpu_fallback(expr: &syn::Expr) -> Option<&syn::Expr> {
@@ -689,6 +712,10 @@ mod tests {
                 "*CELL.get_or_init(|| var().unwrap_or(8).clamp(1, 32))",
                 vec![8, 32],
             ),
+            // A bound put on the value before its fallback is taken.
+            ("var.map(|n| n.clamp(1, 16)).unwrap_or(2)", vec![16, 2]),
+            ("var.map_or(2, |n| n.min(16))", vec![16, 2]),
+            ("var.map(|n| n * 2).unwrap_or(4)", vec![4]),
         ] {
             assert_eq!(lits(src), expect, "{src}");
         }
