@@ -1945,7 +1945,8 @@ impl Extractor<'_> {
     /// for a stop signal (a word `stop`, `shutdown`, `exit`, `quit`, `cancel`, `kill`,
     /// `terminate`, `close` or `halt`), or whose sender only ever sends a constant in this file
     /// (`sender.send(1)`, `self.tx.send(Action::Reload)`: `Lexical::signal_senders`), carries
-    /// signals to every task; its bound is how many signals may wait, no capacity of work.
+    /// signals to every task; its bound is how many signals may wait, no capacity of work. A
+    /// point-to-point channel is one only by its sender's stop name.
     fn stop_signal(&mut self, v: &View, l: &syn::Local) {
         let syn::Pat::Tuple(t) = &l.pat else { return };
         let Some(syn::Pat::Ident(sender)) = t.elems.first() else {
@@ -1971,10 +1972,17 @@ impl Extractor<'_> {
                         | "halt"
                 )
             });
-        let broadcast = self.api_of_call(&c.func, c.args.len()).is_some_and(|api| {
+        let api = self.api_of_call(&c.func, c.args.len());
+        let broadcast = api.as_ref().is_some_and(|api| {
             api.name.ends_with("broadcast::channel") || api.name.ends_with("broadcast")
         });
-        if stop && broadcast {
+        // A point-to-point channel whose sender is named for a stop signal carries stop
+        // requests to one task (`let (stop_send, stop_recv) = mpsc::channel::<bool>(10)`).
+        let channel = api
+            .as_ref()
+            .is_some_and(|api| api.name.ends_with("channel") || api.name.ends_with("bounded"));
+        let named_stop = self.signal_senders.binary_search(&name).is_err() && stop;
+        if (stop && broadcast) || (named_stop && channel) {
             self.signals
                 .push(flow::Pos::of(&crate::syntax::expr_loc(v.rel, &c.func)));
         }
