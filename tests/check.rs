@@ -320,14 +320,18 @@ fn a_harness_package_a_developers_binary_an_example_or_a_support_module_is_test_
         format!("{lib}fn main() {{}}\n"),
     ));
     // A package whose description calls it a load-testing or benchmark tool (kanidm's
-    // `orca`, "load testing for LDAP and Kanidm") is a harness; one that merely names load is
-    // product code.
+    // `orca`, "load testing for LDAP and Kanidm") or a test harness (ballista's chaos crate) is
+    // a harness; one that merely names load is product code.
     files[0].1 = files[0].1.replace(
         "members = [",
-        "members = [\"orca\", \"balancer\", \"kvstore\", ",
+        "members = [\"orca\", \"chaos\", \"balancer\", \"kvstore\", ",
     );
     for (n, d) in [
         ("orca", "Orca - load testing for LDAP and Kanidm"),
+        (
+            "chaos",
+            "Fault-injection harness for testing the cluster's high availability",
+        ),
         ("balancer", "A load balancer, tested under stress"),
         ("kvstore", "A key-value store benchmarked against Redis"),
     ] {

@@ -320,9 +320,9 @@ fn names_bench(name: &str) -> bool {
     })
 }
 
-/// Whether a package's description says it is a benchmark or load-testing tool ("Orca - load
-/// testing for LDAP and Kanidm", "Fluvio benchmarking tool"): what it drives is the load, not
-/// the product's capacity. A product that says it was measured ("benchmarked against Redis")
+/// Whether a package's description says it is a benchmark, load-testing tool or test harness
+/// ("Orca - load testing for LDAP and Kanidm", "Fluvio benchmarking tool", "Fault-injection
+/// harness for testing Ballista"): what it drives is the load, not the product's capacity. A product that says it was measured ("benchmarked against Redis")
 /// is none.
 fn describes_harness(description: Option<&str>) -> bool {
     let Some(d) = description else { return false };
@@ -331,9 +331,12 @@ fn describes_harness(description: Option<&str>) -> bool {
         .filter(|w| !w.is_empty())
         .map(str::to_ascii_lowercase)
         .collect();
+    let has = |set: &[&str]| words.iter().any(|w| set.contains(&w.as_str()));
     words
         .iter()
         .any(|w| matches!(w.as_str(), "benchmark" | "benchmarks" | "benchmarking"))
+        // "Fault-injection harness for testing Ballista", "Test harness and utilities for ..".
+        || (has(&["harness"]) && has(&["test", "tests", "testing"]))
         || words.windows(2).any(|p| {
             matches!(p[0].as_str(), "load" | "stress")
                 && matches!(
