@@ -1637,7 +1637,11 @@ impl Extractor<'_> {
     /// method).
     fn owner_attrs(&mut self, v: &View, owners: Vec<(String, &[syn::Attribute])>) {
         for (owner, attrs) in owners {
-            let in_test = v.in_test() || crate::syntax::is_cfg_test(attrs);
+            // A test's own runtime (`#[tokio::test(flavor = "multi_thread", worker_threads = 4)]`)
+            // is test code, wherever the test sits.
+            let in_test = v.in_test()
+                || crate::syntax::is_cfg_test(attrs)
+                || crate::syntax::is_test_fn(attrs);
             for a in attrs.iter().filter(|a| cli_default_attr(a)) {
                 for (name, value, loc) in attr_ints(v.rel, a) {
                     if value == 0 || !self.tables.capacity_names.matches_count(&name) {
