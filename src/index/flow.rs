@@ -1313,6 +1313,12 @@ impl<'f> Graph<'f> {
             if api.is_empty() || (s.value == 1 && self.handoff.contains(api.as_str())) {
                 continue;
             }
+            // A 1 given to a minimum (`thread_count_limits(min_thread_count, ..)`) is a floor.
+            let to_minimum = matches!(&s.to, Node::Param(key, i)
+                if self.params.get(&(key.clone(), *i)).is_some_and(|p| crate::index::names::names_minimum(p)));
+            if s.value == 1 && to_minimum {
+                continue;
+            }
             out.push(Found { seed: s, api, path });
         }
         out

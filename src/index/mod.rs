@@ -303,7 +303,10 @@ fn capacity_args<'f>(
                     .map(|s| s.caps.iter().find(|(p, _)| p == pos).map(|(_, n)| n))
                     .collect();
                 if let Some(Some(param)) = names.first() {
-                    if names.iter().all(Option::is_some) {
+                    // A 1 given to a minimum (`min_limit`, `min_thread_count`) is a floor.
+                    let floor = matches!(arg.val, value::Val::Lit(0 | 1))
+                        && crate::index::names::names_minimum(param);
+                    if names.iter().all(Option::is_some) && !floor {
                         out.push((f, c, arg, format!("{}({param})", c.text)));
                     }
                 }

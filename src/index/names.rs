@@ -22,6 +22,12 @@ pub(crate) fn words(ident: &str) -> Vec<String> {
     out
 }
 
+/// Whether a name is a minimum's (`min_limit`, `minimum_idle`, `minThreads`): a 1 given there is
+/// a floor, no capacity.
+pub(crate) fn names_minimum(ident: &str) -> bool {
+    words(ident).iter().any(|w| w == "min" || w == "minimum")
+}
+
 /// A compiled table of word patterns. A pattern written `=max_size` matches only the whole name
 /// (`max_size`, `MAX_SIZE`), not a longer one (`CERTIFICATE_MAX_SIZE_LIMIT`).
 #[derive(Debug, Clone, Default)]
