@@ -1451,7 +1451,16 @@ impl Extractor<'_> {
             return;
         }
         if let Some(var) = first_str(&c.args) {
-            self.env_capacity(v, &var, c.args.iter().skip(1));
+            // `env_usize("DNS_CONCURRENT_REQS", 1, 16)`: beside other numbers, a 1 is the range's
+            // floor; a lone one is the fallback (`env_or("WORKERS", 1)`).
+            let numbers = c
+                .args
+                .iter()
+                .skip(1)
+                .filter(|a| Val::of(a).literal().is_some())
+                .count();
+            let floor = |a: &&Expr| numbers > 1 && Val::of(a).literal().is_some_and(|n| n <= 1);
+            self.env_capacity(v, &var, c.args.iter().skip(1).filter(|a| !floor(a)));
         }
     }
 
