@@ -1970,32 +1970,36 @@ impl Extractor<'_> {
             return;
         };
         let name = sender.ident.to_string();
-        let stop = self.signal_senders.binary_search(&name).is_ok()
-            || crate::index::names::words(&name).iter().any(|w| {
-                matches!(
-                    w.as_str(),
-                    "stop"
-                        | "shutdown"
-                        | "exit"
-                        | "quit"
-                        | "cancel"
-                        | "kill"
-                        | "terminate"
-                        | "close"
-                        | "halt"
-                )
-            });
+        let named_stop = crate::index::names::words(&name).iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "stop"
+                    | "shutdown"
+                    | "exit"
+                    | "quit"
+                    | "cancel"
+                    | "kill"
+                    | "terminate"
+                    | "close"
+                    | "halt"
+            )
+        });
+        let stop = named_stop || self.signal_senders.binary_search(&name).is_ok();
         let api = self.api_of_call(&c.func, c.args.len());
         let broadcast = api.as_ref().is_some_and(|api| {
             api.name.ends_with("broadcast::channel") || api.name.ends_with("broadcast")
         });
         // A point-to-point channel whose sender is named for a stop signal carries stop
-        // requests to one task (`let (stop_send, stop_recv) = mpsc::channel::<bool>(10)`).
+        // requests to one task (`let (stop_send, stop_recv) = mpsc::channel::<bool>(10)`); one
+        // named for what is done after it (`stop_done_sender`: each task says it has stopped)
+        // holds a slot per task, a capacity.
         let channel = api
             .as_ref()
             .is_some_and(|api| api.name.ends_with("channel") || api.name.ends_with("bounded"));
-        let named_stop = self.signal_senders.binary_search(&name).is_err() && stop;
-        if (stop && broadcast) || (named_stop && channel) {
+        let acknowledges = crate::index::names::words(&name)
+            .iter()
+            .any(|w| matches!(w.as_str(), "done" | "ack" | "finished" | "completed"));
+        if (stop && broadcast) || (named_stop && channel && !acknowledges) {
             self.signals
                 .push(flow::Pos::of(&crate::syntax::expr_loc(v.rel, &c.func)));
         }

@@ -1314,9 +1314,10 @@ impl<'f> Graph<'f> {
                 continue;
             }
             // A 1 given to a minimum (`thread_count_limits(min_thread_count, ..)`) is a floor.
-            let to_minimum = matches!(&s.to, Node::Param(key, i)
-                if self.params.get(&(key.clone(), *i)).is_some_and(|p| crate::index::names::names_minimum(p)));
-            if s.value == 1 && to_minimum {
+            if s.value == 1
+                && matches!(&s.to, Node::Param(key, i) if self.params.get(&(key.clone(), *i))
+                    .is_some_and(|p| crate::index::names::names_minimum(p)))
+            {
                 continue;
             }
             out.push(Found { seed: s, api, path });
