@@ -1453,14 +1453,18 @@ impl Extractor<'_> {
         if let Some(var) = first_str(&c.args) {
             // `env_usize("DNS_CONCURRENT_REQS", 1, 16)`: beside other numbers, a 1 is the range's
             // floor; a lone one is the fallback (`env_or("WORKERS", 1)`).
-            let numbers = c
+            let values: Vec<(&Expr, Option<u64>)> = c
                 .args
                 .iter()
                 .skip(1)
-                .filter(|a| Val::of(a).literal().is_some())
-                .count();
-            let floor = |a: &&Expr| numbers > 1 && Val::of(a).literal().is_some_and(|n| n <= 1);
-            self.env_capacity(v, &var, c.args.iter().skip(1).filter(|a| !floor(a)));
+                .map(|a| (a, Val::of(a).literal()))
+                .collect();
+            let numbers = values.iter().filter(|(_, n)| n.is_some()).count();
+            let kept = values
+                .into_iter()
+                .filter(|(_, n)| numbers < 2 || n.is_none_or(|n| n > 1))
+                .map(|(a, _)| a);
+            self.env_capacity(v, &var, kept);
         }
     }
 
@@ -1959,7 +1963,8 @@ impl Extractor<'_> {
     /// `terminate`, `close` or `halt`), or whose sender only ever sends a constant in this file
     /// (`sender.send(1)`, `self.tx.send(Action::Reload)`: `Lexical::signal_senders`), carries
     /// signals to every task; its bound is how many signals may wait, no capacity of work. A
-    /// point-to-point channel is one only by its sender's stop name.
+    /// point-to-point channel is one only by its sender's stop name, and not when the sender
+    /// acknowledges the stop (`stop_done_sender`: a slot per task).
     fn stop_signal(&mut self, v: &View, l: &syn::Local) {
         let syn::Pat::Tuple(t) = &l.pat else { return };
         let Some(syn::Pat::Ident(sender)) = t.elems.first() else {
@@ -1970,7 +1975,8 @@ impl Extractor<'_> {
             return;
         };
         let name = sender.ident.to_string();
-        let named_stop = crate::index::names::words(&name).iter().any(|w| {
+        let words = crate::index::names::words(&name);
+        let named_stop = words.iter().any(|w| {
             matches!(
                 w.as_str(),
                 "stop"
@@ -1996,7 +2002,7 @@ impl Extractor<'_> {
         let channel = api
             .as_ref()
             .is_some_and(|api| api.name.ends_with("channel") || api.name.ends_with("bounded"));
-        let acknowledges = crate::index::names::words(&name)
+        let acknowledges = words
             .iter()
             .any(|w| matches!(w.as_str(), "done" | "ack" | "finished" | "completed"));
         if (stop && broadcast) || (named_stop && channel && !acknowledges) {

@@ -289,9 +289,6 @@ const SCALING_METHODS: &[&str] = &[
     "div_ceil",
 ];
 
-/// The methods that give a fallback when their receiver has no value (their first argument).
-const FALLBACK_METHODS: &[&str] = &["unwrap_or", "unwrap_or_else", "map_or", "map_or_else"];
-
 /// Methods that carry their receiver's value on (wrappers, conversions, arithmetic): both the
 /// receiver and the arguments set the result.
 const CARRYING_METHODS: &[&str] = &[
@@ -639,7 +636,9 @@ impl Sources<'_> {
             // `available_parallelism().map_or(1, NonZeroUsize::get)`: the fallback of a CPU
             // count when the platform does not say is a floor, as `n.max(1)` is.
             Expr::MethodCall(m)
-                if FALLBACK_METHODS.iter().any(|f| m.method == f)
+                if crate::index::value::FALLBACK_METHODS
+                    .iter()
+                    .any(|f| m.method == f)
                     && crate::index::value::asks_cpus(&m.receiver) =>
             {
                 go(&m.receiver, out);
@@ -1300,6 +1299,17 @@ impl<'f> Graph<'f> {
 
     /// The literals whose value reaches a capacity API, each with its path. A 0 sets nothing; a
     /// 1 given to a lock or a hand-off (`Semaphore::new(1)`) is no capacity.
+    /// Whether `to` is a parameter named for a minimum (`thread_count_limits(min_thread_count,
+    /// ..)`): a 1 given there is a floor.
+    fn to_minimum(&self, to: &Node) -> bool {
+        let Node::Param(key, i) = to else {
+            return false;
+        };
+        self.params
+            .get(&(key.clone(), *i))
+            .is_some_and(|p| crate::index::names::names_minimum(p))
+    }
+
     pub(crate) fn capacities(&self) -> Vec<Found<'f>> {
         let mut out = Vec::new();
         for &(p, s, file) in &self.seeds {
@@ -1313,11 +1323,7 @@ impl<'f> Graph<'f> {
             if api.is_empty() || (s.value == 1 && self.handoff.contains(api.as_str())) {
                 continue;
             }
-            // A 1 given to a minimum (`thread_count_limits(min_thread_count, ..)`) is a floor.
-            if s.value == 1
-                && matches!(&s.to, Node::Param(key, i) if self.params.get(&(key.clone(), *i))
-                    .is_some_and(|p| crate::index::names::names_minimum(p)))
-            {
+            if s.value == 1 && self.to_minimum(&s.to) {
                 continue;
             }
             out.push(Found { seed: s, api, path });

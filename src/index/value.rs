@@ -593,16 +593,14 @@ fn is_float_lit(expr: &syn::Expr) -> bool {
 /// The closure body that bounds an optional value before its fallback is taken: `|n| n.clamp(1,
 /// 16)` in `var.map(|n| n.clamp(1, 16)).unwrap_or(2)` and in `var.map_or(2, |n| n.min(16))`.
 fn mapped(e: &syn::Expr) -> Option<&syn::Expr> {
-    let syn::Expr::MethodCall(m) = e else {
-        return None;
-    };
-    let closure = match (m.method.to_string().as_str(), m.args.len()) {
-        ("unwrap_or" | "unwrap_or_else", 1) => match &*m.receiver {
+    let (m, _) = fallback_call(e)?;
+    let closure = if m.args.len() == 2 {
+        &m.args[1]
+    } else {
+        match &*m.receiver {
             syn::Expr::MethodCall(r) if r.method == "map" && r.args.len() == 1 => &r.args[0],
             _ => return None,
-        },
-        ("map_or" | "map_or_else", 2) => &m.args[1],
-        _ => return None,
+        }
     };
     match closure {
         syn::Expr::Closure(c) if c.inputs.len() == 1 => Some(&c.body),
@@ -610,21 +608,38 @@ fn mapped(e: &syn::Expr) -> Option<&syn::Expr> {
     }
 }
 
-/// The fallback of a CPU count (`available_parallelism().map_or(1, |n| n.get())`), the value
-/// where the count could not be read: a floor, as the flow takes it (`flow::FALLBACK_METHODS`).
-fn cpu_fallback(expr: &syn::Expr) -> Option<&syn::Expr> {
-    let syn::Expr::MethodCall(m) = expr else {
+/// The methods that give a fallback when their receiver has no value (their first argument).
+pub(crate) const FALLBACK_METHODS: &[&str] =
+    &["unwrap_or", "unwrap_or_else", "map_or", "map_or_else"];
+
+/// A call of one of [`FALLBACK_METHODS`] with its arguments (one; two for `map_or*`), and the
+/// fallback it gives: its first argument, a closure's body for the `*_else` forms.
+fn fallback_call(e: &syn::Expr) -> Option<(&syn::ExprMethodCall, Option<&syn::Expr>)> {
+    let syn::Expr::MethodCall(m) = e else {
         return None;
     };
-    let fallback = match (m.method.to_string().as_str(), m.args.len()) {
-        ("unwrap_or", 1) | ("map_or", 2) => &m.args[0],
-        ("unwrap_or_else", 1) | ("map_or_else", 2) => match &m.args[0] {
-            syn::Expr::Closure(c) => &*c.body,
-            _ => return None,
-        },
-        _ => return None,
+    let arity = if m.method == "map_or" || m.method == "map_or_else" {
+        2
+    } else {
+        1
     };
-    asks_cpus(&m.receiver).then_some(fallback)
+    if m.args.len() != arity || !FALLBACK_METHODS.iter().any(|f| m.method == f) {
+        return None;
+    }
+    let lazy = m.method == "unwrap_or_else" || m.method == "map_or_else";
+    let fallback = match &m.args[0] {
+        syn::Expr::Closure(c) if lazy => Some(&*c.body),
+        _ if lazy => None,
+        a => Some(a),
+    };
+    Some((m, fallback))
+}
+
+/// The fallback of a CPU count (`available_parallelism().map_or(1, |n| n.get())`), the value
+/// where the count could not be read: a floor, as the flow takes it.
+fn cpu_fallback(expr: &syn::Expr) -> Option<&syn::Expr> {
+    let (m, fallback) = fallback_call(expr)?;
+    asks_cpus(&m.receiver).then_some(fallback).flatten()
 }
 
 /// The number of CPUs, as code asks for it.

@@ -322,8 +322,8 @@ fn names_bench(name: &str) -> bool {
 
 /// Whether a package's description says it is a benchmark, load-testing tool or test harness
 /// ("Orca - load testing for LDAP and Kanidm", "Fluvio benchmarking tool", "Fault-injection
-/// harness for testing Ballista"): what it drives is the load, not the product's capacity. A product that says it was measured ("benchmarked against Redis")
-/// is none.
+/// harness for testing Ballista"): what it drives is the load, not the product's capacity. A
+/// product that says it was measured ("benchmarked against Redis") is none.
 fn describes_harness(description: Option<&str>) -> bool {
     let Some(d) = description else { return false };
     let words: Vec<String> = d
