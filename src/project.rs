@@ -368,6 +368,7 @@ impl Load<'_> {
         };
         let scope = Scope::file(&f.crate_name, &f.module, role, &parsed.ast);
         let mut index = Extractor::new(self.tables, &f.rel, role)
+            .with_file_index(i)
             .with_lexical(std::mem::take(&mut parsed.lexical));
         let mut fixture = self.needs.fixtures.then(|| FixtureCollector::new(&f.rel));
         let mut code = self.needs.fixtures.then(|| CodeCollector::new(&f.rel));

@@ -33,8 +33,12 @@ pub(crate) struct Extractor<'a> {
     /// The function keys of the enclosing functions (`index::flow::def_key`), innermost last;
     /// `None` for one whose result cannot be a count (`flow::may_return_int`).
     fn_keys: Vec<Option<String>>,
-    /// Their `flow::fn_id`s, which name their locals.
-    fn_ids: Vec<u32>,
+    /// Their ids (`next_fn_id`), which name their locals.
+    fn_ids: Vec<u64>,
+    /// The file's index in the workspace's files, the high half of its functions' ids.
+    file_index: u32,
+    /// How many functions of the file have an id: the low half of the next one.
+    fns_seen: u32,
     /// Whether what a call returns counts as a source (`flows_into`).
     calls_followed: bool,
     /// While a call's arguments are recorded: the call, which their parameters' edges name.
@@ -91,6 +95,8 @@ impl<'a> Extractor<'a> {
             imports: Default::default(),
             fn_keys: Vec::new(),
             fn_ids: Vec::new(),
+            file_index: 0,
+            fns_seen: 0,
             calls_followed: true,
             call_at: None,
             param_types: Vec::new(),
@@ -106,6 +112,20 @@ impl<'a> Extractor<'a> {
         self.gauges = lexical.gauges;
         self.signal_senders = lexical.signal_senders;
         self
+    }
+
+    /// The file's index among the workspace's files: its functions' ids are then unique in the
+    /// run and the same whatever order the files are walked in (a flow's path among equals, and so
+    /// the report, never depends on the threads).
+    pub(crate) fn with_file_index(mut self, index: usize) -> Self {
+        self.file_index = u32::try_from(index).unwrap_or(u32::MAX);
+        self
+    }
+
+    /// A new id for a function's locals (`flow::Node::Local`).
+    fn next_fn_id(&mut self) -> u64 {
+        self.fns_seen += 1;
+        (u64::from(self.file_index) << 32) | u64::from(self.fns_seen)
     }
 
     pub(crate) fn finish(self) -> FileFacts {
@@ -2024,7 +2044,7 @@ impl Extractor<'_> {
         }
         let returns = flow::may_return_int(&f.sig.output);
         self.fn_keys.push(returns.then(|| key.clone()));
-        let fn_id = flow::fn_id();
+        let fn_id = self.next_fn_id();
         self.fn_ids.push(fn_id);
         let typed = f.sig.inputs.iter().filter_map(|a| match a {
             syn::FnArg::Typed(t) => match (&*t.pat, struct_type(&t.ty)) {
@@ -2541,7 +2561,8 @@ impl Collector for Extractor<'_> {
         // are followed as a function's are.
         self.outer_locals.push(std::mem::take(&mut self.locals));
         self.fn_keys.push(None);
-        self.fn_ids.push(flow::fn_id());
+        let id = self.next_fn_id();
+        self.fn_ids.push(id);
         self.param_types.push(Vec::new());
         if !v.in_format() {
             self.const_item(v, c);

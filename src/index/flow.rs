@@ -15,7 +15,6 @@
 //! one appears, and the result is what a full parse gives.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -42,9 +41,9 @@ pub(crate) enum Node {
     Param(String, usize),
     /// What the function keyed so returns.
     Ret(String),
-    /// A local binding or parameter: its function (a number unique in the run, `fn_id`), then
-    /// its name.
-    Local(u32, String),
+    /// A local binding or parameter: its function (a number unique in the run and the same in
+    /// every run: `Extractor::next_fn_id`), then its name.
+    Local(u64, String),
     /// A capacity API's argument.
     Sink(String),
 }
@@ -122,12 +121,6 @@ fn key_ident(key: &str) -> &str {
         Some((ty, _)) => ty,
         None => key.trim_start_matches('.'),
     }
-}
-
-/// A new number for a function's locals (`Node::Local`): unique in the run, across files.
-pub(crate) fn fn_id() -> u32 {
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 /// A span in the file a flow belongs to (1-based lines, columns in characters).
@@ -517,7 +510,7 @@ pub(crate) fn fn_key(path: &syn::Path, self_ty: Option<&str>) -> Option<String> 
 /// Where an expression's value comes from, in the function at `fn_site` (locals are its).
 pub(crate) struct Sources<'a> {
     /// The enclosing function's `fn_id`, for its locals.
-    pub(crate) fn_id: Option<u32>,
+    pub(crate) fn_id: Option<u64>,
     pub(crate) self_ty: Option<&'a str>,
     /// The types the function's parameters declare (`cfg: &Config` -> `Config`).
     pub(crate) param_types: &'a [(String, String)],
