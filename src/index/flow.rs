@@ -597,6 +597,9 @@ impl Sources<'_> {
                 | syn::BinOp::Div(_)
                 | syn::BinOp::Shl(_)
                 | syn::BinOp::Shr(_) => self.scaled(e, [&b.left, &b.right], out, depth),
+                // `cpus - 2`, `pool_size - 1`: a literal held back from a run-time count is a
+                // reserve, typed by hand like a factor.
+                syn::BinOp::Sub(_) if self.reserve(e, &b.left, &b.right, out, depth) => {}
                 syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Rem(_) => {
                     // A literal offset (`n + 1`, `cpus - 2`) is no setting: the places on
                     // either side are followed (`DEFAULT_MAX_NODES + 1`), and a factor in them
@@ -716,6 +719,37 @@ impl Sources<'_> {
                 other => out.push(other),
             }
         }
+    }
+
+    /// `count - N` with a place on the left: the count's sources and the reserve `N` (2 or more)
+    /// as a factor of the difference. False (nothing pushed) when the right side is no such
+    /// literal or the left side holds no place.
+    fn reserve<'e>(
+        &self,
+        whole: &'e Expr,
+        left: &'e Expr,
+        right: &'e Expr,
+        out: &mut Vec<Source<'e>>,
+        depth: usize,
+    ) -> bool {
+        let Some(v) = crate::index::value::Val::of(right).literal() else {
+            return false;
+        };
+        let mut found = Vec::new();
+        self.into(left, &mut found, depth + 1, false);
+        let scales = found.iter().any(|s| match s {
+            Source::Place(Node::Const(c), _) => !self.names.excludes(c),
+            Source::Place(..) | Source::Factor(..) => true,
+            Source::Lit(..) => false,
+        });
+        // A reserve of 1 is as often a step (`threads - 1` when scaling in) or one kept back
+        // that labellers call a floor (`max(1, cpus - 1)`): only 2 or more is typed as one.
+        if !scales || v < 2 {
+            return false;
+        }
+        out.extend(found.into_iter().filter(|s| !matches!(s, Source::Lit(..))));
+        out.push(Source::Factor(v, right, whole));
+        true
     }
 
     /// A call's value: a wrapper's argument (`Some(x)`, `NonZeroUsize::new(x)`, `u32::from(x)`),

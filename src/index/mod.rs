@@ -81,6 +81,17 @@ pub(crate) struct Capacity {
 }
 
 impl Capacity {
+    /// Whether it is a reserve held back from a count (`num_cpus - 2`, as `index::flow` takes a
+    /// literal subtracted from a place): its product is a difference.
+    pub(crate) fn is_reserve(&self) -> bool {
+        self.factor.as_deref().is_some_and(|text| {
+            matches!(
+                syn::parse_str::<syn::Expr>(text),
+                Ok(syn::Expr::Binary(b)) if matches!(b.op, syn::BinOp::Sub(_))
+            )
+        })
+    }
+
     /// A `const` or `static` whose initialiser is a literal.
     fn from_const(d: &facts::ConstDef, package: &str) -> Option<Capacity> {
         let value::Val::Lit(value) = d.val else {

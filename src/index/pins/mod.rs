@@ -162,6 +162,8 @@ fn named_capacities(index: &Index) -> Vec<&Capacity> {
                 c.kind,
                 CapacityKind::ApiArg | CapacityKind::Arg | CapacityKind::Let
             ) && c.value >= 2
+                // A reserve (`cpus - 2`) is neither what its item is worth nor a factor of it.
+                && !c.is_reserve()
         })
         .collect();
     caps.sort_by(|a, b| (a.value, &a.item).cmp(&(b.value, &b.item)));
