@@ -4,7 +4,8 @@
 //! one owner and every analysis sees the same code the same way.
 //!
 //! The walk visits every item and expression once, outer before inner. A macro's body is parsed
-//! once (as a comma-separated expression list, else as items) and its contents are walked like
+//! once (as a comma-separated expression list, else as items, a `select!`'s arms or statements)
+//! and its contents are walked like
 //! any other code; formatting and logging macros (`format!`, `debug!`, ...) are parsed only when
 //! a collector asks for them (`Walk::format_macros`), and are marked so that collectors which
 //! ignore them can.
@@ -370,6 +371,12 @@ impl<'ast> Visit<'ast> for Walker<'_, '_, '_> {
             for item in &items.items {
                 self.visit_item(item);
             }
+        } else if let Some(exprs) = select_arms(mac, &name) {
+            // `tokio::select! { n = rx.recv_many(&mut buf, 1000) => { .. } }`: each arm's future,
+            // precondition and handler is code like any other.
+            for e in &exprs {
+                self.visit_expr(e);
+            }
         } else if let Some(stmts) = macro_stmts(mac) {
             // A body of statements (`stream! { let (tx, rx) = mpsc::channel(32); .. }`) is code
             // like any other.
@@ -380,6 +387,82 @@ impl<'ast> Visit<'ast> for Walker<'_, '_, '_> {
         self.view.macro_depth -= 1;
         self.view.format_depth -= usize::from(format);
     }
+}
+
+/// The expressions of a `select!` body (tokio's and futures', `select_biased!`): each arm's
+/// future, its `if` precondition and its handler, in order (`biased;`, `else =>`, futures'
+/// `complete =>` and `default =>` are read past), and crossbeam's (`recv(rx) -> msg => ..`:
+/// the operation's arguments). `None` for another macro or a body of another
+/// grammar.
+fn select_arms(mac: &Macro, name: &str) -> Option<Vec<Expr>> {
+    use syn::parse::{Parse, ParseStream, Parser};
+    if !matches!(name, "select" | "select_biased") {
+        return None;
+    }
+    let arms = |input: ParseStream| -> syn::Result<Vec<Expr>> {
+        let mut out = Vec::new();
+        if input.peek(syn::Ident) && input.peek2(syn::Token![;]) {
+            input.parse::<syn::Ident>()?;
+            input.parse::<syn::Token![;]>()?;
+        }
+        while !input.is_empty() {
+            if input.peek(syn::Token![else]) {
+                input.parse::<syn::Token![else]>()?;
+            } else if input.peek(syn::Ident) && input.peek2(syn::Token![=>]) {
+                input.parse::<syn::Ident>()?;
+            } else if crossbeam_op(input) {
+                // crossbeam's `recv(rx) -> msg =>`, `send(tx, v) -> res =>`, `default(t) =>`.
+                input.parse::<syn::Ident>()?;
+                let args;
+                syn::parenthesized!(args in input);
+                out.extend(args.parse_terminated(Expr::parse, syn::Token![,])?);
+                if input.peek(syn::Token![->]) {
+                    input.parse::<syn::Token![->]>()?;
+                    syn::Pat::parse_single(input)?;
+                }
+            } else {
+                syn::Pat::parse_multi_with_leading_vert(input)?;
+                input.parse::<syn::Token![=]>()?;
+                out.push(input.parse::<Expr>()?);
+                if input.peek(syn::Token![,]) && input.peek2(syn::Token![if]) {
+                    input.parse::<syn::Token![,]>()?;
+                    input.parse::<syn::Token![if]>()?;
+                    out.push(input.parse::<Expr>()?);
+                }
+            }
+            input.parse::<syn::Token![=>]>()?;
+            // A braced handler ends at its brace, as a match arm's does: `{ .. } (a, b) = f =>`
+            // is no call of the block.
+            if input.peek(syn::token::Brace) {
+                let block: syn::Block = input.parse()?;
+                out.push(Expr::Block(syn::ExprBlock {
+                    attrs: Vec::new(),
+                    label: None,
+                    block,
+                }));
+            } else {
+                out.push(input.parse::<Expr>()?);
+            }
+            if input.peek(syn::Token![,]) {
+                input.parse::<syn::Token![,]>()?;
+            }
+        }
+        Ok(out)
+    };
+    arms.parse2(without_for_await(mac.tokens.clone())).ok()
+}
+
+/// Whether a `select!` arm starts as crossbeam's do, an operation and its arguments followed by
+/// `->` or `=>` (tokio's `Some(x) = rx.recv()` has a pattern and `=` there).
+fn crossbeam_op(input: syn::parse::ParseStream) -> bool {
+    let fork = input.fork();
+    let op = |fork: syn::parse::ParseStream| -> syn::Result<()> {
+        fork.parse::<syn::Ident>()?;
+        let _args;
+        syn::parenthesized!(_args in fork);
+        Ok(())
+    };
+    op(&fork).is_ok() && (fork.peek(syn::Token![->]) || fork.peek(syn::Token![=>]))
 }
 
 /// The items a macro's body declares: items as written (`cfg_if!`), the lazily initialised
