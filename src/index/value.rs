@@ -15,6 +15,8 @@ pub(crate) enum Op {
     Sub,
     Mul,
     Div,
+    /// `1 << 17`: a power of two written as a shift.
+    Shl,
 }
 
 /// An integer-valued expression, reduced to what capacity analysis needs.
@@ -74,6 +76,7 @@ impl Val {
                     syn::BinOp::Sub(_) => Op::Sub,
                     syn::BinOp::Mul(_) => Op::Mul,
                     syn::BinOp::Div(_) => Op::Div,
+                    syn::BinOp::Shl(_) => Op::Shl,
                     _ => return Val::Other,
                 };
                 Val::Bin(op, Box::new(Val::of(&b.left)), Box::new(Val::of(&b.right)))
@@ -124,6 +127,10 @@ impl Val {
                     Op::Sub => a.checked_sub(b),
                     Op::Mul => a.checked_mul(b),
                     Op::Div => a.checked_div(b),
+                    Op::Shl => u32::try_from(b)
+                        .ok()
+                        .and_then(|b| 1u64.checked_shl(b))
+                        .and_then(|p| a.checked_mul(p)),
                 }
             }
             Val::Min(a, b) => Some(a.eval(consts, fields)?.min(b.eval(consts, fields)?)),
