@@ -209,7 +209,9 @@ fn explain<'a>(
     for k in (1..=max_k).filter(|k| v % k == 0) {
         for &i in own.of_value(v / k) {
             let c = caps[i];
-            if visible(c) {
+            // A 2 is in too many assertions (`num_columns() == 2`): it pins a capacity only
+            // when the compared expression shares a word with it.
+            if visible(c) && (v > 2 || related(c) > 0) {
                 candidates.push((
                     (std::cmp::Reverse(related(c)), k, 0, i, 0),
                     Explanation {
