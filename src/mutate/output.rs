@@ -240,10 +240,12 @@ fn written_by_us(path: &Path) -> bool {
                 })
             })
         }
-        _ => {
-            bytes.starts_with(MUTANT_HEADER.as_bytes())
-                || bytes.starts_with(BASELINE_HEADER.as_bytes())
-        }
+        // A log or diff starts with its header; a kill between creating the file and writing
+        // the header leaves it empty or cut inside the header, which holds nothing to lose and
+        // would otherwise stand in the next run's way.
+        _ => [MUTANT_HEADER, BASELINE_HEADER]
+            .iter()
+            .any(|h| bytes.starts_with(h.as_bytes()) || h.as_bytes().starts_with(&bytes)),
     }
 }
 
@@ -314,6 +316,9 @@ mod tests {
             ),
             ("logs/baseline.log", BASELINE_HEADER),
             ("logs/x.log", "mutant: x\n"),
+            // Killed between creating a log and writing its header, or inside the header.
+            ("logs/y.log", ""),
+            ("logs/z.log", "muta"),
             ("missed.txt", "swap-min-max:src/lib.rs:f:1234abcd\n"),
             ("caught.txt", ""),
             ("diff/x.diff", "mutant: x\n--- a/src/lib.rs\n"),
