@@ -958,6 +958,9 @@ pub(crate) struct Graph<'f> {
     reached: HashMap<At<'f>, Vec<Ctx<'f>>>,
     seeds: Vec<(u32, &'f Seed, &'f str)>,
     params: std::collections::HashMap<(String, usize), String>,
+    /// The parameter names paths show: `params` less the places that functions of one key name
+    /// differently (two free `init`s, `init(size)` and `init(log_format)`), shown by position.
+    shown_params: std::collections::HashMap<(String, usize), String>,
     handoff: HashSet<&'f str>,
     packages: Vec<&'f str>,
     /// `deps[a][b]`: package `a` depends on package `b`, directly or not.
@@ -1009,6 +1012,7 @@ impl<'f> Graph<'f> {
         let mut defines: HashSet<At> = HashSet::default();
         let mut sinks: Vec<At> = Vec::new();
         let mut params = std::collections::HashMap::new();
+        let mut named_twice: HashSet<(String, usize)> = HashSet::default();
         let mut handoff = HashSet::default();
         let mut seeds = Vec::new();
         // The packages whose trait impls define each method.
@@ -1060,9 +1064,12 @@ impl<'f> Graph<'f> {
                 seeds.push((p, s, file));
             }
             for n in &flow.params {
-                params
+                let name = params
                     .entry((n.key.clone(), n.index))
                     .or_insert_with(|| n.name.clone());
+                if *name != n.name {
+                    named_twice.insert((n.key.clone(), n.index));
+                }
             }
             handoff.extend(flow.handoff.iter().map(String::as_str));
             for key in &flow.trait_methods {
@@ -1193,11 +1200,17 @@ impl<'f> Graph<'f> {
         for &(at, ctx) in next.keys() {
             reached.entry(at).or_default().push(ctx);
         }
+        let shown_params = params
+            .iter()
+            .filter(|(k, _)| !named_twice.contains(*k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         Graph {
             next,
             reached,
             seeds,
             params,
+            shown_params,
             handoff,
             packages,
             deps,
@@ -1206,7 +1219,7 @@ impl<'f> Graph<'f> {
 
     /// How a path names a place (`Limits::new(outbox)`, `Settings.inbox`).
     pub(crate) fn shown(&self, n: &Node) -> String {
-        n.shown(&self.params)
+        n.shown(&self.shown_params)
     }
 
     /// The state a seed's value reaches an API from: its place, inside a call the seed fits (a
@@ -1315,7 +1328,7 @@ impl<'f> Graph<'f> {
                     loc: pos.loc(file),
                     note: match to.0.1 {
                         Node::Sink(api) => format!("flows into {api}"),
-                        other => format!("flows into {}", other.shown(&self.params)),
+                        other => format!("flows into {}", other.shown(&self.shown_params)),
                     },
                 });
             }
@@ -1466,5 +1479,45 @@ mod tests {
                 (s("fetches"), vec![])
             ]
         );
+    }
+
+    #[test]
+    fn a_parameter_two_functions_of_one_key_name_differently_is_shown_by_position() {
+        // Two free `init`s of a package (`page_cache::init(size)`, `logging::init(log_format)`)
+        // share the key `init`: the path cannot say which name is the one the value took.
+        let p = Node::Param("init".into(), 0);
+        let sink = Node::Sink("Semaphore::new".into());
+        let flow = FileFlow {
+            file: "src/lib.rs".into(),
+            edges: vec![Edge {
+                from: p.clone(),
+                to: sink,
+                at: Pos::of(&loc(3)),
+                from_call: None,
+                to_call: None,
+            }],
+            seeds: vec![Seed {
+                value: 100,
+                loc: loc(1),
+                to: p.clone(),
+                site: "m::main::init".into(),
+                item: "init(#0)".into(),
+                kind: crate::index::CapacityKind::Arg,
+                call: None,
+                factor: None,
+            }],
+            params: ["size", "log_format"]
+                .into_iter()
+                .map(|name| ParamName {
+                    key: "init".into(),
+                    index: 0,
+                    name: name.into(),
+                })
+                .collect(),
+            handoff: Vec::new(),
+            trait_methods: Vec::new(),
+        };
+        let g = Graph::new([(&flow, "m")], &|_, _| false);
+        assert_eq!(g.shown(&p), "init(#0)");
     }
 }
