@@ -5,10 +5,9 @@
 //!
 //! The walk visits every item and expression once, outer before inner. A macro's body is parsed
 //! once (as a comma-separated expression list, else as items, a `select!`'s arms or statements)
-//! and its contents are walked like
-//! any other code; formatting and logging macros (`format!`, `debug!`, ...) are parsed only when
-//! a collector asks for them (`Walk::format_macros`), and are marked so that collectors which
-//! ignore them can.
+//! and its contents are walked like any other code; formatting and logging macros (`format!`,
+//! `debug!`, ...) are parsed only when a collector asks for them (`Walk::format_macros`), and
+//! are marked so that collectors which ignore them can.
 
 use syn::visit::{self, Visit};
 use syn::{Expr, Macro};
@@ -392,8 +391,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_, '_> {
 /// The expressions of a `select!` body (tokio's and futures', `select_biased!`): each arm's
 /// future, its `if` precondition and its handler, in order (`biased;`, `else =>`, futures'
 /// `complete =>` and `default =>` are read past), and crossbeam's (`recv(rx) -> msg => ..`:
-/// the operation's arguments). `None` for another macro or a body of another
-/// grammar.
+/// the operation's arguments). `None` for another macro or a body of another grammar.
 fn select_arms(mac: &Macro, name: &str) -> Option<Vec<Expr>> {
     use syn::parse::{Parse, ParseStream, Parser};
     if !matches!(name, "select" | "select_biased") {
