@@ -362,6 +362,19 @@ pub(crate) fn names_test_value(ident: &str) -> bool {
     })
 }
 
+/// Whether a type's or trait's name (camel case) says it is for tests, as `names_test_value`
+/// says of a snake-case name (`TestDefault`, `MockStore`; not `Attestation`).
+pub(crate) fn names_test_type(ident: &str) -> bool {
+    let mut snake = String::with_capacity(ident.len() + 4);
+    for c in ident.chars() {
+        if c.is_uppercase() {
+            snake.push('_');
+        }
+        snake.push(c);
+    }
+    names_test_value(&snake)
+}
+
 /// The last segments of the attributes that make a function a test (`#[test]`,
 /// `#[tokio::test]`, `#[rstest]`, `#[test_case(..)]`, `#[bench]`, `#[quickcheck]`).
 pub(crate) const TEST_ATTRS: &[&str] = &["test", "rstest", "test_case", "bench", "quickcheck"];

@@ -189,6 +189,7 @@ impl Lexed {
             drop: Vec::new(),
             ids: Vec::new(),
             kept: 0,
+            in_trait: false,
         };
         s.items(0, toks.len(), test, true).ok()?;
         let mut hidden = std::mem::take(&mut s.ids);
@@ -451,6 +452,8 @@ struct Splitter<'s, 't, 'c> {
     ids: Vec<u64>,
     /// How many items were kept so far.
     kept: usize,
+    /// Inside a trait or a trait's impl: a method's name is the trait's, not a word on tests.
+    in_trait: bool,
 }
 
 impl<'s> Splitter<'s, '_, '_> {
@@ -637,7 +640,20 @@ impl<'s> Splitter<'s, '_, '_> {
                 let header: Vec<&'s str> = header.map(|j| self.text(j)).collect();
                 let whole =
                     self.text(i) == "impl" && header.iter().any(|h| (self.classify)(h).whole_impl);
-                if whole || self.items(body + 1, self.close[body], test, true)? {
+                // A trait and a trait's impl (`impl Trait for Type`), as the walk's scope says;
+                // the impl of a trait named for tests (`impl TestDefault for ..`) is test code.
+                let of_trait = header
+                    .iter()
+                    .position(|h| *h == "for")
+                    .filter(|_| self.text(i) == "impl");
+                let for_tests = of_trait
+                    .is_some_and(|f| f > 0 && crate::syntax::names_test_type(header[f - 1]));
+                let outer = self.in_trait;
+                self.in_trait = self.text(i) == "trait" || of_trait.is_some();
+                let kept_inside =
+                    whole || self.items(body + 1, self.close[body], test || for_tests, true)?;
+                self.in_trait = outer;
+                if kept_inside {
                     self.kept += 1;
                 } else {
                     // Nothing inside holds a fact: the header goes too.
@@ -649,8 +665,10 @@ impl<'s> Splitter<'s, '_, '_> {
             }
             "fn" => {
                 let end = self.to_end(i, hi)?;
-                // A function named for tests is test code, as the walk says (`walk::function`).
+                // A function named for tests is test code, as the walk says (`walk::function`),
+                // but for a trait's method.
                 let named = self.kind(i + 1) == Some(TokenKind::Ident)
+                    && !self.in_trait
                     && crate::syntax::names_test_value(self.text(i + 1));
                 self.leaf(start, end, test || test_fn || named, None);
                 end

@@ -189,10 +189,12 @@ impl Walker<'_, '_, '_> {
 
     fn function(&mut self, f: FnItem, body: impl FnOnce(&mut Self)) {
         // A function named for tests (`new_for_test`, `mock_pool`) is their set-up, wherever it
-        // is declared, as a constant so named is.
+        // is declared, as a constant so named is; not a trait's method, whose name is the
+        // trait's (a connector's `fn test_profile`, the "test connection" of a UI).
         let name = f.sig.ident.to_string();
-        let test =
-            is_test_fn(f.attrs) || is_cfg_test(f.attrs) || crate::syntax::names_test_value(&name);
+        let test = is_test_fn(f.attrs)
+            || is_cfg_test(f.attrs)
+            || (crate::syntax::names_test_value(&name) && !self.view.scope.in_trait());
         self.view.scope.push_test(test);
         self.view.fns.push((name, f.site.clone()));
         self.each(|c, v| c.enter_fn(v, &f));
@@ -258,7 +260,13 @@ impl<'ast> Visit<'ast> for Walker<'_, '_, '_> {
 
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
         let entered = self.view.scope.enter_impl(i);
+        // An impl of a trait named for tests (`impl TestDefault for Config`) is their set-up.
+        let for_tests = i.trait_.as_ref().is_some_and(|(_, path, _)| {
+            last_segment(path).is_some_and(|t| crate::syntax::names_test_type(&t))
+        });
+        self.view.scope.push_test(for_tests);
         visit::visit_item_impl(self, i);
+        self.view.scope.pop_test(for_tests);
         self.view.scope.leave(entered);
     }
 
