@@ -705,11 +705,7 @@ impl Sources<'_> {
         for side in sides {
             self.into(side, &mut found, depth + 1, false);
         }
-        let scales = found.iter().any(|s| match s {
-            Source::Place(Node::Const(c), _) => !self.names.excludes(c),
-            Source::Place(..) | Source::Factor(..) => true,
-            Source::Lit(..) => false,
-        });
+        let scales = self.holds_place(&found);
         for s in found {
             match s {
                 Source::Lit(v, lit) if scales && v >= 2 && !self.unit_values.contains(&v) => {
@@ -719,6 +715,16 @@ impl Sources<'_> {
                 other => out.push(other),
             }
         }
+    }
+
+    /// Whether sources hold a run-time value a literal can scale or be held back from: a place
+    /// (a constant only when not named for a unit, `MIB`) or a factor of one.
+    fn holds_place(&self, found: &[Source]) -> bool {
+        found.iter().any(|s| match s {
+            Source::Place(Node::Const(c), _) => !self.names.excludes(c),
+            Source::Place(..) | Source::Factor(..) => true,
+            Source::Lit(..) => false,
+        })
     }
 
     /// `count - N` with a place on the left: the count's sources and the reserve `N` (2 or more)
@@ -737,11 +743,7 @@ impl Sources<'_> {
         };
         let mut found = Vec::new();
         self.into(left, &mut found, depth + 1, false);
-        let scales = found.iter().any(|s| match s {
-            Source::Place(Node::Const(c), _) => !self.names.excludes(c),
-            Source::Place(..) | Source::Factor(..) => true,
-            Source::Lit(..) => false,
-        });
+        let scales = self.holds_place(&found);
         // A reserve of 1 is as often a step (`threads - 1` when scaling in) or one kept back
         // that labellers call a floor (`max(1, cpus - 1)`): only 2 or more is typed as one.
         if !scales || v < 2 {
