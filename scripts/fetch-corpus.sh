@@ -7,8 +7,9 @@
 # or, with CAPCHECK_MIRROR=DIR, from bare mirrors DIR/OWNER+REPO/repo (this project's sandbox
 # reaches no GitHub; its `fetch` tool leaves such mirrors). Trees are checked out, not archived:
 # an archive leaves out what `.gitattributes` marks `export-ignore`, and a workspace may list
-# such a folder as members (opendal's `core/examples`). A pinned toolchain file is removed
-# (cargo metadata would ask for that toolchain). Nothing is vendored into this repository.
+# such a folder as members (opendal's `core/examples`). A workspace whose members are git
+# submodules gets those (corpus/submodules.tsv) at the commits its tree pins. A pinned toolchain
+# file is removed (cargo metadata would ask for that toolchain). Nothing is vendored into this repository.
 #
 # Usage: scripts/fetch-corpus.sh            (CORPUS_DIR defaults to /tmp/capcheck-corpus)
 set -euo pipefail
@@ -60,6 +61,29 @@ while IFS=$'\t' read -r name repo commit skip _; do
   GIT_INDEX_FILE="$into.part.index" git --git-dir="$git_dir" --work-tree="$into.part" \
     checkout "$commit" -- . "${excludes[@]}"
   rm -f "$into.part.index"
+  # The git submodules a workspace needs (corpus/submodules.tsv), each at the commit the tree's
+  # own gitlink pins; the others (a vendored C++ engine, a Python fork) are not checked out.
+  while IFS=$'\t' read -r sname spath srepo _; do
+    case "$sname" in ''|\#*) continue ;; esac
+    [ "$sname" = "$name" ] || continue
+    scommit=$(git --git-dir="$git_dir" ls-tree "$commit" -- "$spath" | awk '$2 == "commit" { print $3 }')
+    if [ -z "$scommit" ]; then
+      echo "$name: $spath is not a submodule at $commit (corpus/submodules.tsv)" >&2
+      exit 2
+    fi
+    if [ -n "${CAPCHECK_MIRROR:-}" ]; then
+      sgit="$CAPCHECK_MIRROR/${srepo/\//+}/repo"
+    else
+      sgit="$dir/git/$name+${spath//\//+}"
+      rm -rf "$sgit"
+      git init -q --bare "$sgit"
+      git --git-dir="$sgit" fetch -q --depth 1 "https://github.com/$srepo" "$scommit"
+    fi
+    mkdir -p "$into.part/$spath"
+    GIT_INDEX_FILE="$into.part.index" git --git-dir="$sgit" --work-tree="$into.part/$spath" \
+      checkout "$scommit" -- .
+    rm -f "$into.part.index"
+  done < "$here/corpus/submodules.tsv"
   rm -f "$into.part/rust-toolchain" "$into.part/rust-toolchain.toml"
   mv "$into.part" "$into"
 done < "$here/corpus/repos.tsv"
