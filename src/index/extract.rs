@@ -2832,13 +2832,19 @@ fn place_name(e: &Expr) -> Option<String> {
     }
 }
 
-/// The tuples an expression's value may be: itself, or what its branches and blocks give
-/// (`flow::tails`).
+/// The tuples an expression's value may be: itself, what its branches and blocks give
+/// (`flow::tails`), or its fallback's (`.unwrap_or((100, 90))`).
 fn tuple_tails(e: &Expr, depth: usize) -> Vec<&syn::ExprTuple> {
     match e {
         _ if depth > 8 => Vec::new(),
         Expr::Tuple(t) => vec![t],
         Expr::Paren(p) => tuple_tails(&p.expr, depth + 1),
+        // `cfg.map(|p| (p.max_idle, p.timeout)).unwrap_or((100, 90))`: the fallback's tuple.
+        _ if crate::index::value::fallback_call(e).is_some() => {
+            crate::index::value::fallback_call(e)
+                .and_then(|(_, fallback)| fallback)
+                .map_or_else(Vec::new, |f| tuple_tails(f, depth + 1))
+        }
         _ => flow::tails(e)
             .into_iter()
             .flat_map(|x| tuple_tails(x, depth + 1))

@@ -621,7 +621,7 @@ pub(crate) const FALLBACK_METHODS: &[&str] =
 
 /// A call of one of [`FALLBACK_METHODS`] with its arguments (one; two for `map_or*`), and the
 /// fallback it gives: its first argument, a closure's body for the `*_else` forms.
-fn fallback_call(e: &syn::Expr) -> Option<(&syn::ExprMethodCall, Option<&syn::Expr>)> {
+pub(crate) fn fallback_call(e: &syn::Expr) -> Option<(&syn::ExprMethodCall, Option<&syn::Expr>)> {
     let syn::Expr::MethodCall(m) = e else {
         return None;
     };
