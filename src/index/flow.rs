@@ -623,7 +623,7 @@ impl Sources<'_> {
                     self.into(b, out, depth + 1, floor);
                 }
             }
-            Expr::If(_) | Expr::Match(_) | Expr::Block(_) | Expr::Unsafe(_) => {
+            Expr::If(_) | Expr::Match(_) | Expr::Block(_) | Expr::Unsafe(_) | Expr::Const(_) => {
                 for b in tails(e) {
                     self.into(b, out, depth + 1, floor);
                 }
@@ -892,6 +892,8 @@ pub(crate) fn tails(e: &Expr) -> Vec<&Expr> {
             .collect(),
         Expr::Block(b) => tail(&b.block).into_iter().collect(),
         Expr::Unsafe(u) => tail(&u.block).into_iter().collect(),
+        // `const { NonZeroUsize::new(512).unwrap() }`: an inline const's value is its block's.
+        Expr::Const(c) => tail(&c.block).into_iter().collect(),
         _ => Vec::new(),
     }
 }

@@ -266,6 +266,11 @@ fn carried_once(e: &syn::Expr) -> Option<&syn::Expr> {
             [syn::Stmt::Expr(inner, None)] => inner,
             _ => return None,
         },
+        // `const { NonZeroUsize::new(512).unwrap() }`, an inline const.
+        Expr::Const(c) => match c.block.stmts.as_slice() {
+            [syn::Stmt::Expr(inner, None)] => inner,
+            _ => return None,
+        },
         _ => return None,
     })
 }
@@ -483,6 +488,7 @@ fn branches(e: &syn::Expr) -> Option<Vec<&syn::Expr>> {
                 .collect(),
         ),
         syn::Expr::Block(b) => Some(tail(&b.block).into_iter().collect()),
+        syn::Expr::Const(c) => Some(tail(&c.block).into_iter().collect()),
         _ => None,
     }
 }
