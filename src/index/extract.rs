@@ -1410,6 +1410,67 @@ impl Extractor<'_> {
         }
     }
 
+    /// A setting handed on under its key by a method: a child process's environment
+    /// (`.env("MAX_NUM_SEQS", "32")`), a config builder's default or override
+    /// (`.set_default("workers", 8)`), a map of settings (`.insert("max_connections", 10)`), a
+    /// command line's flag and its argument (`.arg("--max-num-seqs").arg("64")`).
+    fn keyed_method(&mut self, v: &View, m: &syn::ExprMethodCall) {
+        let method = m.method.to_string();
+        match (method.as_str(), m.args.len()) {
+            ("env" | "set_var" | "set_default" | "set_override" | "insert", 2) => {
+                self.keyed_setting(v, &m.args[0], &m.args[1], false);
+            }
+            ("arg", 1) => {
+                if let Expr::MethodCall(r) = &*m.receiver {
+                    if r.method == "arg" && r.args.len() == 1 {
+                        self.keyed_setting(v, &r.args[0], &m.args[0], true);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A value handed on under a key that names a capacity, where the key is a string: an
+    /// environment preset (`("FERRUM_PAGED_MAX_SEQS", "32")`), a keyed setting, a command
+    /// line's `--flag` and its argument (`flag`: only a key written as a flag counts, as in an
+    /// argument list `["--max-num-seqs", "64"]`). The value leaves the workspace, so the key's
+    /// name is all that says what it sets (a server's own parameter names are in the tables).
+    /// The value is an integer literal or a string holding one.
+    fn keyed_setting(&mut self, v: &View, key: &Expr, value: &Expr, flag: bool) {
+        let Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(k),
+            ..
+        }) = key
+        else {
+            return;
+        };
+        let raw = k.value();
+        let Some(name) = crate::index::names::setting_key(&raw, flag) else {
+            return;
+        };
+        let n = match Val::of(value) {
+            Val::Lit(n) => n,
+            _ => match crate::index::value::str_int(value) {
+                Some(n) => n,
+                None => return,
+            },
+        };
+        if !self.tables.capacity_names.matches(name) {
+            return;
+        }
+        self.facts.named_lits.push(NamedLit {
+            site: crate::site::child(&v.function_site(), &name.replace('-', "_")),
+            ident: raw.trim().to_string(),
+            value: n,
+            loc: lit_loc(v.rel, value),
+            in_test: v.in_test(),
+            kind: CapacityKind::Setting,
+            visibility: Visibility::Public,
+            flows: Vec::new(),
+        });
+    }
+
     /// `std::env::var("MAX_CONNECTIONS")...unwrap_or(100)`: the fallback of a setting read from
     /// the environment, named by the variable.
     fn env_fallback(&mut self, v: &View, e: &Expr, m: &syn::ExprMethodCall) {
@@ -2659,6 +2720,14 @@ impl Collector for Extractor<'_> {
                 if !v.in_test() {
                     self.env_helper(v, c);
                     self.newtype(v, c);
+                    // `env::set_var("TOKIO_WORKER_THREADS", "4")`
+                    if let (Expr::Path(p), [key, value]) =
+                        (&*c.func, c.args.iter().collect::<Vec<_>>().as_slice())
+                    {
+                        if path_ends_with(&p.path, "set_var") {
+                            self.keyed_setting(v, key, value, false);
+                        }
+                    }
                 }
                 let api = self.api_of_call(&c.func, c.args.len()).is_some();
                 if let (Expr::Path(p), false) = (&*c.func, api) {
@@ -2683,9 +2752,20 @@ impl Collector for Extractor<'_> {
                     }
                 }
             }
+            Expr::Tuple(t) if t.elems.len() == 2 && !v.in_test() => {
+                self.keyed_setting(v, &t.elems[0], &t.elems[1], false);
+            }
+            Expr::Array(a) if !v.in_test() => {
+                for pair in a.elems.iter().collect::<Vec<_>>().windows(2) {
+                    self.keyed_setting(v, pair[0], pair[1], true);
+                }
+            }
             Expr::MethodCall(m) => {
                 self.parallelism_default(v, e, m);
                 self.builder_default(v, m);
+                if !v.in_test() {
+                    self.keyed_method(v, m);
+                }
                 self.env_fallback(v, e, m);
                 self.bounds(v, e);
                 let mul = [

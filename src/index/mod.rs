@@ -39,6 +39,9 @@ pub(crate) enum CapacityKind {
     Env,
     /// An attribute's argument (`#[tokio::main(worker_threads = 4)]`).
     Attr,
+    /// A value handed on under a string key: an environment preset, a keyed setting, a command
+    /// line's flag (`("MAX_NUM_SEQS", "32")`, `.arg("--max-num-seqs").arg("64")`).
+    Setting,
     /// A ceiling a value is checked against (`if pool_size > 100 { return Err(..) }`).
     Ceiling,
     /// An argument of one of the workspace's own functions (`Limits::new(outbox)`), whose value

@@ -5,7 +5,7 @@
 /// Split an identifier into lowercase words at `_` and at lower-to-upper case changes.
 pub(crate) fn words(ident: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for part in ident.split(['_', ':', '.', ' ']) {
+    for part in ident.split(['_', ':', '.', ' ', '-']) {
         let mut cur = String::new();
         let mut prev_lower = false;
         for ch in part.chars() {
@@ -20,6 +20,24 @@ pub(crate) fn words(ident: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// The name a string key gives a setting, when it is written as one: `MAX_NUM_SEQS`,
+/// `server.max_connections`, `max-num-seqs`, or, with `flag`, a command line's `--max-num-seqs`
+/// (a flag's dashes are required then, and stripped). No key holds a space or is over 64 bytes.
+pub(crate) fn setting_key(raw: &str, flag: bool) -> Option<&str> {
+    let key = if flag {
+        raw.strip_prefix("--").or_else(|| raw.strip_prefix('-'))?
+    } else {
+        raw
+    };
+    let ok = !key.is_empty()
+        && key.len() <= 64
+        && key.starts_with(|c: char| c.is_ascii_alphabetic())
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    ok.then_some(key)
 }
 
 /// Whether a name is a minimum's (`min_limit`, `minimum_idle`, `minThreads`): a 1 given there is

@@ -18,6 +18,7 @@ pub(crate) fn finding(c: &Capacity) -> Finding {
         CapacityKind::Ceiling => format!("the ceiling `{} > {}`", c.item, c.value),
         CapacityKind::Attr => format!("attribute argument `{} = {}`", c.item, c.value),
         CapacityKind::Env => format!("`${}` falling back to {}", c.item, c.value),
+        CapacityKind::Setting => format!("setting `{}` given {}", c.item, c.value),
     };
     // A factor is shown in its product: the item alone would read as if the value were it.
     let what = match &c.factor {

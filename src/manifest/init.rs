@@ -67,6 +67,7 @@ pub(crate) fn add_unmeasured(existing: &str, caps: &[Capacity]) -> anyhow::Resul
         let what = match cap.kind {
             CapacityKind::ApiArg | CapacityKind::Arg => format!("argument of {}", cap.item),
             CapacityKind::Env => format!("fallback of ${}", cap.item),
+            CapacityKind::Setting => format!("setting {}", cap.item),
             _ => cap.item.clone(),
         };
         t.insert(

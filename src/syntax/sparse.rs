@@ -884,6 +884,17 @@ impl<'s> Splitter<'s, '_, '_> {
                     kind: LiteralKind::Str { .. },
                     ..
                 } if str_digits(&self.src[t.start()..t.end()]) => value = true,
+                // A string key that names a capacity (`("MAX_NUM_SEQS", "32")`,
+                // `.arg("--max-num-seqs")`): a name, as an identifier is (`index::names::setting_key`).
+                TokenKind::Literal {
+                    kind: LiteralKind::Str { .. },
+                    ..
+                } if !test => {
+                    let text = &self.src[t.start()..t.end()];
+                    if let Some(key) = string_key(text) {
+                        named |= (self.classify)(key).prod_with_value;
+                    }
+                }
                 _ => {}
             }
             if (subject && literal) || (named && value) || (len && work) {
@@ -900,6 +911,20 @@ pub(crate) fn ident_hash(ident: &str) -> u64 {
     let mut h = rustc_hash::FxHasher::default();
     h.write(ident.as_bytes());
     h.finish()
+}
+
+/// The key a plain string literal's text (quotes included) may be: its body without a flag's
+/// leading dashes, when it looks like one (a superset of `index::names::setting_key`'s).
+fn string_key(lit: &str) -> Option<&str> {
+    let body = lit.strip_prefix('"')?.strip_suffix('"')?;
+    let key = body.trim_start_matches('-');
+    let ok = !key.is_empty()
+        && key.len() <= 64
+        && key.starts_with(|c: char| c.is_ascii_alphabetic())
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    ok.then_some(key)
 }
 
 /// Whether a string literal's text (quotes included) is digits only (`"4096"`, `"1_000"`).
