@@ -37,20 +37,25 @@ while read -r name version sha _; do
 done < "$here/corpus/crates.tsv"
 printf '[workspace]\nmembers = [%s]\nresolver = "2"\n' "$members" > "$dir/ws/Cargo.toml"
 echo "corpus: $dir/ws"
+# git_of REPO COMMIT DIR: a git dir holding REPO's COMMIT: its mirror under $CAPCHECK_MIRROR, or
+# DIR, made afresh and fetched from GitHub.
+git_of() {
+  if [ -n "${CAPCHECK_MIRROR:-}" ]; then
+    echo "$CAPCHECK_MIRROR/${1/\//+}/repo"
+  else
+    rm -rf "$3"
+    git init -q --bare "$3"
+    git --git-dir="$3" fetch -q --depth 1 "https://github.com/$1" "$2"
+    echo "$3"
+  fi
+}
 mkdir -p "$dir/repos"
 while IFS=$'\t' read -r name repo commit skip _; do
   case "$name" in ''|\#*) continue ;; esac
   into="$dir/repos/$name"
   [ -d "$into" ] && continue
   mkdir -p "$into.part"
-  if [ -n "${CAPCHECK_MIRROR:-}" ]; then
-    git_dir="$CAPCHECK_MIRROR/${repo/\//+}/repo"
-  else
-    git_dir="$dir/git/$name"
-    rm -rf "$git_dir"
-    git init -q --bare "$git_dir"
-    git --git-dir="$git_dir" fetch -q --depth 1 "https://github.com/$repo" "$commit"
-  fi
+  git_dir=$(git_of "$repo" "$commit" "$dir/git/$name")
   # Skipped paths (top-level or deeper) are excluded by pathspec.
   excludes=()
   if [ "$skip" != "-" ]; then
@@ -71,14 +76,7 @@ while IFS=$'\t' read -r name repo commit skip _; do
       echo "$name: $spath is not a submodule at $commit (corpus/submodules.tsv)" >&2
       exit 2
     fi
-    if [ -n "${CAPCHECK_MIRROR:-}" ]; then
-      sgit="$CAPCHECK_MIRROR/${srepo/\//+}/repo"
-    else
-      sgit="$dir/git/$name+${spath//\//+}"
-      rm -rf "$sgit"
-      git init -q --bare "$sgit"
-      git --git-dir="$sgit" fetch -q --depth 1 "https://github.com/$srepo" "$scommit"
-    fi
+    sgit=$(git_of "$srepo" "$scommit" "$dir/git/$name+${spath//\//+}")
     mkdir -p "$into.part/$spath"
     GIT_INDEX_FILE="$into.part.index" git --git-dir="$sgit" --work-tree="$into.part/$spath" \
       checkout "$scommit" -- .

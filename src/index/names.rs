@@ -31,13 +31,7 @@ pub(crate) fn setting_key(raw: &str, flag: bool) -> Option<&str> {
     } else {
         raw
     };
-    let ok = !key.is_empty()
-        && key.len() <= 64
-        && key.starts_with(|c: char| c.is_ascii_alphabetic())
-        && key
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
-    ok.then_some(key)
+    crate::syntax::sparse::key_shaped(key).then_some(key)
 }
 
 /// Whether a name is a minimum's (`min_limit`, `minimum_idle`, `minThreads`): a 1 given there is

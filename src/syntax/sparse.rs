@@ -918,13 +918,18 @@ pub(crate) fn ident_hash(ident: &str) -> u64 {
 fn string_key(lit: &str) -> Option<&str> {
     let body = lit.strip_prefix('"')?.strip_suffix('"')?;
     let key = body.trim_start_matches('-');
-    let ok = !key.is_empty()
+    key_shaped(key).then_some(key)
+}
+
+/// Whether a string may be a setting's key: a letter, then letters, digits, `_`, `-` or `.`, at
+/// most 64 bytes (`MAX_NUM_SEQS`, `server.max_connections`, `max-num-seqs`; no message).
+pub(crate) fn key_shaped(key: &str) -> bool {
+    !key.is_empty()
         && key.len() <= 64
         && key.starts_with(|c: char| c.is_ascii_alphabetic())
         && key
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
-    ok.then_some(key)
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
 /// Whether a string literal's text (quotes included) is digits only (`"4096"`, `"1_000"`).
