@@ -235,6 +235,7 @@ fn traced_runs(
                     };
                     let b = &binaries[*binary];
                     let one_name = [name.clone()];
+                    // capcheck: allow(unmeasured-capacity, reason = "one test per process, alone, so that its hits are its own: a design, not a tuned capacity")
                     let mut cmd = test_cmd(b, &b.args(&one_name, &["--test-threads", "1"]));
                     cmd.env(switch::HITS_ENV, hits_of(reach, n));
                     let one = reach.join(format!("{n}.log"));
