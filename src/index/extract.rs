@@ -2721,11 +2721,9 @@ impl Collector for Extractor<'_> {
                     self.env_helper(v, c);
                     self.newtype(v, c);
                     // `env::set_var("TOKIO_WORKER_THREADS", "4")`
-                    if let (Expr::Path(p), [key, value]) =
-                        (&*c.func, c.args.iter().collect::<Vec<_>>().as_slice())
-                    {
+                    if let (Expr::Path(p), 2) = (&*c.func, c.args.len()) {
                         if path_ends_with(&p.path, "set_var") {
-                            self.keyed_setting(v, key, value, false);
+                            self.keyed_setting(v, &c.args[0], &c.args[1], false);
                         }
                     }
                 }
@@ -2756,8 +2754,8 @@ impl Collector for Extractor<'_> {
                 self.keyed_setting(v, &t.elems[0], &t.elems[1], false);
             }
             Expr::Array(a) if !v.in_test() => {
-                for pair in a.elems.iter().collect::<Vec<_>>().windows(2) {
-                    self.keyed_setting(v, pair[0], pair[1], true);
+                for (key, value) in a.elems.iter().zip(a.elems.iter().skip(1)) {
+                    self.keyed_setting(v, key, value, true);
                 }
             }
             Expr::MethodCall(m) => {
@@ -2915,16 +2913,16 @@ fn place_name(e: &Expr) -> Option<String> {
 /// The tuples an expression's value may be: itself, what its branches and blocks give
 /// (`flow::tails`), or its fallback's (`.unwrap_or((100, 90))`).
 fn tuple_tails(e: &Expr, depth: usize) -> Vec<&syn::ExprTuple> {
+    if depth > 8 {
+        return Vec::new();
+    }
+    // `cfg.map(|p| (p.max_idle, p.timeout)).unwrap_or((100, 90))`: the fallback's tuple.
+    if let Some((_, fallback)) = crate::index::value::fallback_call(e) {
+        return fallback.map_or_else(Vec::new, |f| tuple_tails(f, depth + 1));
+    }
     match e {
-        _ if depth > 8 => Vec::new(),
         Expr::Tuple(t) => vec![t],
         Expr::Paren(p) => tuple_tails(&p.expr, depth + 1),
-        // `cfg.map(|p| (p.max_idle, p.timeout)).unwrap_or((100, 90))`: the fallback's tuple.
-        _ if crate::index::value::fallback_call(e).is_some() => {
-            crate::index::value::fallback_call(e)
-                .and_then(|(_, fallback)| fallback)
-                .map_or_else(Vec::new, |f| tuple_tails(f, depth + 1))
-        }
         _ => flow::tails(e)
             .into_iter()
             .flat_map(|x| tuple_tails(x, depth + 1))
