@@ -573,7 +573,13 @@ impl Operand {
             val: Val::of(expr),
             words: expr_words(expr),
             text: crate::syntax::snippet(src, expr),
-            loc: crate::syntax::expr_loc(file, expr),
+            // A literal the expression carries (`cpus().unwrap_or(2)`, `NonZero::new(8)`) is
+            // where its value is written: a finding of it points there, as every other finding
+            // of that literal does.
+            loc: match carried(expr) {
+                lit @ syn::Expr::Lit(_) => crate::syntax::expr_loc(file, lit),
+                _ => crate::syntax::expr_loc(file, expr),
+            },
         }
     }
 }
