@@ -238,7 +238,7 @@ impl FnNode {
         }))
     }
 
-    /// Every integer literal of `text`, repeats kept, by rustc's lexer.
+    /// Every number `text` writes (`numbers`), repeats kept, by rustc's lexer.
     pub(crate) fn literals(text: &str) -> Vec<u64> {
         use ra_ap_rustc_lexer::{FrontmatterAllowed, tokenize};
         let mut at = 0;
@@ -246,9 +246,49 @@ impl FnNode {
         for t in tokenize(text, FrontmatterAllowed::No) {
             let tok = &text[at..at + t.len as usize];
             at += t.len as usize;
-            out.extend(Self::int(t.kind, tok));
+            Self::numbers(t.kind, tok, &mut out);
         }
         out
+    }
+
+    /// The numbers a token writes, pushed to `out`: an integer literal's value, and of a string
+    /// literal the whole string when it is a number (`"64"`, an environment variable's value)
+    /// and each number right after a `=` or `:` (`"limit=50"`, `"--workers=8"`,
+    /// `"{\"bytes\": 64}"`). A test that writes the number it asserts in either form may be
+    /// where the value comes from.
+    pub(crate) fn numbers(kind: ra_ap_rustc_lexer::TokenKind, tok: &str, out: &mut Vec<u64>) {
+        use ra_ap_rustc_lexer::{LiteralKind, TokenKind};
+        if let Some(n) = Self::int(kind, tok) {
+            out.push(n);
+            return;
+        }
+        let TokenKind::Literal {
+            kind: LiteralKind::Str { .. } | LiteralKind::RawStr { .. },
+            ..
+        } = kind
+        else {
+            return;
+        };
+        let inner = tok
+            .trim_start_matches('r')
+            .trim_matches('#')
+            .trim_matches('"');
+        if let Ok(n) = inner.trim().parse() {
+            out.push(n);
+            return;
+        }
+        let b = inner.as_bytes();
+        for (i, _) in inner.match_indices(['=', ':']) {
+            let start = i + 1 + b[i + 1..].iter().take_while(|c| **c == b' ').count();
+            let end = start + b[start..].iter().take_while(|c| c.is_ascii_digit()).count();
+            // A whole number: not the start of `1.5`, `8080/path` is still 8080.
+            if end > start
+                && b.get(end)
+                    .is_none_or(|c| !c.is_ascii_alphanumeric() && *c != b'.')
+            {
+                out.extend(inner[start..end].parse::<u64>().ok());
+            }
+        }
     }
 
     /// The value of an integer literal token (`1_000u32` -> 1000).

@@ -127,10 +127,13 @@ pub(crate) fn nodes(text: &str, path: &[String]) -> Vec<FnNode> {
                             asserted: asserted_of(body),
                             idents,
                             ints,
-                            lits: body
-                                .iter()
-                                .filter_map(|t| FnNode::int(t.kind, t.text))
-                                .collect(),
+                            lits: {
+                                let mut lits = Vec::new();
+                                for t in body {
+                                    FnNode::numbers(t.kind, t.text, &mut lits);
+                                }
+                                lits
+                            },
                             values: values_of(body),
                             calls,
                             methods,
@@ -286,7 +289,7 @@ fn asserted_of(body: &[Tok]) -> Vec<u64> {
                             break;
                         }
                     }
-                    _ => out.extend(FnNode::int(x.kind, x.text)),
+                    _ => FnNode::numbers(x.kind, x.text, &mut out),
                 }
                 k += 1;
             }
@@ -576,6 +579,16 @@ mod tests {
         );
         assert_eq!(f.values.iter().copied().collect::<Vec<_>>(), [8, 16]);
         assert_eq!(f.lits, [1, 2, 16, 8, 4]);
+    }
+
+    #[test]
+    fn numbers_written_as_text_count_as_the_body_s_numbers() {
+        let src = "fn t() { let a = (\"WORKERS\", \"8\"); let q = \"after=x&limit=30\";\n\
+                   let toml = r#\"threads = 16\"#; let s = \"v1.5 at 10.0.0.1:8080/x, 12th\";\n\
+                   assert_eq!(n, 8, \"expected=8\"); }\n";
+        let n = nodes(src, &["c".to_string()]);
+        assert_eq!(n[0].lits, [8, 30, 16, 8080, 8, 8]);
+        assert_eq!(n[0].asserted, [8, 8]);
     }
 
     #[test]

@@ -260,6 +260,11 @@ pub(crate) fn reach(
     if own(value) || factors.iter().any(|f| own(f.value)) {
         return None;
     }
+    // The compared expression passes the number in itself (`max_slots(&snapshot, 32) == 32`):
+    // what comes out may be what went in.
+    if passes(&subject.text, value) {
+        return None;
+    }
     let mut paths = Vec::new();
     let mut ints: BTreeSet<u64> = test.ints.clone();
     // Read by the assertion itself, the arithmetic is the assertion's own (`n * 2 <= 128`).
@@ -309,6 +314,26 @@ pub(crate) fn reach(
         out.push_str(&format!("; {multiplier} is a count the test's code passes"));
     }
     Some(out)
+}
+
+/// Whether an expression's text passes `value` as a whole argument of a call (`f(&s, 32)`,
+/// `parse(Some("32"))`), not as an operand (`f(BATCH * 2)`, `v[2]`).
+fn passes(text: &str, value: u64) -> bool {
+    use crate::index::graph::{tokens, trivia};
+    use ra_ap_rustc_lexer::TokenKind;
+    let toks: Vec<_> = tokens(text)
+        .map(|(_, t)| t)
+        .filter(|t| !trivia(t.kind))
+        .collect();
+    toks.windows(3).any(|w| {
+        matches!(w[0].kind, TokenKind::OpenParen | TokenKind::Comma)
+            && {
+                let mut n = Vec::new();
+                FnNode::numbers(w[1].kind, w[1].text, &mut n);
+                n == [value]
+            }
+            && matches!(w[2].kind, TokenKind::CloseParen | TokenKind::Comma)
+    })
 }
 
 /// The last field an expression's text reads (`ServerConfig::from(&set).max_conns` ->
