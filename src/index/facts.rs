@@ -219,6 +219,9 @@ pub(crate) struct FnNode {
     pub(crate) asserted: Vec<u64>,
     /// A test function (`#[test]`, `#[tokio::test]`, ..): no code calls it.
     pub(crate) is_test: bool,
+    /// The fields its struct literals set by a call, with the function called and the names
+    /// its arguments mention (`max_conns: env_or(MAX)` -> `(max_conns, [env_or, MAX])`).
+    pub(crate) field_calls: Vec<(String, Vec<String>)>,
 }
 
 impl FnNode {

@@ -139,6 +139,7 @@ pub(crate) fn nodes(text: &str, path: &[String]) -> Vec<FnNode> {
                             methods,
                             has_self: takes_self(&toks[i + 2..open]),
                             is_test,
+                            field_calls: field_calls(body),
                         });
                         // A function's body is walked for nested items like any block.
                         pending = Some(Scope::Other);
@@ -249,6 +250,55 @@ fn takes_self(sig: &[Tok]) -> bool {
             && first.get(k + 2).is_some_and(|b| b.kind == TokenKind::Colon);
         t.kind == TokenKind::Ident && t.text == "self" && !path
     })
+}
+
+/// The fields a body's struct literals set by calling a function (`{ field: f(`, `, field:
+/// module::f(`): the function's name (its path's last segment), then the names its arguments
+/// mention.
+fn field_calls(body: &[Tok]) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    for j in 1..body.len().saturating_sub(3) {
+        let starts = matches!(body[j - 1].kind, TokenKind::OpenBrace | TokenKind::Comma)
+            && body[j].kind == TokenKind::Ident
+            && body[j + 1].kind == TokenKind::Colon
+            && body[j + 2].kind == TokenKind::Ident;
+        if !starts {
+            continue;
+        }
+        // `a::b::f(`: the path's segments, then the call.
+        let mut k = j + 2;
+        while body.get(k + 1).is_some_and(|t| t.kind == TokenKind::Colon)
+            && body.get(k + 2).is_some_and(|t| t.kind == TokenKind::Colon)
+            && body.get(k + 3).is_some_and(|t| t.kind == TokenKind::Ident)
+        {
+            k += 3;
+        }
+        if body
+            .get(k + 1)
+            .is_some_and(|t| t.kind == TokenKind::OpenParen)
+        {
+            // The call's own arguments name what it is given (`env_or("N", MAX_CONNS)`).
+            let mut names = vec![body[k].text.to_string()];
+            let mut depth = 0usize;
+            for t in &body[k + 1..] {
+                match t.kind {
+                    TokenKind::OpenParen | TokenKind::OpenBracket | TokenKind::OpenBrace => {
+                        depth += 1
+                    }
+                    TokenKind::CloseParen | TokenKind::CloseBracket | TokenKind::CloseBrace => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    TokenKind::Ident => names.push(t.text.to_string()),
+                    _ => {}
+                }
+            }
+            out.push((body[j].text.to_string(), names));
+        }
+    }
+    out
 }
 
 /// Whether a macro's name makes it an assertion (`assert_eq`, `debug_assert`, `prop_assert_ne`).
@@ -589,6 +639,27 @@ mod tests {
         let n = nodes(src, &["c".to_string()]);
         assert_eq!(n[0].lits, [8, 30, 16, 8080, 8, 8]);
         assert_eq!(n[0].asserted, [8, 8]);
+    }
+
+    #[test]
+    fn fields_set_by_calls_are_read_with_what_the_calls_are_handed() {
+        let src = "fn default() -> Self { Archive { max_in_flight: defaults::max_in_flight(),\n\
+                   weeks: env_or(\"W\", WEEKS), fixed: 4, ty: Kind::Fast } }\n\
+                   fn f(a: u8, b: Vec<u8>) {}\n";
+        let n = nodes(src, &["c".to_string()]);
+        let pairs: Vec<(&str, Vec<&str>)> = n[0]
+            .field_calls
+            .iter()
+            .map(|(f, names)| (f.as_str(), names.iter().map(String::as_str).collect()))
+            .collect();
+        assert_eq!(
+            pairs,
+            [
+                ("max_in_flight", vec!["max_in_flight"]),
+                ("weeks", vec!["env_or", "WEEKS"])
+            ]
+        );
+        assert!(n[1].field_calls.is_empty(), "parameters are no fields");
     }
 
     #[test]

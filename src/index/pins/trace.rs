@@ -55,7 +55,13 @@ pub(crate) struct Graph<'a> {
     /// (`f(`, `Q::f(`, `.f(`), so a function's possible callees are looked up, not searched for.
     by_name: HashMap<&'a str, Vec<usize>>,
     by_site: HashMap<&'a str, &'a FnNode>,
-    sets: HashMap<&'a str, Vec<&'a FieldInit>>,
+    /// The production field initialisers by field name, each with its package: a test reaches
+    /// its own package's code and its dependencies', not a dependent's.
+    sets: HashMap<&'a str, Vec<(&'a str, &'a FieldInit)>>,
+    deps: &'a crate::workspace::Deps,
+    /// The functions called to set each field in struct literals of production code, by field
+    /// name, each with its package.
+    set_by_call: HashMap<&'a str, Vec<(&'a str, &'a [String])>>,
     /// Each function's package, by site.
     package: HashMap<&'a str, &'a str>,
     /// The integer literals of every assertion of a function, by its site.
@@ -81,14 +87,13 @@ impl<'a> Graph<'a> {
         for (i, n) in nodes.iter().enumerate() {
             by_name.entry(n.name.as_str()).or_default().push(i);
         }
-        let mut sets: HashMap<&str, Vec<&FieldInit>> = HashMap::default();
-        for x in index
-            .files
-            .iter()
-            .flat_map(|f| &f.fields)
-            .filter(|x| !x.in_test)
-        {
-            sets.entry(x.field.as_str()).or_default().push(x);
+        let mut sets: HashMap<&str, Vec<(&str, &FieldInit)>> = HashMap::default();
+        for f in &index.files {
+            for x in f.fields.iter().filter(|x| !x.in_test) {
+                sets.entry(x.field.as_str())
+                    .or_default()
+                    .push((f.package.as_str(), x));
+            }
         }
         // Every assertion macro's literals (whether or not it compares a capacity), and those
         // of the other comparisons: passed to helpers (`check("..", max(&seq) <= 16)`) or in a
@@ -103,6 +108,17 @@ impl<'a> Graph<'a> {
                     .entry(c.function.as_str())
                     .or_default()
                     .extend(FnNode::literals(&c.text));
+            }
+        }
+        let mut set_by_call: HashMap<&str, Vec<(&str, &[String])>> = HashMap::default();
+        for f in &index.files {
+            for n in f.fns.iter().filter(|n| !n.is_test) {
+                for (field, names) in &n.field_calls {
+                    set_by_call
+                        .entry(field.as_str())
+                        .or_default()
+                        .push((f.package.as_str(), names.as_slice()));
+                }
             }
         }
         let mut modules: HashMap<&str, BTreeSet<&str>> = HashMap::default();
@@ -127,6 +143,8 @@ impl<'a> Graph<'a> {
             by_name,
             by_site,
             sets,
+            deps: &index.deps,
+            set_by_call,
             package,
             asserted,
             method_types,
@@ -232,15 +250,36 @@ pub(crate) fn reach(
     let (asserted, _) = FnNode::mentions(&subject.text);
     // `cfg.max_conns == 10`: when the code sets the asserted field, the capacity must be what it
     // sets it to, not another number of the same value nearby.
+    let package = graph
+        .package
+        .get(test.site.as_str())
+        .copied()
+        .unwrap_or_default();
+    // Only code the test's package can run sets what it asserts: its own and its dependencies'.
+    let reachable = |p: &str| p == package || graph.deps.depends(package, p);
     if let Some(field) = last_ident(&subject.text) {
-        let sets = graph
+        let sets: Vec<&FieldInit> = graph
             .sets
             .get(field.as_str())
-            .map_or(&[][..], Vec::as_slice);
-        if !sets.is_empty()
-            && !factors
-                .iter()
-                .any(|cap| sets.iter().any(|x| sets_to(x, cap)))
+            .into_iter()
+            .flatten()
+            .filter(|(p, _)| reachable(p))
+            .map(|(_, x)| *x)
+            .collect();
+        let calls: Vec<&[String]> = graph
+            .set_by_call
+            .get(field.as_str())
+            .into_iter()
+            .flatten()
+            .filter(|(p, _)| reachable(p))
+            .map(|(_, names)| *names)
+            .collect();
+        let set = !sets.is_empty() || !calls.is_empty();
+        if set
+            && !factors.iter().any(|cap| {
+                sets.iter().any(|x| sets_to(x, cap))
+                    || calls.iter().any(|names| calls_to(graph, names, cap))
+            })
         {
             return None;
         }
@@ -357,6 +396,23 @@ fn last_ident(text: &str) -> Option<String> {
                 && toks.get(k + 1).is_none_or(|n| n.kind != TokenKind::Colon)
         })
         .map(|(_, t)| t.text.to_string())
+}
+
+/// Whether a call that sets a field gives it the capacity: the call is the capacity's function,
+/// its arguments name the capacity, or the function called names it (`default_max_conns()`,
+/// which returns `MAX_CONNS`).
+fn calls_to(graph: &Graph, names: &[String], cap: &Capacity) -> bool {
+    let Some((callee, args)) = names.split_first() else {
+        return false;
+    };
+    callee == &cap.item
+        || args.contains(&cap.item)
+        || graph
+            .by_name
+            .get(callee.as_str())
+            .into_iter()
+            .flatten()
+            .any(|&i| graph.nodes[i].idents.contains(&cap.item))
 }
 
 /// Whether a field initialiser sets the field to the capacity: its literal, or an expression
