@@ -343,6 +343,8 @@ fn leaves_into<'a>(expr: &'a syn::Expr, out: &mut Vec<&'a syn::Expr>, depth: usi
         // (`cpus.clamp(1., 4.)`) bounds a count the code casts.
         Expr::Lit(_) if depth == 0 && is_float_lit(e) => {}
         Expr::Lit(_) if Val::of(e).is_lit() || str_int(e).is_some() => out.push(e),
+        // `nonzero!(32_usize)`: a literal checked at compile time is one too.
+        Expr::Macro(_) if Val::of(e).is_lit() => out.push(e),
         Expr::MethodCall(m) if m.method == "min" && m.args.len() == 1 => {
             leaves_into(&m.receiver, out, depth + 1);
             leaves_into(&m.args[0], out, depth + 1);
