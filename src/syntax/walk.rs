@@ -390,6 +390,10 @@ impl<'ast> Visit<'ast> for Walker<'_, '_, '_> {
             for stmt in &stmts {
                 self.visit_stmt(stmt);
             }
+        } else if let Some(body) = wrapped_body(mac) {
+            // A scope macro's body (`log::scope!(agent: a, channel: "acp", => async move { .. })`)
+            // is code like any other.
+            self.visit_expr(&body);
         }
         self.view.macro_depth -= 1;
         self.view.format_depth -= usize::from(format);
@@ -456,6 +460,31 @@ fn select_arms(mac: &Macro, name: &str) -> Option<Vec<Expr>> {
         Ok(out)
     };
     arms.parse2(without_for_await(mac.tokens.clone())).ok()
+}
+
+/// The body a macro wraps after its settings: what follows its one top-level `=>`
+/// (`scope!(key: value, .. => async move { .. })`), when that is an expression. `None` for a
+/// body with no `=>` or several (a `match`-like grammar).
+fn wrapped_body(mac: &Macro) -> Option<Expr> {
+    use proc_macro2::{Spacing, TokenTree};
+    let toks: Vec<TokenTree> = mac.tokens.clone().into_iter().collect();
+    let arrows: Vec<usize> = toks
+        .windows(2)
+        .enumerate()
+        .filter(|(_, w)| {
+            matches!((&w[0], &w[1]), (TokenTree::Punct(a), TokenTree::Punct(b))
+                if a.as_char() == '=' && a.spacing() == Spacing::Joint && b.as_char() == '>')
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let [at] = arrows.as_slice() else {
+        return None;
+    };
+    let mut tail: Vec<TokenTree> = toks[at + 2..].to_vec();
+    if matches!(tail.last(), Some(TokenTree::Punct(p)) if p.as_char() == ',') {
+        tail.pop();
+    }
+    syn::parse2::<Expr>(tail.into_iter().collect()).ok()
 }
 
 /// Whether a `select!` arm starts as crossbeam's do, an operation and its arguments followed by
