@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::index::facts::{Comparison, FieldInit, FnNode};
+use crate::index::names::words;
 use crate::index::value::Operand;
 use crate::index::{Capacity, Index};
 
@@ -299,8 +300,9 @@ pub(crate) fn reach(
     if own(value) || factors.iter().any(|f| own(f.value)) {
         return None;
     }
-    // The compared expression passes the number in itself (`max_slots(&snapshot, 32) == 32`):
-    // what comes out may be what went in.
+    // The compared expression passes the number in itself, or two that multiply to it
+    // (`max_slots(&snapshot, 32) == 32`, `in_flight(3, 8) == 24`): what comes out may be what
+    // went in.
     if passes(&subject.text, value) {
         return None;
     }
@@ -323,6 +325,18 @@ pub(crate) fn reach(
             paths.push(format!("the test reads `{}`", cap.item));
             chains.push(vec![c.function.clone()]);
             continue;
+        }
+        // One capacity of exactly the asserted value, met only down a chain of calls, is the
+        // weakest evidence there is: the compared expression must speak of it too (a word of
+        // its name, `default` aside), or the number is as likely another setting's
+        // (`effective_memory_recall_limit(..) == 3` is no `default_max_pending_codes`).
+        if factors.len() == 1
+            && multiplier == 1
+            && !words(&cap.item)
+                .iter()
+                .any(|w| w.len() > 2 && w != "default" && subject.words.contains(w))
+        {
+            return None;
         }
         let (path, seen, chain) = search(graph, test, &cap.item)?;
         // The reached code yields the asserted number itself (`if n <= 2 { 16 } else { 8 }`):
@@ -356,7 +370,8 @@ pub(crate) fn reach(
 }
 
 /// Whether an expression's text passes `value` as a whole argument of a call (`f(&s, 32)`,
-/// `parse(Some("32"))`), not as an operand (`f(BATCH * 2)`, `v[2]`).
+/// `parse(Some("32"))`), or two whole arguments whose product it is (`f(3, 8)` for 24); not as
+/// an operand (`f(BATCH * 2)`, `v[2]`).
 fn passes(text: &str, value: u64) -> bool {
     use crate::index::graph::{tokens, trivia};
     use ra_ap_rustc_lexer::TokenKind;
@@ -364,15 +379,27 @@ fn passes(text: &str, value: u64) -> bool {
         .map(|(_, t)| t)
         .filter(|t| !trivia(t.kind))
         .collect();
-    toks.windows(3).any(|w| {
-        matches!(w[0].kind, TokenKind::OpenParen | TokenKind::Comma)
-            && {
-                let mut n = Vec::new();
-                FnNode::numbers(w[1].kind, w[1].text, &mut n);
-                n == [value]
+    let args: Vec<u64> = toks
+        .windows(3)
+        .filter(|w| {
+            matches!(w[0].kind, TokenKind::OpenParen | TokenKind::Comma)
+                && matches!(w[2].kind, TokenKind::CloseParen | TokenKind::Comma)
+        })
+        .filter_map(|w| {
+            let mut n = Vec::new();
+            FnNode::numbers(w[1].kind, w[1].text, &mut n);
+            match n.as_slice() {
+                [one] => Some(*one),
+                _ => None,
             }
-            && matches!(w[2].kind, TokenKind::CloseParen | TokenKind::Comma)
-    })
+        })
+        .collect();
+    args.contains(&value)
+        || args.iter().enumerate().any(|(i, a)| {
+            args[i + 1..]
+                .iter()
+                .any(|b| a.checked_mul(*b) == Some(value))
+        })
 }
 
 /// The last field an expression's text reads (`ServerConfig::from(&set).max_conns` ->
