@@ -256,16 +256,28 @@ impl Extractor<'_> {
         {
             return None;
         }
-        // `channel(64)` after `use tokio::sync::mpsc::channel;` is `mpsc::channel(64)`.
+        // `channel(64)` after `use tokio::sync::mpsc::channel;` is `mpsc::channel(64)`, and
+        // `async_mpsc::channel(64)` after `use tokio::sync::{mpsc as async_mpsc};` is too.
         let owned;
-        let have: &[String] = match (p.path.leading_colon, p.path.segments.len()) {
-            (None, 1) => match self.imports.get(&p.path.segments[0].ident.to_string()) {
-                Some(full) => full,
-                None => {
-                    owned = crate::syntax::path_idents(&p.path);
-                    &owned
-                }
-            },
+        let first = p.path.segments[0].ident.to_string();
+        let have: &[String] = match (
+            p.path.leading_colon,
+            p.path.segments.len(),
+            self.imports.get(&first),
+        ) {
+            (None, 1, Some(full)) => full,
+            // A module renamed (`mpsc as async_mpsc`); a type renamed (`ipc::Buffer as
+            // IpcBuffer`) keeps its own name, which no table's type shares by accident.
+            (None, 2.., Some(full))
+                if full.last() != Some(&first) && first.starts_with(char::is_lowercase) =>
+            {
+                owned = full
+                    .iter()
+                    .cloned()
+                    .chain(p.path.segments.iter().skip(1).map(|s| s.ident.to_string()))
+                    .collect::<Vec<_>>();
+                &owned
+            }
             _ => {
                 owned = crate::syntax::path_idents(&p.path);
                 &owned
