@@ -243,17 +243,22 @@ impl Extractor<'_> {
         }
     }
 
-    /// The capacity API this call matches, with the argument that carries the capacity.
-    fn api_of_call(&self, func: &Expr, n_args: usize) -> Option<ApiHit> {
-        let Expr::Path(p) = func else { return None };
-        if !self.signals.is_empty()
+    /// Whether the call of `func` makes a channel that carries no work (`stop_signal`,
+    /// `dropped_receiver`).
+    fn signalled(&self, func: &Expr) -> bool {
+        !self.signals.is_empty()
             && self
                 .signals
                 .contains(&flow::Pos::of(&crate::syntax::expr_loc(
                     &self.facts.rel,
                     func,
                 )))
-        {
+    }
+
+    /// The capacity API this call matches, with the argument that carries the capacity.
+    fn api_of_call(&self, func: &Expr, n_args: usize) -> Option<ApiHit> {
+        let Expr::Path(p) = func else { return None };
+        if self.signalled(func) {
             return None;
         }
         // `channel(64)` after `use tokio::sync::mpsc::channel;` is `mpsc::channel(64)`, and
@@ -2058,6 +2063,29 @@ impl Extractor<'_> {
     /// signals to every task; its bound is how many signals may wait, no capacity of work. A
     /// point-to-point channel is one only by its sender's stop name, and not when the sender
     /// acknowledges the stop (`stop_done_sender`: a slot per task).
+    /// `let (tx, _) = flume::bounded(5)`: a point-to-point channel whose receiver is dropped
+    /// where it is made holds nothing (every send fails at once), so its bound is no capacity.
+    /// A broadcast's receivers come from `subscribe()`: `let (tx, _) = broadcast::channel(16)`
+    /// is how one is made, and stays a capacity.
+    fn dropped_receiver(&mut self, v: &View, l: &syn::Local) {
+        let syn::Pat::Tuple(t) = &l.pat else { return };
+        let [_, syn::Pat::Wild(_)] = t.elems.iter().collect::<Vec<_>>().as_slice() else {
+            return;
+        };
+        let Some(init) = &l.init else { return };
+        let Expr::Call(c) = crate::index::value::carried(&init.expr) else {
+            return;
+        };
+        let point_to_point = self.api_of_call(&c.func, c.args.len()).is_some_and(|api| {
+            (api.name.ends_with("channel") || api.name.ends_with("bounded"))
+                && !api.name.contains("broadcast")
+        });
+        if point_to_point {
+            self.signals
+                .push(flow::Pos::of(&crate::syntax::expr_loc(v.rel, &c.func)));
+        }
+    }
+
     fn stop_signal(&mut self, v: &View, l: &syn::Local) {
         let syn::Pat::Tuple(t) = &l.pat else { return };
         let Some(syn::Pat::Ident(sender)) = t.elems.first() else {
@@ -2270,6 +2298,9 @@ impl Extractor<'_> {
             }
             Expr::Call(c) => {
                 let Expr::Path(p) = &*c.func else { return };
+                if self.signalled(&c.func) {
+                    return;
+                }
                 let api = self.api_of_call(&c.func, c.args.len());
                 let Some(key) = flow::fn_key(&p.path, v.scope.self_ty()) else {
                     return;
@@ -2666,6 +2697,7 @@ impl Collector for Extractor<'_> {
             return;
         }
         self.stop_signal(v, l);
+        self.dropped_receiver(v, l);
         if let (syn::Pat::Tuple(t), Some(init), false) = (&l.pat, &l.init, v.in_test()) {
             self.flow_tuple(v, t, &init.expr);
         }
@@ -2739,7 +2771,10 @@ impl Collector for Extractor<'_> {
                         }
                     }
                 }
-                let api = self.api_of_call(&c.func, c.args.len()).is_some();
+                // A channel made as a signal, or with its receiver dropped, is no capacity API
+                // and no call of the workspace's own function of that name either.
+                let api =
+                    self.api_of_call(&c.func, c.args.len()).is_some() || self.signalled(&c.func);
                 if let (Expr::Path(p), false) = (&*c.func, api) {
                     let segs = crate::syntax::path_idents(&p.path);
                     if let [.., callee] = segs.as_slice() {
