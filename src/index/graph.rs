@@ -278,27 +278,37 @@ fn field_calls(body: &[Tok]) -> Vec<(String, Vec<String>)> {
             .is_some_and(|t| t.kind == TokenKind::OpenParen)
         {
             // The call's own arguments name what it is given (`env_or("N", MAX_CONNS)`).
-            let mut names = vec![body[k].text.to_string()];
-            let mut depth = 0usize;
-            for t in &body[k + 1..] {
-                match t.kind {
-                    TokenKind::OpenParen | TokenKind::OpenBracket | TokenKind::OpenBrace => {
-                        depth += 1
-                    }
-                    TokenKind::CloseParen | TokenKind::CloseBracket | TokenKind::CloseBrace => {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    TokenKind::Ident => names.push(t.text.to_string()),
-                    _ => {}
-                }
-            }
+            let names = std::iter::once(&body[k])
+                .chain(
+                    inside(body, k + 1)
+                        .iter()
+                        .filter(|t| t.kind == TokenKind::Ident),
+                )
+                .map(|t| t.text.to_string())
+                .collect();
             out.push((body[j].text.to_string(), names));
         }
     }
     out
+}
+
+/// The tokens inside the bracketed group that `body[open]` opens, up to its matching close (to
+/// the end where it never closes).
+fn inside<'t, 'a>(body: &'t [Tok<'a>], open: usize) -> &'t [Tok<'a>] {
+    let mut depth = 0usize;
+    for (i, t) in body.iter().enumerate().skip(open) {
+        match t.kind {
+            TokenKind::OpenParen | TokenKind::OpenBracket | TokenKind::OpenBrace => depth += 1,
+            TokenKind::CloseParen | TokenKind::CloseBracket | TokenKind::CloseBrace => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return &body[open + 1..i];
+                }
+            }
+            _ => {}
+        }
+    }
+    &body[(open + 1).min(body.len())..]
 }
 
 /// Whether a macro's name makes it an assertion (`assert_eq`, `debug_assert`, `prop_assert_ne`).
@@ -326,24 +336,12 @@ fn asserted_of(body: &[Tok]) -> Vec<u64> {
             && body.get(j + 1).is_some_and(|b| b.kind == TokenKind::Bang)
             && opens
         {
-            let mut depth = 0i32;
-            let mut k = j + 2;
-            while let Some(x) = body.get(k) {
-                match x.kind {
-                    TokenKind::OpenParen | TokenKind::OpenBracket | TokenKind::OpenBrace => {
-                        depth += 1
-                    }
-                    TokenKind::CloseParen | TokenKind::CloseBracket | TokenKind::CloseBrace => {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    _ => FnNode::numbers(x.kind, x.text, &mut out),
-                }
-                k += 1;
+            let group = inside(body, j + 2);
+            for x in group {
+                FnNode::numbers(x.kind, x.text, &mut out);
             }
-            j = k;
+            // At the group's close; the loop steps past it.
+            j += 2 + group.len() + 1;
         }
         j += 1;
     }
