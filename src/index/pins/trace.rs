@@ -259,22 +259,8 @@ pub(crate) fn reach(
     // Only code the test's package can run sets what it asserts: its own and its dependencies'.
     let reachable = |p: &str| p == package || graph.deps.depends(package, p);
     if let Some(field) = last_ident(&subject.text) {
-        let sets: Vec<&FieldInit> = graph
-            .sets
-            .get(field.as_str())
-            .into_iter()
-            .flatten()
-            .filter(|(p, _)| reachable(p))
-            .map(|(_, x)| *x)
-            .collect();
-        let calls: Vec<&[String]> = graph
-            .set_by_call
-            .get(field.as_str())
-            .into_iter()
-            .flatten()
-            .filter(|(p, _)| reachable(p))
-            .map(|(_, names)| *names)
-            .collect();
+        let sets = of_packages(&graph.sets, &field, &reachable);
+        let calls = of_packages(&graph.set_by_call, &field, &reachable);
         let set = !sets.is_empty() || !calls.is_empty();
         if set
             && !factors.iter().any(|cap| {
@@ -423,6 +409,21 @@ fn last_ident(text: &str) -> Option<String> {
                 && toks.get(k + 1).is_none_or(|n| n.kind != TokenKind::Colon)
         })
         .map(|(_, t)| t.text.to_string())
+}
+
+/// The setters of `field` whose package `reachable` takes.
+fn of_packages<T: Copy>(
+    by_field: &HashMap<&str, Vec<(&str, T)>>,
+    field: &str,
+    reachable: &dyn Fn(&str) -> bool,
+) -> Vec<T> {
+    by_field
+        .get(field)
+        .into_iter()
+        .flatten()
+        .filter(|(p, _)| reachable(p))
+        .map(|(_, x)| *x)
+        .collect()
 }
 
 /// Whether a call that sets a field gives it the capacity: the call is the capacity's function,
