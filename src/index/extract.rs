@@ -2056,22 +2056,15 @@ impl Extractor<'_> {
         }
     }
 
-    /// `let (stop_send, _) = broadcast::channel(2)`: a broadcast channel whose sender is named
-    /// for a stop signal (a word `stop`, `shutdown`, `exit`, `quit`, `cancel`, `kill`,
-    /// `terminate`, `close` or `halt`), or whose sender only ever sends a constant in this file
-    /// (`sender.send(1)`, `self.tx.send(Action::Reload)`: `Lexical::signal_senders`), carries
-    /// signals to every task; its bound is how many signals may wait, no capacity of work. A
-    /// point-to-point channel is one only by its sender's stop name, and not when the sender
-    /// acknowledges the stop (`stop_done_sender`: a slot per task).
     /// `let (tx, _) = flume::bounded(5)`: a point-to-point channel whose receiver is dropped
     /// where it is made holds nothing (every send fails at once), so its bound is no capacity.
     /// A broadcast's receivers come from `subscribe()`: `let (tx, _) = broadcast::channel(16)`
     /// is how one is made, and stays a capacity.
     fn dropped_receiver(&mut self, v: &View, l: &syn::Local) {
         let syn::Pat::Tuple(t) = &l.pat else { return };
-        let [_, syn::Pat::Wild(_)] = t.elems.iter().collect::<Vec<_>>().as_slice() else {
+        if t.elems.len() != 2 || !matches!(t.elems[1], syn::Pat::Wild(_)) {
             return;
-        };
+        }
         let Some(init) = &l.init else { return };
         let Expr::Call(c) = crate::index::value::carried(&init.expr) else {
             return;
@@ -2086,6 +2079,13 @@ impl Extractor<'_> {
         }
     }
 
+    /// `let (stop_send, _) = broadcast::channel(2)`: a broadcast channel whose sender is named
+    /// for a stop signal (a word `stop`, `shutdown`, `exit`, `quit`, `cancel`, `kill`,
+    /// `terminate`, `close` or `halt`), or whose sender only ever sends a constant in this file
+    /// (`sender.send(1)`, `self.tx.send(Action::Reload)`: `Lexical::signal_senders`), carries
+    /// signals to every task; its bound is how many signals may wait, no capacity of work. A
+    /// point-to-point channel is one only by its sender's stop name, and not when the sender
+    /// acknowledges the stop (`stop_done_sender`: a slot per task).
     fn stop_signal(&mut self, v: &View, l: &syn::Local) {
         let syn::Pat::Tuple(t) = &l.pat else { return };
         let Some(syn::Pat::Ident(sender)) = t.elems.first() else {

@@ -890,10 +890,11 @@ pub(crate) fn tails(e: &Expr) -> Vec<&Expr> {
             .into_iter()
             .chain(i.else_branch.as_ref().map(|(_, els)| &**els))
             .collect(),
-        Expr::Block(b) => tail(&b.block).into_iter().collect(),
-        Expr::Unsafe(u) => tail(&u.block).into_iter().collect(),
-        // `const { NonZeroUsize::new(512).unwrap() }`: an inline const's value is its block's.
-        Expr::Const(c) => tail(&c.block).into_iter().collect(),
+        // A block's value is its tail's; so is an inline const's
+        // (`const { NonZeroUsize::new(512).unwrap() }`).
+        Expr::Block(syn::ExprBlock { block, .. })
+        | Expr::Unsafe(syn::ExprUnsafe { block, .. })
+        | Expr::Const(syn::ExprConst { block, .. }) => tail(block).into_iter().collect(),
         _ => Vec::new(),
     }
 }

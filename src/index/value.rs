@@ -262,15 +262,13 @@ fn carried_once(e: &syn::Expr) -> Option<&syn::Expr> {
             [syn::Stmt::Expr(inner, None)] => inner,
             _ => return None,
         },
-        Expr::Unsafe(u) => match u.block.stmts.as_slice() {
-            [syn::Stmt::Expr(inner, None)] => inner,
-            _ => return None,
-        },
-        // `const { NonZeroUsize::new(512).unwrap() }`, an inline const.
-        Expr::Const(c) => match c.block.stmts.as_slice() {
-            [syn::Stmt::Expr(inner, None)] => inner,
-            _ => return None,
-        },
+        // `unsafe { .. }`, and an inline const (`const { NonZeroUsize::new(512).unwrap() }`).
+        Expr::Unsafe(syn::ExprUnsafe { block, .. }) | Expr::Const(syn::ExprConst { block, .. }) => {
+            match block.stmts.as_slice() {
+                [syn::Stmt::Expr(inner, None)] => inner,
+                _ => return None,
+            }
+        }
         _ => return None,
     })
 }
@@ -489,8 +487,8 @@ fn branches(e: &syn::Expr) -> Option<Vec<&syn::Expr>> {
                 .chain(i.else_branch.as_ref().map(|(_, els)| &**els))
                 .collect(),
         ),
-        syn::Expr::Block(b) => Some(tail(&b.block).into_iter().collect()),
-        syn::Expr::Const(c) => Some(tail(&c.block).into_iter().collect()),
+        syn::Expr::Block(syn::ExprBlock { block, .. })
+        | syn::Expr::Const(syn::ExprConst { block, .. }) => Some(tail(block).into_iter().collect()),
         _ => None,
     }
 }

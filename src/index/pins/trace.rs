@@ -359,12 +359,8 @@ pub(crate) fn reach(
 /// `parse(Some("32"))`), or two whole arguments whose product it is (`f(3, 8)` for 24); not as
 /// an operand (`f(BATCH * 2)`, `v[2]`).
 fn passes(text: &str, value: u64) -> bool {
-    use crate::index::graph::{tokens, trivia};
     use ra_ap_rustc_lexer::TokenKind;
-    let toks: Vec<_> = tokens(text)
-        .map(|(_, t)| t)
-        .filter(|t| !trivia(t.kind))
-        .collect();
+    let toks = crate::index::graph::significant(text);
     let args: Vec<u64> = toks
         .windows(3)
         .filter(|w| {
@@ -392,12 +388,8 @@ fn passes(text: &str, value: u64) -> bool {
 /// `max_conns`, `cfg.max_connections.get()` -> `max_connections`): its last identifier that is
 /// not called; `None` when every name is a call (`Executor::max_threads().get()`).
 fn last_ident(text: &str) -> Option<String> {
-    use crate::index::graph::{tokens, trivia};
     use ra_ap_rustc_lexer::TokenKind;
-    let toks: Vec<_> = tokens(text)
-        .map(|(_, t)| t)
-        .filter(|t| !trivia(t.kind))
-        .collect();
+    let toks = crate::index::graph::significant(text);
     toks.iter()
         .enumerate()
         .rev()
