@@ -928,3 +928,63 @@ fn capacities_in_both_parses(ws: &std::path::Path) -> Vec<(String, u64, Vec<Stri
     );
     sparse
 }
+
+/// A root package without a `[workspace]` table is its own workspace, and cargo makes none of
+/// its path dependencies members. Those inside its folder are still the project's code, compiled
+/// into its binary: `check` reads them, and theirs in turn (`pool` -> `limits`). A
+/// dev-dependency is test support, and a path dependency outside the folder is someone else's.
+#[test]
+fn a_single_package_root_s_path_dependencies_inside_its_folder_are_checked() {
+    let cap = |name: &str, n: u32| {
+        format!(
+            "pub fn {name}() -> tokio_like::Semaphore {{\n    tokio_like::Semaphore::new({n})\n}}\n\npub mod tokio_like {{\n    pub struct Semaphore;\n    impl Semaphore {{\n        pub fn new(_n: u32) -> Self {{ Semaphore }}\n    }}\n}}\n"
+        )
+    };
+    let ws = scratch(&[
+        (
+            "app/Cargo.toml",
+            &member_of(
+                "gateway",
+                "pool = { path = \"crates/pool\" }\nshared = { path = \"../shared\" }\n\n[dev-dependencies]\ntestkit = { path = \"crates/testkit\" }\n",
+            ),
+        ),
+        (
+            "app/src/main.rs",
+            &format!("fn main() {{}}\n\n{}", cap("gate", 8)),
+        ),
+        (
+            "app/crates/pool/Cargo.toml",
+            &member_of("pool", "limits = { path = \"../limits\" }\n"),
+        ),
+        ("app/crates/pool/src/lib.rs", &cap("pool", 16)),
+        ("app/crates/limits/Cargo.toml", &member_of("limits", "")),
+        ("app/crates/limits/src/lib.rs", &cap("limits", 32)),
+        ("app/crates/testkit/Cargo.toml", &member_of("testkit", "")),
+        ("app/crates/testkit/src/lib.rs", &cap("testkit", 64)),
+        ("shared/Cargo.toml", &member_of("shared", "")),
+        ("shared/src/lib.rs", &cap("shared", 128)),
+    ]);
+    let out = capcheck_in(&ws.path().join("app"), &["--format", "json"]);
+    let (code, report) = json_of(&out);
+    assert_eq!(code, 1, "{}", stderr(&out));
+    let mut values: Vec<(String, u64)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["file"].as_str().unwrap().to_string(),
+                f["value"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    values.sort();
+    assert_eq!(
+        values,
+        [
+            ("crates/limits/src/lib.rs".to_string(), 32),
+            ("crates/pool/src/lib.rs".to_string(), 16),
+            ("src/main.rs".to_string(), 8),
+        ]
+    );
+}

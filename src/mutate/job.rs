@@ -141,6 +141,9 @@ pub(crate) fn list(opts: &MutantsOptions) -> anyhow::Result<Listed> {
     let mut unread = Vec::new();
     for (i, sites) in &project.sites {
         let file = &ws.files[*i];
+        if ws.local_packages.contains(&file.package) {
+            continue;
+        }
         let text = project.texts.cached(&file.rel).unwrap_or_default();
         let found = operators::discover(&file.rel, text, &file.crate_name, sites, &shared);
         mutants.extend(found.mutants);

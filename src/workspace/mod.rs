@@ -50,6 +50,10 @@ pub(crate) struct Workspace {
     pub(crate) roots: Vec<String>,
     /// Which workspace packages each member depends on, directly or not.
     pub(crate) deps: Deps,
+    /// The packages read that are no members of cargo's workspace: a single-package root's
+    /// path dependencies inside its folder (`local_path_packages`). `cargo test` at the root
+    /// runs none of their tests, so `mutants` reads them and mutates nothing in them.
+    pub(crate) local_packages: Vec<String>,
 }
 
 /// The workspace's own dependency graph: for each member, the members it depends on, directly
@@ -58,14 +62,11 @@ pub(crate) struct Workspace {
 pub(crate) struct Deps(std::collections::BTreeMap<String, std::collections::BTreeSet<String>>);
 
 impl Deps {
-    fn of(meta: &Metadata) -> Deps {
-        let members: std::collections::BTreeSet<&str> = meta
-            .workspace_packages()
-            .iter()
-            .map(|p| p.name.as_str())
-            .collect();
-        let direct: std::collections::BTreeMap<&str, Vec<&str>> = meta
-            .workspace_packages()
+    /// The graph among `packages` (the selected members and the root's local path packages).
+    fn of(packages: &[&Package]) -> Deps {
+        let members: std::collections::BTreeSet<&str> =
+            packages.iter().map(|p| p.name.as_str()).collect();
+        let direct: std::collections::BTreeMap<&str, Vec<&str>> = packages
             .iter()
             .map(|p| {
                 let on = p
@@ -145,12 +146,16 @@ pub(crate) fn run_metadata(cmd: &MetadataCommand) -> anyhow::Result<Metadata> {
 pub(crate) fn discover(args: &Selection) -> anyhow::Result<Workspace> {
     let meta = metadata(args)?;
     let root = meta.workspace_root.clone().into_std_path_buf();
-    let packages = select(&meta, args)?;
+    let mut packages = select(&meta, args)?;
     // Packages are walked in parallel: on a large workspace the walk is a fifth of `check`.
     // The package a run is pointed at (the root package, or the only one selected) is never
     // taken for a harness, whatever its name.
     let root_id = meta.root_package().map(|p| &p.id);
-    let pointed = |pkg: &Package| packages.len() == 1 || root_id == Some(&pkg.id);
+    let only = (packages.len() == 1).then(|| packages[0].id.clone());
+    let pointed = |pkg: &Package| only.as_ref() == Some(&pkg.id) || root_id == Some(&pkg.id);
+    let local = local_path_packages(&meta, &root, &packages)?;
+    packages.extend(local.iter());
+    let local_packages = local.iter().map(|p| p.name.to_string()).collect();
     let walked: Vec<Vec<FileEntry>> = packages
         .par_iter()
         .map(|pkg| package_files(&root, pkg, pointed(pkg)))
@@ -170,10 +175,74 @@ pub(crate) fn discover(args: &Selection) -> anyhow::Result<Workspace> {
         roots,
         root,
         files,
-        deps: Deps::of(&meta),
+        deps: Deps::of(&packages),
+        local_packages,
         config: config(&meta),
         target_dir: meta.target_directory.into_std_path_buf(),
     })
+}
+
+/// The packages a root package without a `[workspace]` table depends on by path from inside its
+/// own folder (`ixshare = { path = "./ixshare" }`), and theirs in turn: the project's own code,
+/// compiled into its binaries, though cargo makes them members of no workspace. Under a
+/// `[workspace]` table cargo already made every path dependency inside the folder a member,
+/// unless the table excludes it, and then it is left out on purpose. Dev-dependencies are test
+/// support and are not followed. Each package is read by its own `cargo metadata --no-deps`,
+/// a level of the graph at a time, in parallel.
+fn local_path_packages(
+    meta: &Metadata,
+    root: &Path,
+    selected: &[&Package],
+) -> anyhow::Result<Vec<Package>> {
+    let manifest = root.join("Cargo.toml");
+    let declares_workspace = std::fs::read_to_string(&manifest)
+        .ok()
+        .and_then(|text| text.parse::<toml::Table>().ok())
+        .is_none_or(|t| t.contains_key("workspace"));
+    if declares_workspace {
+        return Ok(Vec::new());
+    }
+    let dir_of = |p: &Package| {
+        p.manifest_path
+            .parent()
+            .map(|d| d.as_std_path().to_path_buf())
+    };
+    let mut seen: std::collections::HashSet<PathBuf> = meta
+        .workspace_packages()
+        .iter()
+        .filter_map(|p| dir_of(p))
+        .collect();
+    let path_deps = |p: &Package| -> Vec<PathBuf> {
+        p.dependencies
+            .iter()
+            .filter(|d| d.kind != cargo_metadata::DependencyKind::Development)
+            .filter_map(|d| d.path.as_ref().map(|p| p.as_std_path().to_path_buf()))
+            .filter(|p| p.starts_with(root))
+            .collect()
+    };
+    let mut level: Vec<PathBuf> = selected.iter().flat_map(|p| path_deps(p)).collect();
+    let mut out = Vec::new();
+    while !level.is_empty() {
+        level.retain(|d| seen.insert(d.clone()));
+        let found: Vec<Package> = level
+            .par_iter()
+            .map(|dir| {
+                let mut cmd = MetadataCommand::new();
+                cmd.no_deps().manifest_path(dir.join("Cargo.toml"));
+                let m = run_metadata(&cmd)
+                    .with_context(|| format!("reading the path dependency {}", dir.display()))?;
+                Ok(m.packages
+                    .into_iter()
+                    .find(|p| dir_of(p).as_deref() == Some(dir.as_path())))
+            })
+            .collect::<anyhow::Result<Vec<Option<Package>>>>()?
+            .into_iter()
+            .flatten()
+            .collect();
+        level = found.iter().flat_map(&path_deps).collect();
+        out.extend(found);
+    }
+    Ok(out)
 }
 
 /// The capcheck configuration every job reads: `[workspace.metadata.capcheck]` merged under the
