@@ -222,6 +222,9 @@ pub(crate) struct FnNode {
     /// The fields its struct literals set by a call, with the function called and the names
     /// its arguments mention (`max_conns: env_or(MAX)` -> `(max_conns, [env_or, MAX])`).
     pub(crate) field_calls: Vec<(String, Vec<String>)>,
+    /// The fields it gives an integer literal, by assignment or in a struct literal
+    /// (`self.batch_max = 16;`, `Config { batch_max: 16, .. }` -> `(batch_max, 16)`).
+    pub(crate) field_lits: Vec<(String, u64)>,
 }
 
 impl FnNode {

@@ -140,6 +140,7 @@ pub(crate) fn nodes(text: &str, path: &[String]) -> Vec<FnNode> {
                             has_self: takes_self(&toks[i + 2..open]),
                             is_test,
                             field_calls: field_calls(body),
+                            field_lits: field_lits(body),
                         });
                         // A function's body is walked for nested items like any block.
                         pending = Some(Scope::Other);
@@ -287,6 +288,37 @@ fn field_calls(body: &[Tok]) -> Vec<(String, Vec<String>)> {
                 .map(|t| t.text.to_string())
                 .collect();
             out.push((body[j].text.to_string(), names));
+        }
+    }
+    out
+}
+
+/// The fields a body gives an integer literal: `.field = 16;` (an assignment, not `==`, `<=`
+/// or `+=`: the `=` follows the name and the literal ends the statement, argument or block) and
+/// `{ field: 16,` in a struct literal.
+fn field_lits(body: &[Tok]) -> Vec<(String, u64)> {
+    let ends = |t: Option<&Tok>| {
+        t.is_none_or(|t| {
+            matches!(
+                t.kind,
+                TokenKind::Semi | TokenKind::Comma | TokenKind::CloseBrace
+            )
+        })
+    };
+    let mut out = Vec::new();
+    for j in 1..body.len().saturating_sub(2) {
+        let opens = match (body[j - 1].kind, body[j + 1].kind) {
+            (TokenKind::Dot, TokenKind::Eq) => true,
+            (TokenKind::OpenBrace | TokenKind::Comma, TokenKind::Colon) => {
+                body.get(j + 2).is_none_or(|t| t.kind != TokenKind::Colon)
+            }
+            _ => false,
+        };
+        if !opens || body[j].kind != TokenKind::Ident || !ends(body.get(j + 3)) {
+            continue;
+        }
+        if let Some(n) = FnNode::int(body[j + 2].kind, body[j + 2].text) {
+            out.push((body[j].text.to_string(), n));
         }
     }
     out

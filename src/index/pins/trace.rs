@@ -63,6 +63,9 @@ pub(crate) struct Graph<'a> {
     /// The functions called to set each field in struct literals of production code, by field
     /// name, each with its package.
     set_by_call: HashMap<&'a str, Vec<(&'a str, &'a [String])>>,
+    /// The integer literals production code gives each field, by field name, each with its
+    /// package (`FnNode::field_lits`).
+    lit_sets: HashMap<&'a str, Vec<(&'a str, u64)>>,
     /// Each function's package, by site.
     package: HashMap<&'a str, &'a str>,
     /// The integer literals of every assertion of a function, by its site.
@@ -112,6 +115,7 @@ impl<'a> Graph<'a> {
             }
         }
         let mut set_by_call: HashMap<&str, Vec<(&str, &[String])>> = HashMap::default();
+        let mut lit_sets: HashMap<&str, Vec<(&str, u64)>> = HashMap::default();
         for f in &index.files {
             for n in f.fns.iter().filter(|n| !n.is_test) {
                 for (field, names) in &n.field_calls {
@@ -119,6 +123,12 @@ impl<'a> Graph<'a> {
                         .entry(field.as_str())
                         .or_default()
                         .push((f.package.as_str(), names.as_slice()));
+                }
+                for (field, value) in &n.field_lits {
+                    lit_sets
+                        .entry(field.as_str())
+                        .or_default()
+                        .push((f.package.as_str(), *value));
                 }
             }
         }
@@ -146,6 +156,7 @@ impl<'a> Graph<'a> {
             sets,
             deps: &index.deps,
             set_by_call,
+            lit_sets,
             package,
             asserted,
             method_types,
@@ -286,6 +297,23 @@ pub(crate) fn reach(
     if own(value) || factors.iter().any(|f| own(f.value)) {
         return None;
     }
+    // The asserted field, or its getter, is given this very number by production code that
+    // sets no claimed capacity into it (`self.batch_max = 16;` in a preset, asserted as
+    // `config.batch_max() == 16`): the number is that field's own, whichever capacity shares it.
+    if let Some(name) = read_name(&subject.text) {
+        let own = of_packages(&graph.lit_sets, &name, &reachable);
+        let sets = of_packages(&graph.sets, &name, &reachable);
+        let calls = of_packages(&graph.set_by_call, &name, &reachable);
+        if own.contains(&value)
+            && !factors.iter().any(|cap| {
+                cap.item == name
+                    || sets.iter().any(|x| sets_to(x, cap))
+                    || calls.iter().any(|names| calls_to(graph, names, cap))
+            })
+        {
+            return None;
+        }
+    }
     // The compared expression passes the number in itself, or two that multiply to it
     // (`max_slots(&snapshot, 32) == 32`, `in_flight(3, 8) == 24`): what comes out may be what
     // went in.
@@ -388,17 +416,34 @@ fn passes(text: &str, value: u64) -> bool {
 /// `max_conns`, `cfg.max_connections.get()` -> `max_connections`): its last identifier that is
 /// not called; `None` when every name is a call (`Executor::max_threads().get()`).
 fn last_ident(text: &str) -> Option<String> {
+    last_name(text, false)
+}
+
+/// The field or getter an expression reads last: `cfg.batch_max` and `cfg.batch_max()` both
+/// read `batch_max` (a call with arguments computes, and reads none).
+fn read_name(text: &str) -> Option<String> {
+    last_name(text, true)
+}
+
+/// The last identifier of `text` that `last_ident` (no call, no path segment) or, with
+/// `getters`, `read_name` (a field or an argument-less method after a `.`) takes.
+fn last_name(text: &str, getters: bool) -> Option<String> {
     use ra_ap_rustc_lexer::TokenKind;
     let toks = crate::index::graph::significant(text);
+    let kind = |k: usize| toks.get(k).map(|t| t.kind);
     toks.iter()
         .enumerate()
         .rev()
         .find(|(k, t)| {
             t.kind == TokenKind::Ident
-                && toks
-                    .get(k + 1)
-                    .is_none_or(|n| n.kind != TokenKind::OpenParen)
-                && toks.get(k + 1).is_none_or(|n| n.kind != TokenKind::Colon)
+                && if getters {
+                    k.checked_sub(1).and_then(kind) == Some(TokenKind::Dot)
+                        && (kind(k + 1) != Some(TokenKind::OpenParen)
+                            || kind(k + 2) == Some(TokenKind::CloseParen))
+                } else {
+                    kind(k + 1) != Some(TokenKind::OpenParen)
+                        && kind(k + 1) != Some(TokenKind::Colon)
+                }
         })
         .map(|(_, t)| t.text.to_string())
 }
