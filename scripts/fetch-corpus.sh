@@ -3,7 +3,8 @@
 # downloaded from crates.io (static.crates.io), checked against their sha256, unpacked into
 # $CORPUS_DIR/ws/crates/NAME-VERSION and made into one Cargo workspace, so that
 # `cargo capcheck check --workspace` sees them all; and the GitHub trees of corpus/repos.tsv at
-# their commits into $CORPUS_DIR/repos/NAME (each its own workspace), fetched from github.com
+# their commits (and those of corpus/pin-recall/repos.tsv, the pin-recall corpus) into $CORPUS_DIR/repos/NAME
+# (each its own workspace), fetched from github.com
 # or, with CAPCHECK_MIRROR=DIR, from bare mirrors DIR/OWNER+REPO/repo (this project's sandbox
 # reaches no GitHub; its `fetch` tool leaves such mirrors). Trees are checked out, not archived:
 # an archive leaves out what `.gitattributes` marks `export-ignore`, and a workspace may list
@@ -84,5 +85,5 @@ while IFS=$'\t' read -r name repo commit skip _; do
   done < "$here/corpus/submodules.tsv"
   rm -f "$into.part/rust-toolchain" "$into.part/rust-toolchain.toml"
   mv "$into.part" "$into"
-done < "$here/corpus/repos.tsv"
+done < <(cat "$here/corpus/repos.tsv" "$here/corpus/pin-recall/repos.tsv")
 echo "repos: $dir/repos"
