@@ -62,7 +62,7 @@ pub(crate) struct Workspace {
 pub(crate) struct Deps(std::collections::BTreeMap<String, std::collections::BTreeSet<String>>);
 
 impl Deps {
-    /// The graph among `packages` (the selected members and the root's local path packages).
+    /// The graph among `packages` (every member and the root's local path packages).
     fn of(packages: &[&Package]) -> Deps {
         let members: std::collections::BTreeSet<&str> =
             packages.iter().map(|p| p.name.as_str()).collect();
@@ -156,6 +156,10 @@ pub(crate) fn discover(args: &Selection) -> anyhow::Result<Workspace> {
     let local = local_path_packages(&meta, &root, &packages)?;
     packages.extend(local.iter());
     let local_packages = local.iter().map(|p| p.name.to_string()).collect();
+    // The dependency graph spans every member, selected or not (`-p a -p c` where `a` depends
+    // on `c` through `b`), and the local path packages.
+    let mut members = meta.workspace_packages();
+    members.extend(local.iter());
     let walked: Vec<Vec<FileEntry>> = packages
         .par_iter()
         .map(|pkg| package_files(&root, pkg, pointed(pkg)))
@@ -175,7 +179,7 @@ pub(crate) fn discover(args: &Selection) -> anyhow::Result<Workspace> {
         roots,
         root,
         files,
-        deps: Deps::of(&packages),
+        deps: Deps::of(&members),
         local_packages,
         config: config(&meta),
         target_dir: meta.target_directory.into_std_path_buf(),
