@@ -51,6 +51,9 @@ pub(crate) struct Extractor<'a> {
     /// Where the 1 of a zero guard's assignment sits (`if n == 0 { n = 1; }`): a floor that
     /// keeps a count from being zero, no capacity.
     floors: Vec<flow::Pos>,
+    /// Where the argument of an allocation hint sits (`VecDeque::with_capacity(cap.min(1024))`,
+    /// `v.reserve(n.min(64))`): a bound there caps memory reserved ahead, no work.
+    hints: Vec<flow::Pos>,
     /// The file's gauges (`syntax::sparse::Lexical::gauges`), sorted.
     gauges: Vec<String>,
     /// The file's senders of constants only (`syntax::sparse::Lexical::signal_senders`), sorted.
@@ -102,6 +105,7 @@ impl<'a> Extractor<'a> {
             param_types: Vec::new(),
             signals: Vec::new(),
             floors: Vec::new(),
+            hints: Vec::new(),
             gauges: Vec::new(),
             signal_senders: Vec::new(),
         }
@@ -882,6 +886,13 @@ impl Extractor<'_> {
         let Some(name) = self.bounded_name(subject) else {
             return;
         };
+        if !self.hints.is_empty()
+            && self
+                .hints
+                .contains(&flow::Pos::of(&crate::syntax::expr_loc(v.rel, e)))
+        {
+            return;
+        }
         let counts = bounds.iter().any(|(b, _)| Val::of(b).is_lit());
         if !self.names(&name, counts) {
             return;
@@ -910,6 +921,14 @@ impl Extractor<'_> {
                 });
             }
         }
+    }
+
+    /// Marks the argument of an allocation hint (`with_capacity`, `reserve`), through casts and
+    /// wrappers, for `bounds`.
+    fn hint(&mut self, v: &View, arg: &Expr) {
+        let inner = crate::index::value::carried(arg);
+        self.hints
+            .push(flow::Pos::of(&crate::syntax::expr_loc(v.rel, inner)));
     }
 
     /// The name of a bounded value: a binding or constant, a field, an accessor (`self.workers()`).
@@ -2758,6 +2777,11 @@ impl Collector for Extractor<'_> {
             Expr::Struct(s) => self.struct_lit(v, s),
             Expr::Call(c) => {
                 self.bounds(v, e);
+                if let (Expr::Path(p), 1) = (&*c.func, c.args.len()) {
+                    if path_ends_with(&p.path, "with_capacity") {
+                        self.hint(v, &c.args[0]);
+                    }
+                }
                 if let Some(api) = self.api_of_call(&c.func, c.args.len()) {
                     self.api_arg(v, &api, &c.args[api.arg]);
                 }
@@ -2806,6 +2830,9 @@ impl Collector for Extractor<'_> {
                 }
             }
             Expr::MethodCall(m) => {
+                if m.args.len() == 1 && (m.method == "reserve" || m.method == "reserve_exact") {
+                    self.hint(v, &m.args[0]);
+                }
                 self.parallelism_default(v, e, m);
                 self.builder_default(v, m);
                 if !v.in_test() {
