@@ -987,4 +987,23 @@ fn a_single_package_root_s_path_dependencies_inside_its_folder_are_checked() {
             ("src/main.rs".to_string(), 8),
         ]
     );
+    // `mutants` reads them too but mutates only the root package: `cargo test` at the root runs
+    // none of their tests.
+    let out = capcheck_in(
+        &ws.path().join("app"),
+        &["mutants", "--list", "--format", "json"],
+    );
+    let (code, list) = json_of(&out);
+    assert_eq!(code, 0, "{}", stderr(&out));
+    let files: std::collections::BTreeSet<String> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["file"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        files,
+        ["src/main.rs".to_string()].into_iter().collect(),
+        "{list:#}"
+    );
 }
