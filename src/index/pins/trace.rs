@@ -270,15 +270,8 @@ pub(crate) fn reach(
     // Only code the test's package can run sets what it asserts: its own and its dependencies'.
     let reachable = |p: &str| p == package || graph.deps.depends(package, p);
     if let Some(field) = last_ident(&subject.text) {
-        let sets = of_packages(&graph.sets, &field, &reachable);
-        let calls = of_packages(&graph.set_by_call, &field, &reachable);
-        let set = !sets.is_empty() || !calls.is_empty();
-        if set
-            && !factors.iter().any(|cap| {
-                sets.iter().any(|x| sets_to(x, cap))
-                    || calls.iter().any(|names| calls_to(graph, names, cap))
-            })
-        {
+        let setters = Setters::of(graph, &field, &reachable);
+        if setters.any() && !factors.iter().any(|cap| setters.give(graph, cap)) {
             return None;
         }
     }
@@ -301,15 +294,11 @@ pub(crate) fn reach(
     // sets no claimed capacity into it (`self.batch_max = 16;` in a preset, asserted as
     // `config.batch_max() == 16`): the number is that field's own, whichever capacity shares it.
     if let Some(name) = read_name(&subject.text) {
-        let own = of_packages(&graph.lit_sets, &name, &reachable);
-        let sets = of_packages(&graph.sets, &name, &reachable);
-        let calls = of_packages(&graph.set_by_call, &name, &reachable);
-        if own.contains(&value)
-            && !factors.iter().any(|cap| {
-                cap.item == name
-                    || sets.iter().any(|x| sets_to(x, cap))
-                    || calls.iter().any(|names| calls_to(graph, names, cap))
-            })
+        let setters = Setters::of(graph, &name, &reachable);
+        if of_packages(&graph.lit_sets, &name, &reachable).contains(&value)
+            && !factors
+                .iter()
+                .any(|cap| cap.item == name || setters.give(graph, cap))
         {
             return None;
         }
@@ -461,6 +450,32 @@ fn of_packages<T: Copy>(
         .filter(|(p, _)| reachable(p))
         .map(|(_, x)| *x)
         .collect()
+}
+
+/// What production code the test can run sets a field to: struct-literal values and calls.
+struct Setters<'g> {
+    sets: Vec<&'g FieldInit>,
+    calls: Vec<&'g [String]>,
+}
+
+impl<'g> Setters<'g> {
+    fn of(graph: &Graph<'g>, field: &str, reachable: &dyn Fn(&str) -> bool) -> Self {
+        Setters {
+            sets: of_packages(&graph.sets, field, reachable),
+            calls: of_packages(&graph.set_by_call, field, reachable),
+        }
+    }
+
+    /// Whether anything sets the field.
+    fn any(&self) -> bool {
+        !self.sets.is_empty() || !self.calls.is_empty()
+    }
+
+    /// Whether one of the setters gives the field the capacity.
+    fn give(&self, graph: &Graph, cap: &Capacity) -> bool {
+        self.sets.iter().any(|x| sets_to(x, cap))
+            || self.calls.iter().any(|names| calls_to(graph, names, cap))
+    }
 }
 
 /// Whether a call that sets a field gives it the capacity: the call is the capacity's function,
