@@ -744,9 +744,10 @@ impl Sources<'_> {
         let mut found = Vec::new();
         self.into(left, &mut found, depth + 1, false);
         let scales = self.holds_place(&found);
-        // A reserve of 1 is as often a step (`threads - 1` when scaling in) or one kept back
-        // that labellers call a floor (`max(1, cpus - 1)`): only 2 or more is typed as one.
-        if !scales || v < 2 {
+        // A reserve of 1 is as often a step (`threads - 1` when scaling in): only 2 or more is
+        // typed as one, except the one CPU held back from a CPU count (`num_cpus::get() - 1`,
+        // `cpus - 1`), a setting of how many run at once.
+        if !scales || v == 0 || (v == 1 && !counts_cpus(left)) {
             return false;
         }
         out.extend(found.into_iter().filter(|s| !matches!(s, Source::Lit(..))));
@@ -1375,6 +1376,31 @@ impl<'f> Graph<'f> {
         }
         out
     }
+}
+
+/// Whether `e` is the machine's CPU count: the call that asks it (`num_cpus::get()`,
+/// `available_parallelism()`), or a local or field named for it (`cpus`, `num_cpus`, `cores`).
+fn counts_cpus(e: &Expr) -> bool {
+    let mut e = e;
+    while let Expr::Paren(p) = e {
+        e = &p.expr;
+    }
+    if crate::index::value::asks_cpus(e) {
+        return true;
+    }
+    let name = match e {
+        Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        Expr::Field(f) => match &f.member {
+            syn::Member::Named(n) => Some(n.to_string()),
+            syn::Member::Unnamed(_) => None,
+        },
+        _ => None,
+    };
+    name.is_some_and(|n| {
+        crate::index::names::words(&n)
+            .iter()
+            .any(|w| matches!(w.as_str(), "cpu" | "cpus" | "ncpu" | "ncpus" | "cores"))
+    })
 }
 
 #[cfg(test)]
