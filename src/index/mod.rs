@@ -399,6 +399,13 @@ fn written_in_bytes(c: &Capacity) -> bool {
     max_size || (c.value >= MIB && c.value % MIB == 0)
 }
 
+/// A count of 2^40 (about 10^12) or more is "no limit" written as a number (golem's
+/// `max_concurrent_agents_per_executor: 1_000_000_000_000_000_000`, an "unlimited sentinel"):
+/// no machine holds that much work at once, and nobody measures it.
+fn no_limit(c: &Capacity) -> bool {
+    c.value >= 1 << 40
+}
+
 /// The literals of `named` (capacities found by their name alone: a constant or a `let`, no API)
 /// whose value only ever sizes one page of a series: every place it flows to, through constants
 /// and locals, is a page argument (`.limit(BATCH_SIZE)`, `.bind(batch)`, `lpop(queue,
@@ -673,7 +680,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
             factor: None,
         });
     }
-    out.retain(|c| !written_in_bytes(c));
+    out.retain(|c| !written_in_bytes(c) && !no_limit(c));
     // What the names and APIs found comes first: a literal they found keeps their telling.
     let (by_flow, flow_idents) = flow_capacities(files, deps);
     let paged = serial_pages(files, tables, &out, &by_flow);
@@ -692,7 +699,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
     }
     let by_flow: Vec<Capacity> = by_flow
         .into_iter()
-        .filter(|c| !written_in_bytes(c))
+        .filter(|c| !written_in_bytes(c) && !no_limit(c))
         .filter(|c| {
             let known = by_file.get(c.loc.file.as_str());
             !known.is_some_and(|locs| locs.iter().any(|l| within(&c.loc, l)))
