@@ -290,6 +290,17 @@ pub(crate) fn reach(
     if own(value) || factors.iter().any(|f| own(f.value)) {
         return None;
     }
+    // A test that sets environment variables (`env::set_var(CPU_LIMIT, "1.5")`) configures the
+    // code it calls by them: what comes back may be the test's own setting, not the default
+    // (ztunnel's `default_worker_threads() == 2` after setting a CPU limit of 1.5). Only an
+    // assertion that names the capacity itself still pins it.
+    let sets_env = test
+        .calls
+        .iter()
+        .any(|c| c == "set_var" || c.ends_with("::set_var"));
+    if sets_env && !factors.iter().all(|cap| asserted.contains(&cap.item)) {
+        return None;
+    }
     // The asserted field, or its getter, is given this very number by production code that
     // sets no claimed capacity into it (`self.batch_max = 16;` in a preset, asserted as
     // `config.batch_max() == 16`): the number is that field's own, whichever capacity shares it.
@@ -356,6 +367,17 @@ pub(crate) fn reach(
     if chains.len() > 1 && !chains.iter().any(|ch| ch.last().is_some_and(on_each)) {
         return None;
     }
+    // Read by the assertion, a capacity bounded by a multiple of it is pinned (`n * 2 <= 128`,
+    // `batch < 16` for a batch of 8); one the assertion only passes into a call
+    // (`bucket(MAX_BATCH + 1) == 256`) is not: what the call gives back is no multiple of it.
+    if multiplier > 1
+        && direct
+        && factors
+            .iter()
+            .any(|cap| only_in_call_args(&subject.text, &cap.item))
+    {
+        return None;
+    }
     // The count is one the test passes or the reached code holds, and not the capacity's own
     // literal met on the way (`64 = 8 x batch_size` where `batch_size: 8` is the 8).
     let own_literal = factors.iter().any(|f| f.value == multiplier);
@@ -370,6 +392,35 @@ pub(crate) fn reach(
         out.push_str(&format!("; {multiplier} is a count the test's code passes"));
     }
     Some(out)
+}
+
+/// Whether every mention of `name` in an expression's text is inside a call's arguments
+/// (`bucket(MAX_BATCH + 1).unwrap()`), and there is one: the expression's value is the call's.
+fn only_in_call_args(text: &str, name: &str) -> bool {
+    use ra_ap_rustc_lexer::TokenKind;
+    let toks = crate::index::graph::significant(text);
+    // For each open parenthesis, whether it opens a call's arguments (after a name or `>`).
+    let mut open: Vec<bool> = Vec::new();
+    let mut seen = false;
+    for (i, t) in toks.iter().enumerate() {
+        match t.kind {
+            TokenKind::OpenParen => {
+                let before = i.checked_sub(1).map(|j| toks[j].kind);
+                open.push(matches!(before, Some(TokenKind::Ident | TokenKind::Gt)));
+            }
+            TokenKind::CloseParen => {
+                open.pop();
+            }
+            TokenKind::Ident if t.text == name => {
+                if !open.iter().any(|&call| call) {
+                    return false;
+                }
+                seen = true;
+            }
+            _ => {}
+        }
+    }
+    seen
 }
 
 /// Whether an expression's text passes `value` as a whole argument of a call (`f(&s, 32)`,
