@@ -63,6 +63,9 @@ pub(crate) struct Meta {
     /// so named passes no count on in the flow (`Tables::holds_no_count`).
     #[serde(default)]
     pub(crate) no_count_words: Vec<String>,
+    /// Words that make a batch one of housekeeping (`purge_batch_size`): a serial page.
+    #[serde(default)]
+    pub(crate) chore_words: Vec<String>,
     /// Words that name a duration unless the value's type says it counts (see
     /// `NameTable::with_soft`).
     #[serde(default)]

@@ -680,7 +680,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
             factor: None,
         });
     }
-    out.retain(|c| !written_in_bytes(c) && !no_limit(c));
+    out.retain(|c| !written_in_bytes(c) && !no_limit(c) && !tables.is_chore_batch(&c.item));
     // What the names and APIs found comes first: a literal they found keeps their telling.
     let (by_flow, flow_idents) = flow_capacities(files, deps);
     let paged = serial_pages(files, tables, &out, &by_flow);
@@ -699,7 +699,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
     }
     let by_flow: Vec<Capacity> = by_flow
         .into_iter()
-        .filter(|c| !written_in_bytes(c) && !no_limit(c))
+        .filter(|c| !written_in_bytes(c) && !no_limit(c) && !tables.is_chore_batch(&c.item))
         .filter(|c| {
             let known = by_file.get(c.loc.file.as_str());
             !known.is_some_and(|locs| locs.iter().any(|l| within(&c.loc, l)))

@@ -19,6 +19,8 @@ pub(crate) struct Tables {
     pub(crate) not_work_words: rustc_hash::FxHashSet<String>,
     /// Words that name a size in bytes or a share (`no_count_words`).
     no_count_words: rustc_hash::FxHashSet<String>,
+    /// Words that make a batch one of housekeeping (`chore_words`).
+    chore_words: rustc_hash::FxHashSet<String>,
     pub(crate) apis: Vec<Api>,
     /// The flow's places that size one page of a series (`rules/unmeasured-capacity.toml`'s
     /// `page_apis`), as `index::flow` keys a method's parameter: `(".limit", 0)`.
@@ -84,6 +86,20 @@ impl Tables {
                 .iter()
                 .any(|w| self.no_count_words.contains(w))
         })
+    }
+
+    /// Whether a name is a batch of housekeeping (`PURGE_BATCH_SIZE`,
+    /// `drop_prefix_delete_batch_size`): deleted, purged or pruned one request at a time in the
+    /// background, a serial page size, not work held at once. A name that counts as a capacity
+    /// without its batch (`DELETE_BATCH_ADMISSION_CONCURRENCY`) is no batch's size.
+    pub(crate) fn is_chore_batch(&self, name: &str) -> bool {
+        let w = crate::index::names::words(name);
+        let batch = |x: &String| x == "batch" || x == "batches";
+        if !w.iter().any(batch) || !w.iter().any(|x| self.chore_words.contains(x)) {
+            return false;
+        }
+        let rest: Vec<String> = w.into_iter().filter(|x| !batch(x)).collect();
+        !self.capacity_names.matches_words(&rest)
     }
 
     /// The table's call APIs whose path ends with the segment `last`, in table order.
@@ -173,6 +189,7 @@ impl Tables {
             work_words: unmeasured.work_words.iter().cloned().collect(),
             not_work_words: unmeasured.not_work_words.iter().cloned().collect(),
             no_count_words: unmeasured.no_count_words.iter().cloned().collect(),
+            chore_words: unmeasured.chore_words.iter().cloned().collect(),
             apis,
             page_sinks: unmeasured
                 .page_apis
