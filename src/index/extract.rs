@@ -447,7 +447,7 @@ impl Extractor<'_> {
                 via.push((l.value, l.loc.clone(), origin));
             }
         }
-        if self.tables.capacity_names.matches(&name) && !is_cpu_word(&name) {
+        if self.tables.capacity_names.matches(&name) && !crate::index::value::is_cpu_word(&name) {
             let at = crate::syntax::expr_loc(v.rel, value);
             for (n, loc, origin) in via.iter().filter(|(n, ..)| *n >= 2) {
                 if self.facts.named_lits.iter().any(|x| &x.loc == loc) {
@@ -1251,19 +1251,11 @@ fn product(v: &View, whole: &Expr) -> String {
         .join(" ")
 }
 
-/// Whether an identifier names the CPU count (`num_cpus`, `get_total_cpu_cores`,
-/// `available_parallelism`): a word `cpu`, `cpus`, `cores` or `parallelism`.
-fn is_cpu_word(ident: &str) -> bool {
-    crate::index::names::words(ident)
-        .iter()
-        .any(|w| matches!(w.as_str(), "cpu" | "cpus" | "cores" | "parallelism"))
-}
-
 /// Whether a path names the CPU count in one of its segments (`num_cpus::get`).
 fn names_cpus(path: &syn::Path) -> bool {
     path.segments
         .iter()
-        .any(|s| is_cpu_word(&s.ident.to_string()))
+        .any(|s| crate::index::value::is_cpu_word(&s.ident.to_string()))
 }
 
 /// Whether an expression calls something that gives the CPU count (`num_cpus::get()`,
@@ -1278,7 +1270,7 @@ fn mentions_cpu_count(e: &Expr) -> bool {
             syn::visit::visit_expr_call(self, c);
         }
         fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
-            self.0 |= is_cpu_word(&m.method.to_string());
+            self.0 |= crate::index::value::is_cpu_word(&m.method.to_string());
             syn::visit::visit_expr_method_call(self, m);
         }
     }
@@ -1963,7 +1955,7 @@ impl Extractor<'_> {
             _ => return None,
         };
         (self.tables.capacity_names.matches(name)
-            && !is_cpu_word(name)
+            && !crate::index::value::is_cpu_word(name)
             && mentions_cpu_count(value))
         .then_some(flow::Node::Sink(shown))
     }

@@ -1381,13 +1381,8 @@ impl<'f> Graph<'f> {
 /// Whether `e` is the machine's CPU count: the call that asks it (`num_cpus::get()`,
 /// `available_parallelism()`), or a local or field named for it (`cpus`, `num_cpus`, `cores`).
 fn counts_cpus(e: &Expr) -> bool {
-    let mut e = e;
-    while let Expr::Paren(p) = e {
-        e = &p.expr;
-    }
-    if crate::index::value::asks_cpus(e) {
-        return true;
-    }
+    use crate::index::value::{asks_cpus, carried, is_cpu_word};
+    let e = carried(e);
     let name = match e {
         Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
         Expr::Field(f) => match &f.member {
@@ -1396,11 +1391,7 @@ fn counts_cpus(e: &Expr) -> bool {
         },
         _ => None,
     };
-    name.is_some_and(|n| {
-        crate::index::names::words(&n)
-            .iter()
-            .any(|w| matches!(w.as_str(), "cpu" | "cpus" | "ncpu" | "ncpus" | "cores"))
-    })
+    asks_cpus(e) || name.is_some_and(|n| is_cpu_word(&n))
 }
 
 #[cfg(test)]

@@ -399,6 +399,12 @@ fn written_in_bytes(c: &Capacity) -> bool {
     max_size || (c.value >= MIB && c.value % MIB == 0)
 }
 
+/// Whether a literal the names, APIs or flow found still counts as a capacity: not a size in
+/// bytes, not "no limit", not a housekeeping batch (`Tables::is_chore_batch`).
+fn counts(c: &Capacity, tables: &Tables) -> bool {
+    !written_in_bytes(c) && !no_limit(c) && !tables.is_chore_batch(&c.item)
+}
+
 /// A count of 2^40 (about 10^12) or more is "no limit" written as a number (golem's
 /// `max_concurrent_agents_per_executor: 1_000_000_000_000_000_000`, an "unlimited sentinel"):
 /// no machine holds that much work at once, and nobody measures it.
@@ -680,7 +686,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
             factor: None,
         });
     }
-    out.retain(|c| !written_in_bytes(c) && !no_limit(c) && !tables.is_chore_batch(&c.item));
+    out.retain(|c| counts(c, tables));
     // What the names and APIs found comes first: a literal they found keeps their telling.
     let (by_flow, flow_idents) = flow_capacities(files, deps);
     let paged = serial_pages(files, tables, &out, &by_flow);
@@ -699,7 +705,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
     }
     let by_flow: Vec<Capacity> = by_flow
         .into_iter()
-        .filter(|c| !written_in_bytes(c) && !no_limit(c) && !tables.is_chore_batch(&c.item))
+        .filter(|c| counts(c, tables))
         .filter(|c| {
             let known = by_file.get(c.loc.file.as_str());
             !known.is_some_and(|locs| locs.iter().any(|l| within(&c.loc, l)))

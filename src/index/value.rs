@@ -661,6 +661,14 @@ fn cpu_fallback(expr: &syn::Expr) -> Option<&syn::Expr> {
     asks_cpus(&m.receiver).then_some(fallback).flatten()
 }
 
+/// Whether an identifier names the CPU count (`num_cpus`, `get_total_cpu_cores`,
+/// `available_parallelism`): a word `cpu`, `cpus`, `cores` or `parallelism`.
+pub(crate) fn is_cpu_word(ident: &str) -> bool {
+    crate::index::names::words(ident)
+        .iter()
+        .any(|w| matches!(w.as_str(), "cpu" | "cpus" | "cores" | "parallelism"))
+}
+
 /// The number of CPUs, as code asks for it.
 pub(crate) fn asks_cpus(mut e: &syn::Expr) -> bool {
     // `available_parallelism().map_or(1, ..) as f64` asks the same.
