@@ -342,8 +342,15 @@ fn a_harness_package_a_developers_binary_an_example_or_a_support_module_is_test_
         files.push((format!("{n}/src/lib.rs"), lib.into()));
     }
     // A module of test support in product code (lighthouse's `http_api/src/test_utils.rs`,
-    // qdrant's `model_testing/`) is test code; a word that merely holds `test` is not.
-    for f in ["test_utils.rs", "testing/harness.rs", "attestation.rs"] {
+    // qdrant's `model_testing/`) or of a benchmark (pegainfer's `src/kernel_bench.rs`, forest's
+    // `benchmark_cmd.rs`) is test code; a word that merely holds `test` is not.
+    for f in [
+        "test_utils.rs",
+        "testing/harness.rs",
+        "kernel_bench.rs",
+        "benchmarks/load.rs",
+        "attestation.rs",
+    ] {
         files.push((format!("engine/src/{f}"), lib.into()));
     }
     let pairs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (&a[..], &b[..])).collect();

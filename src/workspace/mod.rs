@@ -369,13 +369,16 @@ fn package_files(ws_root: &Path, pkg: &Package, pointed: bool) -> anyhow::Result
 
 /// Whether a source file is a module of test support: its file or a folder above it in the
 /// package is named for testing (`src/test_utils.rs`, `src/testing/harness.rs`, `mock.rs`), as a
-/// test-support crate or feature is (`syntax::names_testing`).
+/// test-support crate or feature is (`syntax::names_testing`), or for a benchmark
+/// (`src/kernel_bench.rs`, `src/bin/metabench/main.rs`, `benchmark_cmd.rs`): a harness, whose
+/// numbers drive a load, not the product's capacity.
 fn support_module(path: &Path, pkg_root: &Path) -> bool {
     path.strip_prefix(pkg_root).is_ok_and(|r| {
         r.components().any(|c| {
-            c.as_os_str()
-                .to_str()
-                .is_some_and(|n| crate::syntax::names_testing(n.trim_end_matches(".rs")))
+            c.as_os_str().to_str().is_some_and(|n| {
+                let n = n.trim_end_matches(".rs");
+                crate::syntax::names_testing(n) || n.split(['-', '_']).any(bench_word)
+            })
         })
     })
 }
@@ -384,13 +387,17 @@ fn support_module(path: &Path, pkg_root: &Path) -> bool {
 /// `pagebench`, `e2e_test`, `iggy_examples`, a deterministic `simulator`).
 fn names_bench(name: &str) -> bool {
     name.split(['-', '_']).any(|w| {
-        w.starts_with("bench")
-            || w.ends_with("bench")
+        bench_word(w)
             || matches!(
                 w,
                 "e2e" | "example" | "examples" | "simulator" | "simulation"
             )
     })
+}
+
+/// A word that names a benchmark (`bench`, `benchmarks`, `pagebench`).
+fn bench_word(w: &str) -> bool {
+    w.starts_with("bench") || w.ends_with("bench")
 }
 
 /// Whether a package's description says it is a benchmark, load-testing tool or test harness
