@@ -9,7 +9,7 @@ use crate::index::CapacityKind;
 use crate::index::facts::*;
 use crate::index::flow;
 use crate::index::tables::Tables;
-use crate::index::value::{Operand, Val, is_const_name};
+use crate::index::value::{Operand, Val, is_const_name, is_cpu_word, place_name};
 use crate::source::Loc;
 use crate::syntax::walk::{Collector, ConstItem, FnItem, View};
 use crate::syntax::{FileRole, loc_of, path_ends_with, snippet};
@@ -447,7 +447,7 @@ impl Extractor<'_> {
                 via.push((l.value, l.loc.clone(), origin));
             }
         }
-        if self.tables.capacity_names.matches(&name) && !crate::index::value::is_cpu_word(&name) {
+        if self.tables.capacity_names.matches(&name) && !is_cpu_word(&name) {
             let at = crate::syntax::expr_loc(v.rel, value);
             for (n, loc, origin) in via.iter().filter(|(n, ..)| *n >= 2) {
                 if self.facts.named_lits.iter().any(|x| &x.loc == loc) {
@@ -1255,7 +1255,7 @@ fn product(v: &View, whole: &Expr) -> String {
 fn names_cpus(path: &syn::Path) -> bool {
     path.segments
         .iter()
-        .any(|s| crate::index::value::is_cpu_word(&s.ident.to_string()))
+        .any(|s| is_cpu_word(&s.ident.to_string()))
 }
 
 /// Whether an expression calls something that gives the CPU count (`num_cpus::get()`,
@@ -1270,7 +1270,7 @@ fn mentions_cpu_count(e: &Expr) -> bool {
             syn::visit::visit_expr_call(self, c);
         }
         fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
-            self.0 |= crate::index::value::is_cpu_word(&m.method.to_string());
+            self.0 |= is_cpu_word(&m.method.to_string());
             syn::visit::visit_expr_method_call(self, m);
         }
     }
@@ -1955,7 +1955,7 @@ impl Extractor<'_> {
             _ => return None,
         };
         (self.tables.capacity_names.matches(name)
-            && !crate::index::value::is_cpu_word(name)
+            && !is_cpu_word(name)
             && mentions_cpu_count(value))
         .then_some(flow::Node::Sink(shown))
     }
@@ -2960,19 +2960,6 @@ fn accessed<'e>(mut e: &'e Expr, through: &[&str]) -> &'e Expr {
             Expr::Paren(p) => e = &p.expr,
             _ => return e,
         }
-    }
-}
-
-/// The name a place is read by: a field's (`self.queue` -> `queue`), a path's last segment
-/// (`MAXIMUM_QUEUED_BLOCKS`, `cfg::LIMIT` -> `LIMIT`).
-fn place_name(e: &Expr) -> Option<String> {
-    match e {
-        Expr::Field(f) => match &f.member {
-            syn::Member::Named(n) => Some(n.to_string()),
-            syn::Member::Unnamed(_) => None,
-        },
-        Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
-        _ => None,
     }
 }
 

@@ -1381,17 +1381,9 @@ impl<'f> Graph<'f> {
 /// Whether `e` is the machine's CPU count: the call that asks it (`num_cpus::get()`,
 /// `available_parallelism()`), or a local or field named for it (`cpus`, `num_cpus`, `cores`).
 fn counts_cpus(e: &Expr) -> bool {
-    use crate::index::value::{asks_cpus, carried, is_cpu_word};
+    use crate::index::value::{asks_cpus, carried, is_cpu_word, place_name};
     let e = carried(e);
-    let name = match e {
-        Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
-        Expr::Field(f) => match &f.member {
-            syn::Member::Named(n) => Some(n.to_string()),
-            syn::Member::Unnamed(_) => None,
-        },
-        _ => None,
-    };
-    asks_cpus(e) || name.is_some_and(|n| is_cpu_word(&n))
+    asks_cpus(e) || place_name(e).is_some_and(|n| is_cpu_word(&n))
 }
 
 #[cfg(test)]

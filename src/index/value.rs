@@ -661,6 +661,19 @@ fn cpu_fallback(expr: &syn::Expr) -> Option<&syn::Expr> {
     asks_cpus(&m.receiver).then_some(fallback).flatten()
 }
 
+/// The name a place is read by: a field's (`self.queue` -> `queue`), a path's last segment
+/// (`MAXIMUM_QUEUED_BLOCKS`, `cfg::LIMIT` -> `LIMIT`).
+pub(crate) fn place_name(e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::Field(f) => match &f.member {
+            syn::Member::Named(n) => Some(n.to_string()),
+            syn::Member::Unnamed(_) => None,
+        },
+        syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
+
 /// Whether an identifier names the CPU count (`num_cpus`, `get_total_cpu_cores`,
 /// `available_parallelism`): a word `cpu`, `cpus`, `cores` or `parallelism`.
 pub(crate) fn is_cpu_word(ident: &str) -> bool {
