@@ -317,6 +317,9 @@ const CARRYING_METHODS: &[&str] = &[
     "or_else",
     "copied",
     "cloned",
+    // A number read from text: `env_var_or("S3_PARALLEL_MAX", 32).parse::<usize>()?` is the
+    // variable's value or its fallback.
+    "parse",
     // An atomic's value (`QSIZE.load(Ordering::Relaxed)`, a cell that starts at a literal).
     "load",
 ];
@@ -557,6 +560,8 @@ impl Sources<'_> {
             }
             Expr::Paren(p) => self.into(&p.expr, out, depth + 1, floor),
             Expr::Group(g) => self.into(&g.expr, out, depth + 1, floor),
+            // `env_var_or("S3_PARALLEL_MAX", 32).parse::<usize>()?`: what `?` lets through.
+            Expr::Try(t) => self.into(&t.expr, out, depth + 1, floor),
             Expr::Cast(c) => self.into(&c.expr, out, depth + 1, floor),
             Expr::Reference(r) => self.into(&r.expr, out, depth + 1, floor),
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
