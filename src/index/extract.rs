@@ -2092,14 +2092,24 @@ impl Extractor<'_> {
 
     /// `let (stop_send, _) = broadcast::channel(2)`: a broadcast channel whose sender is named
     /// for a stop signal (a word `stop`, `shutdown`, `exit`, `quit`, `cancel`, `kill`,
-    /// `terminate`, `close` or `halt`), or whose sender only ever sends a constant in this file
+    /// `terminate`, `close` or `halt`) or a reload (`let reload_sender =
+    /// broadcast::Sender::new(16)`), or whose sender only ever sends a constant in this file
     /// (`sender.send(1)`, `self.tx.send(Action::Reload)`: `Lexical::signal_senders`), carries
     /// signals to every task; its bound is how many signals may wait, no capacity of work. A
     /// point-to-point channel is one only by its sender's stop name, and not when the sender
     /// acknowledges the stop (`stop_done_sender`: a slot per task).
     fn stop_signal(&mut self, v: &View, l: &syn::Local) {
-        let syn::Pat::Tuple(t) = &l.pat else { return };
-        let Some(syn::Pat::Ident(sender)) = t.elems.first() else {
+        // The sender is the tuple's first binding, or the binding itself where the call makes
+        // only a sender (`let reload_sender = broadcast::Sender::new(16)`).
+        let pat = match &l.pat {
+            syn::Pat::Type(t) => &*t.pat,
+            pat => pat,
+        };
+        let sender = match pat {
+            syn::Pat::Tuple(t) => t.elems.first(),
+            pat => Some(pat),
+        };
+        let Some(syn::Pat::Ident(sender)) = sender else {
             return;
         };
         let Some(init) = &l.init else { return };
@@ -2120,12 +2130,15 @@ impl Extractor<'_> {
                     | "terminate"
                     | "close"
                     | "halt"
+                    | "reload"
             )
         });
         let stop = named_stop || self.signal_senders.binary_search(&name).is_ok();
         let api = self.api_of_call(&c.func, c.args.len());
         let broadcast = api.as_ref().is_some_and(|api| {
-            api.name.ends_with("broadcast::channel") || api.name.ends_with("broadcast")
+            api.name.ends_with("broadcast::channel")
+                || api.name.ends_with("broadcast")
+                || api.name.ends_with("broadcast::Sender::new")
         });
         // A point-to-point channel whose sender is named for a stop signal carries stop
         // requests to one task (`let (stop_send, stop_recv) = mpsc::channel::<bool>(10)`); one
