@@ -217,6 +217,9 @@ pub(crate) struct FnNode {
     pub(crate) trait_name: Option<String>,
     /// The integer literals inside its assertion macros, repeats kept.
     pub(crate) asserted: Vec<u64>,
+    /// The names its `for` loops bind (`for batch_size in sizes`, `for &(n, m) in cases`): each
+    /// takes the loop's own items.
+    pub(crate) loop_vars: std::collections::BTreeSet<String>,
     /// A test function (`#[test]`, `#[tokio::test]`, ..): no code calls it.
     pub(crate) is_test: bool,
     /// The fields its struct literals set by a call, with the function called and the names

@@ -125,6 +125,7 @@ pub(crate) fn nodes(text: &str, path: &[String]) -> Vec<FnNode> {
                             self_ty,
                             trait_name,
                             asserted: asserted_of(body),
+                            loop_vars: loop_vars_of(body),
                             idents,
                             ints,
                             lits: {
@@ -348,6 +349,32 @@ pub(crate) fn is_assertion(name: &str) -> bool {
     ["assert", "debug_assert", "prop_assert"]
         .iter()
         .any(|p| name.starts_with(p))
+}
+
+/// The names `for` loops bind in a body: the identifiers between `for` and its `in`
+/// (`for &(n, m) in`), keywords (`mut`) aside; a `for` with no `in` soon after
+/// (`impl Trait for T`, `for<'a>`) binds none.
+fn loop_vars_of(body: &[Tok]) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    for (j, t) in body.iter().enumerate() {
+        if t.kind != TokenKind::Ident || t.text != "for" {
+            continue;
+        }
+        let rest = &body[j + 1..];
+        let Some(end) = rest
+            .iter()
+            .take(16)
+            .position(|p| p.kind == TokenKind::Ident && p.text == "in")
+        else {
+            continue;
+        };
+        for p in &rest[..end] {
+            if p.kind == TokenKind::Ident && !is_keyword(p.text) {
+                out.insert(p.text.to_string());
+            }
+        }
+    }
+    out
 }
 
 /// The integer literals inside a body's assertion macros (`assert_eq!(buf.len(), 8)`), repeats

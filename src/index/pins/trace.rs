@@ -329,6 +329,16 @@ pub(crate) fn reach(
     // (`workers * per_worker()`), not two far-apart numbers that multiply to the literal.
     let mut chains: Vec<Vec<String>> = Vec::new();
     for cap in factors {
+        // `for batch_size in [1, 2, 4] { assert!(batch_size <= 64) }`: the name is the test's
+        // loop variable, which takes the test's own items, not the capacity.
+        if test.loop_vars.contains(&cap.item) {
+            return None;
+        }
+        // `assert_eq!(mqtt.ingestion.batch_size, 200)` beside a default of 100: a plain read of
+        // the capacity's field is its value, never a multiple of it; 200 is the test's input.
+        if multiplier > 1 && c.op == "==" && plain_read(&subject.text) == Some(&cap.item) {
+            return None;
+        }
         if asserted.contains(&cap.item) {
             paths.push(format!("the assertion reads `{}`", cap.item));
             chains.push(vec![c.function.clone()]);
@@ -392,6 +402,28 @@ pub(crate) fn reach(
         out.push_str(&format!("; {multiplier} is a count the test's code passes"));
     }
     Some(out)
+}
+
+/// The field or binding an expression only reads, with no arithmetic or call
+/// (`mqtt.ingestion.batch_size`, `&cfg.workers`, `*n`): its last name.
+fn plain_read(text: &str) -> Option<&str> {
+    use ra_ap_rustc_lexer::TokenKind;
+    let toks = crate::index::graph::significant(text);
+    let start = toks
+        .iter()
+        .position(|t| !matches!(t.kind, TokenKind::And | TokenKind::Star))?;
+    let path = &toks[start..];
+    // `a.b.c`: names at even places, dots between.
+    let plain = path.len() % 2 == 1
+        && path.iter().enumerate().all(|(i, t)| {
+            t.kind
+                == if i % 2 == 0 {
+                    TokenKind::Ident
+                } else {
+                    TokenKind::Dot
+                }
+        });
+    plain.then(|| path[path.len() - 1].text)
 }
 
 /// Whether every mention of `name` in an expression's text is inside a call's arguments
