@@ -121,29 +121,24 @@ impl Project {
         let full = opts.full_parse || needs.fixtures || needs.operators;
         // The prescan lexes each file once, for its signatures and for the sparse cut; the
         // walk cuts from those tokens once the signatures are all known.
-        let (mut pre, mut read, mut lexed): (Vec<Prescan>, Vec<Option<String>>, Vec<_>) = prescan(
-            &ws.files, &tables, !full,
-        )
-        .into_iter()
-        .fold(Default::default(), |(mut a, mut b, mut c), (p, r, x)| {
-            a.push(p);
-            b.push(r);
-            c.push(std::sync::Mutex::new(x));
-            (a, b, c)
-        });
-        // Bindings rust-bindgen wrote are a C library's numbers (`SQLITE_LIMIT_WORKER_THREADS =
-        // 11` is a limit's id, `_POSIX_THREAD_THREADS_MAX = 64` the platform's), not this
-        // project's: such a file is no part of the run.
-        let bound: Vec<bool> = read
-            .iter()
-            .map(|t| t.as_deref().is_some_and(bindgen_output))
-            .collect();
+        // Files rust-bindgen wrote are a C library's numbers (`SQLITE_LIMIT_WORKER_THREADS = 11`
+        // is a limit's id, `_POSIX_THREAD_THREADS_MAX = 64` the platform's), not this project's:
+        // the prescan marks them (`None`), unlexed, and they are no part of the run.
+        let scanned = prescan(&ws.files, &tables, !full);
+        let bound: Vec<bool> = scanned.iter().map(Option::is_none).collect();
         if bound.contains(&true) {
-            drop_marked(&mut ws.files, &bound);
-            drop_marked(&mut pre, &bound);
-            drop_marked(&mut read, &bound);
-            drop_marked(&mut lexed, &bound);
+            let mut marks = bound.iter();
+            ws.files.retain(|_| !marks.next().copied().unwrap_or(false));
         }
+        let (mut pre, read, lexed): (Vec<Prescan>, Vec<Option<String>>, Vec<_>) = scanned
+            .into_iter()
+            .flatten()
+            .fold(Default::default(), |(mut a, mut b, mut c), (p, r, x)| {
+                a.push(p);
+                b.push(r);
+                c.push(std::sync::Mutex::new(x));
+                (a, b, c)
+            });
         phases.mark("prescan");
         check_stop()?;
         tables.learn_capacity_fns(pre.iter().flat_map(|p| &p.sigs));
@@ -512,35 +507,32 @@ fn late_pass(
     index
 }
 
+/// What the prescan gives for one file: its facts, its text, its tokens for the sparse cut.
+type Scanned = (Prescan, Option<String>, Option<sparse::Lexed>);
+
 /// Each file's one lexing before the walk (`index::params::prescan`), in the order of `files`:
 /// every function signature of every file but test code's, and every file's depth bound.
 /// The texts it read come back with it, for the walk.
 /// With `cut` (the sparse parse), each file's tokens for the sparse cut come back too, from the
-/// same lexing (none for a file too deep for syn, which is not parsed).
-fn prescan(
-    files: &[FileEntry],
-    tables: &Tables,
-    cut: bool,
-) -> Vec<(Prescan, Option<String>, Option<sparse::Lexed>)> {
+/// same lexing (none for a file too deep for syn, which is not parsed). A file rust-bindgen
+/// wrote is `None`, not lexed.
+fn prescan(files: &[FileEntry], tables: &Tables, cut: bool) -> Vec<Option<Scanned>> {
     files
         .par_iter()
         .map(|f| {
             let Ok(text) = crate::sys::fs::read_text(&f.abs) else {
-                return (Prescan::default(), None, None);
+                return Some((Prescan::default(), None, None));
             };
+            if bindgen_output(&text) {
+                return None;
+            }
             let names = (f.role != FileRole::Test).then_some(&tables.capacity_names);
             let mut lexed = cut.then(sparse::Lexed::default);
             let pre = crate::index::params::prescan(&text, names, lexed.as_mut());
             let lexed = lexed.filter(|_| pre.too_deep.is_none());
-            (pre, Some(text), lexed)
+            Some((pre, Some(text), lexed))
         })
         .collect()
-}
-
-/// Drop the items whose mark is set (`marks` runs beside `items`).
-fn drop_marked<T>(items: &mut Vec<T>, marks: &[bool]) {
-    let mut marks = marks.iter();
-    items.retain(|_| !marks.next().copied().unwrap_or(false));
 }
 
 /// Whether a file is rust-bindgen's output: its first comment says so
