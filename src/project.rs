@@ -74,22 +74,37 @@ pub(crate) static PARSES: AtomicUsize = AtomicUsize::new(0);
 
 /// With `CAPCHECK_TRACE=phases`, prints on stderr how long each phase of a load took since the
 /// last mark (the speed work's measure: docs/benchmarks.md).
-struct Phases(Option<std::time::Instant>);
+struct Phases(Option<(std::time::Instant, u128)>);
+
+/// This process's CPU time so far (user and system, every thread), in microseconds.
+fn cpu_micros() -> u128 {
+    // SAFETY: getrusage writes the struct it is given and reads nothing else.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    let t = |v: libc::timeval| v.tv_sec as u128 * 1_000_000 + v.tv_usec as u128;
+    t(u.ru_utime) + t(u.ru_stime)
+}
 
 impl Phases {
     fn start() -> Phases {
         let on = std::env::var_os("CAPCHECK_TRACE").is_some_and(|v| v == "phases");
-        Phases(on.then(std::time::Instant::now))
+        Phases(on.then(|| (std::time::Instant::now(), cpu_micros())))
     }
 
     fn mark(&mut self, phase: &str) {
-        if let Some(t) = &mut self.0 {
+        if let Some((t, cpu)) = &mut self.0 {
+            let now = cpu_micros();
             // A trace line that cannot be written is not worth a panic.
             let _ = std::io::Write::write_fmt(
                 &mut std::io::stderr(),
-                format_args!("capcheck: phase {phase} {} ms\n", t.elapsed().as_millis()),
+                format_args!(
+                    "capcheck: phase {phase} {} ms, cpu {} ms\n",
+                    t.elapsed().as_millis(),
+                    (now - *cpu) / 1000
+                ),
             );
             *t = std::time::Instant::now();
+            *cpu = now;
         }
     }
 }
