@@ -204,6 +204,7 @@ impl Project {
         phases.mark("late pass");
         check_stop()?;
         let index = trace_pass(&ws, index, &read);
+        let index = crate::index::pins::drop_test_support(index);
         drop(read);
         phases.mark("pin trace");
         check_stop()?;

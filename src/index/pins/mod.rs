@@ -139,6 +139,44 @@ fn within<'a>(index: &'a Index, cap: &'a Capacity) -> Option<&'a str> {
     }
 }
 
+/// The index without the capacities set in test helpers outside test code
+/// (`Graph::test_only`: a `TestServer::new` only tests and benches call, a `test_config()`):
+/// their values are test set-up, as a `#[cfg(test)]` module's are, and nobody measures them.
+pub(crate) fn drop_test_support(mut index: Index) -> Index {
+    if !index
+        .capacities
+        .iter()
+        .any(|c| trace::named_for_tests(&c.site))
+    {
+        return index;
+    }
+    let keep: Vec<bool> = {
+        let graph = trace::Graph::new(&index);
+        let test_only = graph.test_only();
+        index
+            .capacities
+            .iter()
+            .map(|c| {
+                let inside = |f: &str| {
+                    c.site == f
+                        || c.site
+                            .strip_prefix(f)
+                            .is_some_and(|rest| rest.starts_with("::"))
+                };
+                match within(&index, c) {
+                    Some(f) if c.kind == crate::index::CapacityKind::Field => {
+                        !test_only.contains(f)
+                    }
+                    _ => !test_only.iter().any(|f| inside(f)),
+                }
+            })
+            .collect()
+    };
+    let mut keep = keep.into_iter();
+    index.capacities.retain(|_| keep.next().unwrap_or(true));
+    index
+}
+
 /// Whether code in `from` (a site, `crate::module::fn`) can name the capacity.
 fn visible(cap: &Capacity, from: &str) -> bool {
     use crate::index::facts::Visibility;
@@ -348,7 +386,14 @@ fn explanations<'a>(
 /// graph is needed to decide which of those are pins.
 pub(crate) fn packages_to_trace(index: &Index) -> std::collections::BTreeSet<String> {
     let all: Vec<&Capacity> = named_capacities(index);
-    let mut out = std::collections::BTreeSet::new();
+    // A capacity set in a function named for tests may be test set-up (`drop_test_support`):
+    // who calls it is in its package's call graph.
+    let mut out: std::collections::BTreeSet<String> = index
+        .capacities
+        .iter()
+        .filter(|c| trace::named_for_tests(&c.site))
+        .map(|c| c.package.clone())
+        .collect();
     let mut packages: rustc_hash::FxHashMap<&str, Caps<'_>> = Default::default();
     for f in &index.files {
         if out.contains(&f.package) {

@@ -76,6 +76,9 @@ pub(crate) struct Graph<'a> {
     /// The module names of each package (every lower-case segment of its functions' sites):
     /// a qualified call `pool::make()` reaches a free `make` wherever a re-export puts it.
     modules: HashMap<&'a str, BTreeSet<&'a str>>,
+    /// The functions of test code that are no test themselves, by site: those of the files
+    /// that are test code (`tests/`, `benches/`, `examples/`) and of `tests` modules.
+    in_test: rustc_hash::FxHashSet<&'a str>,
 }
 
 impl<'a> Graph<'a> {
@@ -149,7 +152,23 @@ impl<'a> Graph<'a> {
                 method_types.entry(n.name.as_str()).or_default().insert(ty);
             }
         }
+        let in_test = index
+            .files
+            .iter()
+            .flat_map(|f| {
+                let whole = f.role == crate::syntax::FileRole::Test;
+                f.fns.iter().filter(move |n| {
+                    whole
+                        || n.site
+                            .split("::")
+                            .skip(1)
+                            .any(|m| m == "tests" || m == "test")
+                })
+            })
+            .map(|n| n.site.as_str())
+            .collect();
         Graph {
+            in_test,
             nodes,
             by_name,
             by_site,
@@ -166,27 +185,19 @@ impl<'a> Graph<'a> {
 }
 
 impl Graph<'_> {
-    /// The test helpers outside test code (a `test_config()` in `src/`), by site: only test code
-    /// calls them, and their name says what they are for (`test`, `mock`, `fake`, `stub`,
-    /// `dummy`, `fixture`). Their values are test set-up. A library's other functions only its
-    /// tests call are still its API (its users call `Limits::default()`), and a function nobody
-    /// calls is no helper.
+    /// The test helpers outside test code (a `test_config()` in `src/`, a `TestServer`'s
+    /// methods), by site: only test code calls them (tests, `#[cfg(test)]` modules, the
+    /// package's `tests/`, `benches/` and `examples/`), and their name, their type's or their
+    /// module's says what they are for (`test`, `mock`, `fake`, `stub`, `dummy`, `fixture`).
+    /// Their values are test set-up. A library's other functions only its tests call are still
+    /// its API (its users call `Limits::default()`), and a function nobody calls is no helper.
     pub(crate) fn test_only(&self) -> BTreeSet<&str> {
         // The candidates, named for tests; most workspaces have few or none, and then nothing
-        // else needs building.
+        // else needs building. A trait's method is called through the trait, not by name.
         let helpers: Vec<&FnNode> = self
             .nodes
             .iter()
-            .filter(|n| {
-                // A function's name is snake case: its words are its `_`-separated parts
-                // (no allocation: this asks of every function of the traced packages).
-                n.trait_name.is_none()
-                    && n.name.split('_').any(|w| {
-                        ["test", "tests", "mock", "fake", "stub", "dummy", "fixture"]
-                            .iter()
-                            .any(|t| w.eq_ignore_ascii_case(t))
-                    })
-            })
+            .filter(|n| n.trait_name.is_none() && named_for_tests(&n.site))
             .copied()
             .collect();
         if helpers.is_empty() {
@@ -220,7 +231,7 @@ impl Graph<'_> {
         let mut test: rustc_hash::FxHashSet<&str> = self
             .nodes
             .iter()
-            .filter(|n| n.is_test)
+            .filter(|n| n.is_test || self.in_test.contains(n.site.as_str()))
             .map(|n| n.site.as_str())
             .collect();
         let mut out = BTreeSet::new();
@@ -246,6 +257,25 @@ impl Graph<'_> {
             }
         }
     }
+}
+
+/// The words that name a test helper, in a function's, a type's or a module's name.
+const TEST_WORDS: &[&str] = &[
+    "test", "tests", "mock", "mocks", "fake", "fakes", "stub", "stubs", "dummy", "fixture",
+    "fixtures",
+];
+
+/// Whether a site (`pkg::module::Type::function`, or a capacity's below one) names a test
+/// helper in a segment after its crate: `test_config`, `TestServer`, `mocks`.
+pub(crate) fn named_for_tests(site: &str) -> bool {
+    site.split("::").skip(1).any(|seg| {
+        // Cheap first: most segments hold none of the words in any case.
+        let lower = seg.to_ascii_lowercase();
+        ["test", "mock", "fake", "stub", "dummy", "fixture"]
+            .iter()
+            .any(|t| lower.contains(t))
+            && words(seg).iter().any(|w| TEST_WORDS.contains(&w.as_str()))
+    })
 }
 
 /// The path from the test to every factor, or `None` when the test cannot reach one of them.
