@@ -402,7 +402,7 @@ fn written_in_bytes(c: &Capacity) -> bool {
 /// Whether a literal the names, APIs or flow found still counts as a capacity: not a size in
 /// bytes, not "no limit", not a housekeeping batch (`Tables::is_chore_batch`).
 fn counts(c: &Capacity, tables: &Tables) -> bool {
-    !written_in_bytes(c) && !no_limit(c) && !tables.is_chore_batch(&c.item)
+    !written_in_bytes(c) && !no_limit(c) && !tables.is_chore_batch(&c.item, c.api.as_deref())
 }
 
 /// A count of 2^40 (about 10^12) or more is "no limit" written as a number (golem's

@@ -92,10 +92,13 @@ impl Tables {
     /// `drop_prefix_delete_batch_size`): deleted, purged or pruned one request at a time in the
     /// background, a serial page size, not work held at once. A name that counts as a capacity
     /// without its batch (`DELETE_BATCH_ADMISSION_CONCURRENCY`) is no batch's size.
-    pub(crate) fn is_chore_batch(&self, name: &str) -> bool {
+    /// A value a stream gathers into chunks (`api`: `.try_chunks()`, `.ready_chunks()`) is a
+    /// batch whatever its name: `DELETE_OBJECTS_MAX_KEYS` chunked for one delete request each.
+    pub(crate) fn is_chore_batch(&self, name: &str, api: Option<&str>) -> bool {
         let w = crate::index::names::words(name);
         let batch = |x: &String| x == "batch" || x == "batches";
-        if !w.iter().any(batch) || !w.iter().any(|x| self.chore_words.contains(x)) {
+        let chunked = api.is_some_and(|a| a.trim_end_matches("()").ends_with("chunks"));
+        if !(chunked || w.iter().any(batch)) || !w.iter().any(|x| self.chore_words.contains(x)) {
             return false;
         }
         let rest: Vec<String> = w.into_iter().filter(|x| !batch(x)).collect();
