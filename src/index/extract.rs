@@ -1466,13 +1466,25 @@ impl Extractor<'_> {
     /// name is all that says what it sets (a server's own parameter names are in the tables).
     /// The value is an integer literal or a string holding one.
     fn keyed_setting(&mut self, v: &View, key: &Expr, value: &Expr, flag: bool) {
-        let Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(k),
-            ..
-        }) = key
-        else {
+        let Some(k) = owned_str(key) else {
             return;
         };
+        // A settings map of a value type: `config::Value::from(50000)`, `64.into()`.
+        let mut value = value;
+        loop {
+            value = match value {
+                Expr::Call(c) if c.args.len() == 1 => match &*c.func {
+                    Expr::Path(p)
+                        if crate::syntax::last_segment(&p.path).as_deref() == Some("from") =>
+                    {
+                        &c.args[0]
+                    }
+                    _ => break,
+                },
+                Expr::MethodCall(m) if m.args.is_empty() && m.method == "into" => &m.receiver,
+                _ => break,
+            };
+        }
         let raw = k.value();
         let Some(name) = crate::index::names::setting_key(&raw, flag) else {
             return;
@@ -3023,4 +3035,30 @@ fn inner_lets(e: &Expr) -> Vec<(String, &Expr)> {
     let mut lets = Lets(Vec::new());
     syn::visit::Visit::visit_expr(&mut lets, e);
     lets.0
+}
+
+/// A string literal, or one made an owned string (`"max_conns".to_string()`, `.into()`,
+/// `.to_owned()`, `String::from("max_conns")`): a settings map's key either way.
+fn owned_str(e: &Expr) -> Option<&syn::LitStr> {
+    match e {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(k),
+            ..
+        }) => Some(k),
+        Expr::MethodCall(m)
+            if m.args.is_empty()
+                && matches!(
+                    m.method.to_string().as_str(),
+                    "to_string" | "into" | "to_owned"
+                ) =>
+        {
+            owned_str(&m.receiver)
+        }
+        Expr::Call(c) if c.args.len() == 1 => match &*c.func {
+            Expr::Path(p) if path_ends_with(&p.path, "String::from") => owned_str(&c.args[0]),
+            _ => None,
+        },
+        Expr::Reference(r) => owned_str(&r.expr),
+        _ => None,
+    }
 }
