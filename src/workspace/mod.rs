@@ -371,13 +371,16 @@ fn package_files(ws_root: &Path, pkg: &Package, pointed: bool) -> anyhow::Result
 /// package is named for testing (`src/test_utils.rs`, `src/testing/harness.rs`, `mock.rs`), as a
 /// test-support crate or feature is (`syntax::names_testing`), or for a benchmark
 /// (`src/kernel_bench.rs`, `src/bin/metabench/main.rs`, `benchmark_cmd.rs`): a harness, whose
-/// numbers drive a load, not the product's capacity.
+/// numbers drive a load, not the product's capacity; or for examples (`src/api/examples.rs`,
+/// an API's documented example requests): sample data, which configures nothing that runs.
 fn support_module(path: &Path, pkg_root: &Path) -> bool {
     path.strip_prefix(pkg_root).is_ok_and(|r| {
         r.components().any(|c| {
             c.as_os_str().to_str().is_some_and(|n| {
                 let n = n.trim_end_matches(".rs");
-                crate::syntax::names_testing(n) || n.split(['-', '_']).any(bench_word)
+                crate::syntax::names_testing(n)
+                    || n.split(['-', '_'])
+                        .any(|w| bench_word(w) || matches!(w, "example" | "examples"))
             })
         })
     })
