@@ -1304,6 +1304,57 @@ fn operand_name(e: &Expr) -> Option<String> {
     }
 }
 
+/// Whether a branch does nothing but log and keep a flag: log macros (`warn!`,
+/// `tracing::info!`, ..), assignments (`warned = true`) and `if`s of the same; with `logs`, at
+/// least one log macro is among them.
+fn only_warns(block: &syn::Block, logs: bool) -> bool {
+    fn walk(block: &syn::Block, logged: &mut bool) -> bool {
+        let log = |m: &syn::Macro| {
+            crate::syntax::last_segment(&m.path).is_some_and(|n| {
+                matches!(
+                    n.as_str(),
+                    "warn"
+                        | "info"
+                        | "debug"
+                        | "error"
+                        | "trace"
+                        | "event"
+                        | "log"
+                        | "eprintln"
+                        | "println"
+                )
+            })
+        };
+        block.stmts.iter().all(|s| match s {
+            syn::Stmt::Macro(m) if log(&m.mac) => {
+                *logged = true;
+                true
+            }
+            syn::Stmt::Expr(e, _) => match e {
+                Expr::Macro(m) if log(&m.mac) => {
+                    *logged = true;
+                    true
+                }
+                Expr::Assign(a) => matches!(&*a.right, Expr::Lit(_) | Expr::Path(_)),
+                Expr::If(i) => {
+                    walk(&i.then_branch, logged)
+                        && match &i.else_branch {
+                            None => true,
+                            Some((_, e)) => match &**e {
+                                Expr::Block(b) => walk(&b.block, logged),
+                                _ => false,
+                            },
+                        }
+                }
+                _ => false,
+            },
+            _ => false,
+        })
+    }
+    let mut logged = false;
+    walk(block, &mut logged) && (logged || !logs)
+}
+
 /// Whether a branch refuses what reached it: it returns (an `Err`, early), bails or panics
 /// first thing.
 fn refuses(block: &syn::Block) -> bool {
@@ -1660,6 +1711,40 @@ impl Extractor<'_> {
                 visibility: Visibility::Public,
                 flows: Vec::new(),
             });
+        }
+    }
+
+    /// `if channel_size > COMMAND_CHANNEL_SIZE_LIMIT { tracing::warn!(..) }`: a constant the
+    /// code compares a size with only to log that it grew (a threshold for a warning on an
+    /// unbounded channel) bounds nothing. Its places there are kept (`FileFacts::warn_gates`).
+    fn warn_gate(&mut self, v: &View, i: &syn::ExprIf) {
+        let else_warns = match &i.else_branch {
+            None => true,
+            Some((_, e)) => match &**e {
+                Expr::Block(b) => only_warns(&b.block, false),
+                _ => false,
+            },
+        };
+        if !else_warns || !only_warns(&i.then_branch, true) {
+            return;
+        }
+        let Expr::Binary(b) = crate::index::value::carried(&i.cond) else {
+            return;
+        };
+        if !matches!(
+            b.op,
+            syn::BinOp::Gt(_) | syn::BinOp::Ge(_) | syn::BinOp::Lt(_) | syn::BinOp::Le(_)
+        ) {
+            return;
+        }
+        for side in [&*b.left, &*b.right] {
+            if let Expr::Path(p) = crate::index::value::carried(side) {
+                if crate::syntax::last_segment(&p.path).is_some_and(|id| is_const_name(&id)) {
+                    self.facts
+                        .warn_gates
+                        .push(crate::syntax::path_loc(v.rel, &p.path));
+                }
+            }
         }
     }
 
@@ -2881,7 +2966,10 @@ impl Collector for Extractor<'_> {
                 }
             }
             Expr::Assign(a) => self.assignment(v, a),
-            Expr::If(i) if !v.in_test() => self.ceiling_check(v, i),
+            Expr::If(i) if !v.in_test() => {
+                self.ceiling_check(v, i);
+                self.warn_gate(v, i);
+            }
             Expr::Binary(b) if matches!(b.op, syn::BinOp::Mul(_)) => {
                 self.product(v, &b.left, &b.right, None)
             }

@@ -180,6 +180,10 @@ pub(crate) struct FileFacts {
     /// Out-of-line modules declared in test code (`#[cfg(test)] mod tests;`), as
     /// `crate::module::name`: their files are test code.
     pub(crate) test_modules: Vec<String>,
+    /// The places of constants compared with a size only to log that it grew
+    /// (`if len > LIMIT { warn!(..) }`: `Extractor::warn_gate`).
+    #[serde(skip)]
+    pub(crate) warn_gates: Vec<Loc>,
     /// The identifiers that only items the sparse parse skipped mention (`sparse::ident_hash`).
     #[serde(skip)]
     pub(crate) hidden: Vec<u64>,

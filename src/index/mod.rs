@@ -546,6 +546,8 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
             }
         }
     }
+    let warn_gates: std::collections::HashSet<&Loc> =
+        files.iter().flat_map(|f| &f.warn_gates).collect();
     let mut out = Vec::new();
     for f in files {
         for d in f.consts.iter().filter(|d| !d.in_test) {
@@ -573,6 +575,19 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
             }
             if cap.value == 0 || !(cap.api.is_some() || named) {
                 continue;
+            }
+            // A name with no API whose every use in production code compares a size with it
+            // only to log (`if len > COMMAND_CHANNEL_SIZE_LIMIT { warn!(..) }`) bounds nothing.
+            if cap.api.is_none() {
+                let mut plain = refs
+                    .get(d.ident.as_str())
+                    .into_iter()
+                    .flatten()
+                    .filter(|(package, r)| !r.in_test && *package == f.package.as_str())
+                    .peekable();
+                if plain.peek().is_some() && plain.all(|(_, r)| warn_gates.contains(&r.loc)) {
+                    continue;
+                }
             }
             // A 1 that only ever reaches a lock or a hand-off (`broadcast::channel(ONE)`) is one,
             // as the literal would be.
