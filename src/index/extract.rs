@@ -57,6 +57,9 @@ pub(crate) struct Extractor<'a> {
     /// The file's gauges (`syntax::sparse::Lexical::gauges`), sorted.
     gauges: Vec<String>,
     /// The file's senders of constants only (`syntax::sparse::Lexical::signal_senders`), sorted.
+    /// The collections the file bounds by the capacity they were made with
+    /// (`syntax::sparse::Lexical::self_bounded`), sorted.
+    self_bounded: Vec<String>,
     signal_senders: Vec<String>,
 }
 
@@ -108,6 +111,7 @@ impl<'a> Extractor<'a> {
             hints: Vec::new(),
             gauges: Vec::new(),
             signal_senders: Vec::new(),
+            self_bounded: Vec::new(),
         }
     }
 
@@ -115,6 +119,7 @@ impl<'a> Extractor<'a> {
     pub(crate) fn with_lexical(mut self, lexical: crate::syntax::sparse::Lexical) -> Self {
         self.gauges = lexical.gauges;
         self.signal_senders = lexical.signal_senders;
+        self.self_bounded = lexical.self_bounded;
         self
     }
 
@@ -703,6 +708,7 @@ impl Extractor<'_> {
             let val = Val::of_place(&f.expr);
             let site = v.scope.field_site(&ty, &name.to_string());
             let field = name.to_string();
+            self.made_with_capacity(v, &field, &f.expr);
             // `#[cfg(loom)] local_queue_capacity: 4`: a field set only when testing.
             let in_test = v.in_test() || crate::syntax::is_cfg_test(&f.attrs);
             // `QueueSizeConf { control: 2, data: 4 }`: a struct named for the capacity its
@@ -2575,6 +2581,46 @@ impl Extractor<'_> {
         self.flows_into(v, bound, to, (&site, &api, CapacityKind::ApiArg));
     }
 
+    /// `queue: RefCell::new(VecDeque::with_capacity(bound))` where the file compares
+    /// `queue.len()` with `queue.capacity()`: the capacity it is made with is the queue's
+    /// ceiling, as a value compared with its length is (`len_bound`).
+    fn made_with_capacity(&mut self, v: &View, place: &str, value: &Expr) {
+        if v.in_test()
+            || self
+                .self_bounded
+                .binary_search_by(|n| n.as_str().cmp(place))
+                .is_err()
+            || !self.tables.is_work_collection(place)
+        {
+            return;
+        }
+        let mut e = crate::index::value::carried(value);
+        // Shared or guarded: `RefCell::new(..)`, `Mutex::new(..)`, `Arc::new(..)`.
+        while let Expr::Call(c) = e {
+            let Expr::Path(p) = &*c.func else { return };
+            let segs: Vec<String> = p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            match segs
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .as_slice()
+            {
+                [.., "with_capacity"] if c.args.len() == 1 => {
+                    let api = format!("{place}.len()");
+                    self.len_bound(v, &c.args[0], &api);
+                    return;
+                }
+                [.., "new"] if c.args.len() == 1 => e = crate::index::value::carried(&c.args[0]),
+                _ => return,
+            }
+        }
+    }
+
     /// `let (a, b) = match roles { .. => (x, y), _ => (2, 2) };`: each element of every tuple
     /// the value ends in goes to the local at its position.
     fn flow_tuple(&mut self, v: &View, pat: &syn::PatTuple, value: &Expr) {
@@ -2828,6 +2874,7 @@ impl Collector for Extractor<'_> {
         let (Some(ident), Some(init)) = (let_ident(&l.pat), &l.init) else {
             return;
         };
+        self.made_with_capacity(v, &ident.to_string(), &init.expr);
         let name = ident.to_string();
         let typed_number = match &l.pat {
             syn::Pat::Type(t) => flow::may_hold_int(&t.ty),

@@ -89,6 +89,9 @@ pub(crate) struct Lexical {
     pub(crate) gauges: Vec<String>,
     /// The senders that only ever send a constant ([`scan_signal_senders`]), sorted.
     pub(crate) signal_senders: Vec<String>,
+    /// The collections the file bounds by the capacity they were made with
+    /// ([`scan_self_bounded`]), sorted.
+    pub(crate) self_bounded: Vec<String>,
 }
 
 /// The file with comments and fact-free items cut, or `None` when it should be parsed as
@@ -179,6 +182,7 @@ impl Lexed {
         let lexical = Lexical {
             gauges: scan_gauges(src, &toks),
             signal_senders: scan_signal_senders(src, &toks),
+            self_bounded: scan_self_bounded(src, &toks),
         };
         let mut s = Splitter {
             src,
@@ -225,7 +229,57 @@ pub(crate) fn lexical(src: &str) -> Lexical {
     Lexical {
         gauges: scan_gauges(src, &toks),
         signal_senders: scan_signal_senders(src, &toks),
+        self_bounded: scan_self_bounded(src, &toks),
     }
+}
+
+/// The names of the collections a file compares with their own capacity: `queue.len() <
+/// queue.capacity()`, `self.batch.len() == self.batch.capacity()`. Such a collection is bounded
+/// by what it was made with (`VecDeque::with_capacity(bound)`), an allocation hint no more.
+/// Sorted.
+fn scan_self_bounded(src: &str, toks: &[Tok]) -> Vec<String> {
+    if !src.contains(".capacity()") {
+        return Vec::new();
+    }
+    let text = |i: usize| toks.get(i).map_or("", |t| &src[t.start()..t.end()]);
+    let kind = |i: usize| toks.get(i).map(|t| t.kind);
+    // `name . method ( )` at `i`.
+    let call = |i: usize, method: &str| {
+        kind(i) == Some(TokenKind::Ident)
+            && kind(i + 1) == Some(TokenKind::Dot)
+            && text(i + 2) == method
+            && kind(i + 3) == Some(TokenKind::OpenParen)
+            && kind(i + 4) == Some(TokenKind::CloseParen)
+    };
+    let mut out = Vec::new();
+    for i in 0..toks.len() {
+        if !call(i, "len") {
+            continue;
+        }
+        // The comparison: `<`, `<=`, `>`, `>=`, `==` (one or two tokens).
+        let mut j = i + 5;
+        let cmp = |k: Option<TokenKind>| {
+            matches!(
+                k,
+                Some(TokenKind::Lt | TokenKind::Gt | TokenKind::Eq | TokenKind::Bang)
+            )
+        };
+        if !cmp(kind(j)) {
+            continue;
+        }
+        while cmp(kind(j)) {
+            j += 1;
+        }
+        if text(j) == "self" && kind(j + 1) == Some(TokenKind::Dot) {
+            j += 2;
+        }
+        if call(j, "capacity") && text(j) == text(i) {
+            out.push(text(i).to_string());
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// The names a file counts both up and down: `self.active += 1` and `self.active -= 1`,
@@ -971,6 +1025,19 @@ mod tests {
 
     fn run(src: &str) -> Option<String> {
         sparse(src, false, &mut classify).map(|s| s.text)
+    }
+
+    #[test]
+    fn a_collection_compared_with_its_own_capacity_is_self_bounded() {
+        let src = "fn f(&self) { if self.queue.len() >= self.queue.capacity() { return; } \
+                   if batch.len() == batch.capacity() { flush(); } \
+                   if a.len() < b.capacity() {} let n = buf.capacity(); }";
+        assert_eq!(lexical(src).self_bounded, ["batch", "queue"]);
+        assert!(
+            lexical("fn f() { a.len() < a.cap() }")
+                .self_bounded
+                .is_empty()
+        );
     }
 
     /// (line, column) of the first occurrence of `needle`, columns in characters.
