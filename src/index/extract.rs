@@ -57,10 +57,10 @@ pub(crate) struct Extractor<'a> {
     /// The file's gauges (`syntax::sparse::Lexical::gauges`), sorted.
     gauges: Vec<String>,
     /// The file's senders of constants only (`syntax::sparse::Lexical::signal_senders`), sorted.
+    signal_senders: Vec<String>,
     /// The collections the file bounds by the capacity they were made with
     /// (`syntax::sparse::Lexical::self_bounded`), sorted.
     self_bounded: Vec<String>,
-    signal_senders: Vec<String>,
 }
 
 /// A capacity API a call matches.
@@ -2597,25 +2597,15 @@ impl Extractor<'_> {
         let mut e = crate::index::value::carried(value);
         // Shared or guarded: `RefCell::new(..)`, `Mutex::new(..)`, `Arc::new(..)`.
         while let Expr::Call(c) = e {
-            let Expr::Path(p) = &*c.func else { return };
-            let segs: Vec<String> = p
-                .path
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect();
-            match segs
-                .iter()
-                .map(String::as_str)
-                .collect::<Vec<_>>()
-                .as_slice()
-            {
-                [.., "with_capacity"] if c.args.len() == 1 => {
-                    let api = format!("{place}.len()");
-                    self.len_bound(v, &c.args[0], &api);
+            let (Expr::Path(p), Some(arg), 1) = (&*c.func, c.args.first(), c.args.len()) else {
+                return;
+            };
+            match crate::syntax::last_segment(&p.path).as_deref() {
+                Some("with_capacity") => {
+                    self.len_bound(v, arg, &format!("{place}.len()"));
                     return;
                 }
-                [.., "new"] if c.args.len() == 1 => e = crate::index::value::carried(&c.args[0]),
+                Some("new") => e = crate::index::value::carried(arg),
                 _ => return,
             }
         }
@@ -2874,8 +2864,8 @@ impl Collector for Extractor<'_> {
         let (Some(ident), Some(init)) = (let_ident(&l.pat), &l.init) else {
             return;
         };
-        self.made_with_capacity(v, &ident.to_string(), &init.expr);
         let name = ident.to_string();
+        self.made_with_capacity(v, &name, &init.expr);
         let typed_number = match &l.pat {
             syn::Pat::Type(t) => flow::may_hold_int(&t.ty),
             _ => true,
