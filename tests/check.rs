@@ -761,7 +761,9 @@ fn the_phase_trace_names_each_phase_of_a_load_on_stderr_only() {
     ] {
         assert!(
             err.lines()
-                .any(|l| l.starts_with(&format!("capcheck: phase {phase} ")) && l.ends_with(" ms")),
+                .any(|l| l.starts_with(&format!("capcheck: phase {phase} "))
+                    && l.contains(" ms, cpu ")
+                    && l.ends_with(" ms")),
             "no {phase} line in {err}"
         );
     }
