@@ -86,6 +86,9 @@ pub(crate) struct Meta {
     pub(crate) page_apis: Vec<Api>,
     #[serde(default)]
     pub(crate) count_words: Vec<String>,
+    /// Words that make a name holding a count word no count of units (`cpu_time`, `cpu_usage`).
+    #[serde(default)]
+    pub(crate) not_count_words: Vec<String>,
     #[serde(default)]
     pub(crate) unit_values: Vec<u64>,
     #[serde(default)]

@@ -186,7 +186,11 @@ impl Tables {
         let ceiling: Vec<String> = CEILING_NAMES.iter().map(|s| s.to_string()).collect();
         Tables {
             capacity_names: NameTable::new(&names, &exclude).with_soft(&unmeasured.duration_words),
-            count_words: NameTable::new(&counts, &exclude),
+            count_words: NameTable::new(&counts, &{
+                let mut not_count = exclude.clone();
+                not_count.extend(per_unit.not_count_words.iter().cloned());
+                not_count
+            }),
             subject_words: NameTable::new(&pinned.subject_words, &[]),
             ceiling_names: NameTable::new(&ceiling, &["timeout".into(), "bytes".into()]),
             work_words: unmeasured.work_words.iter().cloned().collect(),
