@@ -709,6 +709,7 @@ impl Extractor<'_> {
             let site = v.scope.field_site(&ty, &name.to_string());
             let field = name.to_string();
             self.made_with_capacity(v, &field, &f.expr);
+            self.signal_sender(v, &field, &f.expr);
             // `#[cfg(loom)] local_queue_capacity: 4`: a field set only when testing.
             let in_test = v.in_test() || crate::syntax::is_cfg_test(&f.attrs);
             // `QueueSizeConf { control: 2, data: 4 }`: a struct named for the capacity its
@@ -2216,11 +2217,17 @@ impl Extractor<'_> {
             return;
         };
         let Some(init) = &l.init else { return };
-        let Expr::Call(c) = crate::index::value::carried(&init.expr) else {
+        self.signal_sender(v, &sender.ident.to_string(), &init.expr);
+    }
+
+    /// A channel made under a name (a binding's, a struct-literal field's, or the function's
+    /// whose value it is: `fn new_reload_notify_channel() -> .. { broadcast::Sender::new(16) }`)
+    /// that says it carries a stop or reload signal, or whose sender only ever sends a constant.
+    fn signal_sender(&mut self, v: &View, name: &str, value: &Expr) {
+        let Expr::Call(c) = crate::index::value::carried(value) else {
             return;
         };
-        let name = sender.ident.to_string();
-        let words = crate::index::names::words(&name);
+        let words = crate::index::names::words(name);
         let named_stop = words.iter().any(|w| {
             matches!(
                 w.as_str(),
@@ -2236,7 +2243,11 @@ impl Extractor<'_> {
                     | "reload"
             )
         });
-        let stop = named_stop || self.signal_senders.binary_search(&name).is_ok();
+        let stop = named_stop
+            || self
+                .signal_senders
+                .binary_search_by(|n| n.as_str().cmp(name))
+                .is_ok();
         let api = self.api_of_call(&c.func, c.args.len());
         let broadcast = api.as_ref().is_some_and(|api| {
             api.name.ends_with("broadcast::channel")
@@ -2262,6 +2273,9 @@ impl Extractor<'_> {
     /// A function's parameters are its locals; its tail expression is what it returns.
     fn flow_fn(&mut self, v: &View, f: &FnItem) {
         let name = f.sig.ident.to_string();
+        if let Some(syn::Stmt::Expr(tail, None)) = f.block.stmts.last() {
+            self.signal_sender(v, &name, tail);
+        }
         let key = flow::def_key(&name, v.scope.self_ty(), f.sig.receiver().is_some());
         if f.sig.receiver().is_some()
             && v.scope.in_trait()
