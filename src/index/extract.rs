@@ -2610,17 +2610,14 @@ impl Extractor<'_> {
         }
         let mut e = crate::index::value::carried(value);
         // Shared or guarded: `RefCell::new(..)`, `Mutex::new(..)`, `Arc::new(..)`.
-        while let Expr::Call(c) = e {
-            let (Expr::Path(p), Some(arg), 1) = (&*c.func, c.args.first(), c.args.len()) else {
-                return;
-            };
-            match crate::syntax::last_segment(&p.path).as_deref() {
-                Some("with_capacity") => {
-                    self.len_bound(v, arg, &format!("{place}.len()"));
-                    return;
+        while let Some(inner) = crate::index::value::held_by_cell(e) {
+            e = crate::index::value::carried(inner);
+        }
+        if let Expr::Call(c) = e {
+            if let (Expr::Path(p), 1) = (&*c.func, c.args.len()) {
+                if path_ends_with(&p.path, "with_capacity") {
+                    self.len_bound(v, &c.args[0], &format!("{place}.len()"));
                 }
-                Some("new") => e = crate::index::value::carried(arg),
-                _ => return,
             }
         }
     }

@@ -537,6 +537,19 @@ fn wrapper(func: &syn::Expr) -> Option<Wrapper> {
     }
 }
 
+/// What a holder is made with (`RefCell::new(x)`, `Arc::new(x)`, `Mutex::new(x)`: `x`), whatever
+/// `x` is; `None` for any other expression.
+pub(crate) fn held_by_cell(e: &syn::Expr) -> Option<&syn::Expr> {
+    let syn::Expr::Call(c) = e else { return None };
+    let syn::Expr::Path(p) = &*c.func else {
+        return None;
+    };
+    match (crate::syntax::path_idents(&p.path).as_slice(), c.args.len()) {
+        ([.., ty, ctor], 1) if is_cell(ty) && ctor == "new" => c.args.first(),
+        _ => None,
+    }
+}
+
 /// A type that holds one value to share or to change in place: `Arc`, `Rc`, `Box`, an atomic
 /// integer, `Cell`, `RefCell`, `Mutex`, `RwLock` (std's, tokio's, parking_lot's alike). What it
 /// is given is the value the holder starts with: `max_streams: Arc::new(AtomicU32::new(512))`
