@@ -443,7 +443,20 @@ fn harness(ws_root: &Path, pkg_root: &Path, name: &str) -> bool {
             )
         })
     });
-    in_tests || crate::syntax::names_testing(name) || names_bench(name)
+    in_tests || (crate::syntax::names_testing(name) && !runs_tests(name)) || names_bench(name)
+}
+
+/// Whether a package's name says it is a product that runs tests (`buck2_test_runner`,
+/// `test-executor`): the word `test` followed by what runs them. Its code is not test code.
+fn runs_tests(name: &str) -> bool {
+    let words: Vec<&str> = name.split(['-', '_']).collect();
+    words.windows(2).any(|w| {
+        matches!(w[0], "test" | "tests")
+            && matches!(
+                w[1],
+                "runner" | "runners" | "executor" | "orchestrator" | "scheduler"
+            )
+    })
 }
 
 /// The binaries and examples built only with developers' features (`required-features =
