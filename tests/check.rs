@@ -254,7 +254,8 @@ fn a_harness_package_a_developers_binary_an_example_or_a_support_module_is_test_
     // greptimedb's `tests-integration` and `tests-fuzz`, pgdog's `integration_tests_rust`,
     // chroma's `chroma-benchmark`, linkerd's `linkerd-pool-mock`, neon's `pagebench`, iggy's
     // `iggy_examples` and its deterministic `simulator`: harnesses whose settings are no
-    // product's capacity; a package whose name merely holds such letters is product code.
+    // product's capacity; a package whose name merely holds such letters is product code, and
+    // so is one named for running tests (buck2's `buck2_test_runner`): a product of its own.
     let lib = "pub const POOL_SIZE: usize = 4;\n";
     let names = [
         "engine",
@@ -268,6 +269,7 @@ fn a_harness_package_a_developers_binary_an_example_or_a_support_module_is_test_
         "iggy_examples",
         "simulator",
         "workbenchmarks-not",
+        "build_test_runner",
     ];
     let mut files: Vec<(String, String)> = vec![(
         "Cargo.toml".into(),
@@ -361,6 +363,7 @@ fn a_harness_package_a_developers_binary_an_example_or_a_support_module_is_test_
         found,
         [
             "balancer/src/lib.rs",
+            "build_test_runner/src/lib.rs",
             "cmd/src/main.rs",
             "engine/src/attestation.rs",
             "engine/src/lib.rs",
@@ -841,6 +844,27 @@ fn a_distinctive_getter_of_a_config_crate_is_followed() {
         "pub fn open(cfg: &config::Storage, db: &mut rocksdb::Options) {\n    db.set_max_subcompactions(cfg.rocksdb_max_sub_compactions());\n    db.set_max_subcompactions(cfg.read_lanes());\n}\n",
     );
     assert_eq!(found, [("config/src/lib.rs".to_string(), 9)]);
+}
+
+/// A method of two words defined in a crate the caller depends on (pathfinder's
+/// `storage_manager.create_pool(NonZeroU32::new(5 + cpus))` in its binary, the pool built in its
+/// `storage` crate) is followed into that crate, as one of three words is; a one-word method
+/// (`.pool(..)`) may be anyone's and is not. A 1 given to a parameter some definition of the
+/// method names for a minimum is a floor, even where another definition names it otherwise
+/// (tikv's `thread_count(min_thread_count, ..)` beside `thread_count(thread_count)`).
+#[test]
+fn a_two_word_method_of_a_dependency_crate_is_followed() {
+    let found = found_in_config_and_server(
+        "pub struct Manager;\n\nimpl Manager {\n    pub fn create_pool(&self, capacity: usize) {\n        let _ = tokio::sync::Semaphore::new(capacity);\n    }\n\n    pub fn pool(&self, capacity: usize) {\n        let _ = tokio::sync::Semaphore::new(capacity);\n    }\n\n    pub fn thread_count(&self, min_thread_count: usize, max_thread_count: usize) {\n        let _ = tokio::sync::Semaphore::new(min_thread_count.max(max_thread_count));\n    }\n}\n\npub struct Workers;\n\nimpl Workers {\n    pub fn thread_count(&self, thread_count: usize) {\n        let _ = tokio::sync::Semaphore::new(thread_count);\n    }\n}\n",
+        "pub fn open(m: &config::Manager) {\n    m.create_pool(8);\n    m.pool(9);\n    m.thread_count(1, 4);\n}\n",
+    );
+    assert_eq!(
+        found,
+        [
+            ("server/src/lib.rs".to_string(), 2),
+            ("server/src/lib.rs".to_string(), 4)
+        ]
+    );
 }
 
 /// Where `check --workspace` finds capacities (file, line) in a workspace of a `config` crate

@@ -1630,21 +1630,64 @@ impl Extractor<'_> {
             return;
         }
         if let Some(var) = first_str(&c.args) {
-            // `env_usize("DNS_CONCURRENT_REQS", 1, 16)`: beside other numbers, a 1 is the range's
-            // floor; a lone one is the fallback (`env_or("WORKERS", 1)`).
-            let values: Vec<(&Expr, Option<u64>)> = c
-                .args
-                .iter()
-                .skip(1)
-                .map(|a| (a, Val::of(a).literal()))
-                .collect();
-            let numbers = values.iter().filter(|(_, n)| n.is_some()).count();
-            let kept = values
-                .into_iter()
-                .filter(|(_, n)| numbers < 2 || n.is_none_or(|n| n > 1))
-                .map(|(a, _)| a);
-            self.env_capacity(v, &var, kept);
+            self.env_values(v, &var, c.args.iter().skip(1));
         }
+    }
+
+    /// The fallbacks among `args` of environment variable `var` (`env_capacity`). Beside other
+    /// numbers, a 1 is a range's floor (`env_usize("DNS_CONCURRENT_REQS", 1, 16)`); a lone one
+    /// is the fallback (`env_or("WORKERS", 1)`).
+    fn env_values<'e>(&mut self, v: &View, var: &str, args: impl Iterator<Item = &'e Expr>) {
+        let values: Vec<(&Expr, Option<u64>)> = args.map(|a| (a, Val::of(a).literal())).collect();
+        let numbers = values.iter().filter(|(_, n)| n.is_some()).count();
+        let kept = values
+            .into_iter()
+            .filter(|(_, n)| numbers < 2 || n.is_none_or(|n| n > 1))
+            .map(|(a, _)| a);
+        self.env_capacity(v, var, kept);
+    }
+
+    /// A macro named for the environment given a capacity-named variable and its fallback, as
+    /// `env_helper`'s functions are: positional (`env_or!("WORKERS", 4)`) or a `default = N`
+    /// among other settings (`app_env!("APP_IO_THREADS", type = usize, default = 4)`).
+    fn env_macro(&mut self, v: &View, mac: &syn::Macro, name: &str, args: Option<&[Expr]>) {
+        if !crate::index::names::words(name).iter().any(|w| w == "env") {
+            return;
+        }
+        if let Some(args) = args {
+            if let Some(Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(var),
+                ..
+            })) = args.first()
+            {
+                self.env_values(v, &var.value(), args.iter().skip(1));
+            }
+            return;
+        }
+        use proc_macro2::TokenTree;
+        let tokens: Vec<TokenTree> = mac.tokens.clone().into_iter().collect();
+        let Some(TokenTree::Literal(first)) = tokens.first() else {
+            return;
+        };
+        let Ok(syn::Lit::Str(var)) =
+            syn::parse2::<syn::Lit>(TokenTree::Literal(first.clone()).into())
+        else {
+            return;
+        };
+        let defaults: Vec<Expr> = tokens
+            .windows(3)
+            .filter_map(|w| match w {
+                [
+                    TokenTree::Ident(key),
+                    TokenTree::Punct(eq),
+                    TokenTree::Literal(lit),
+                ] if key == "default" && eq.as_char() == '=' => {
+                    syn::parse2::<Expr>(TokenTree::Literal(lit.clone()).into()).ok()
+                }
+                _ => None,
+            })
+            .collect();
+        self.env_values(v, &var.value(), defaults.iter());
     }
 
     /// `if self.pool_size > 100 { return Err(..) }`: a ceiling a configuration is checked
@@ -3056,6 +3099,9 @@ impl Collector for Extractor<'_> {
     }
 
     fn macro_call(&mut self, v: &View, mac: &syn::Macro, name: &str, args: Option<&[Expr]>) {
+        if !v.in_format() && !v.in_test() {
+            self.env_macro(v, mac, name, args);
+        }
         if v.in_format() || !v.in_test() || !self.tables.assert_macros.iter().any(|m| m == name) {
             return;
         }

@@ -89,7 +89,11 @@ impl Node {
     fn shared(&self) -> bool {
         match self {
             Node::Const(_) | Node::Field(Some(_), _) => true,
-            Node::Param(key, _) | Node::Ret(key) => match key.strip_prefix('.') {
+            Node::Param(key, _) => match key.strip_prefix('.') {
+                Some(method) => distinctive(method) || two_words(method),
+                None => true,
+            },
+            Node::Ret(key) => match key.strip_prefix('.') {
                 Some(method) => distinctive(method),
                 None => true,
             },
@@ -605,6 +609,9 @@ impl Sources<'_> {
                 // `cpus - 2`, `pool_size - 1`: a literal held back from a run-time count is a
                 // reserve, typed by hand like a factor.
                 syn::BinOp::Sub(_) if self.reserve(e, &b.left, &b.right, out, depth) => {}
+                // `5 + available_parallelism.get()`: a literal added to the CPU count is a
+                // headroom typed by hand, as a reserve held back from it is.
+                syn::BinOp::Add(_) if self.headroom(e, &b.left, &b.right, out, depth) => {}
                 syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Rem(_) => {
                     // A literal offset (`n + 1`, `cpus - 2`) is no setting: the places on
                     // either side are followed (`DEFAULT_MAX_NODES + 1`), and a factor in them
@@ -730,6 +737,34 @@ impl Sources<'_> {
             Source::Place(..) | Source::Factor(..) => true,
             Source::Lit(..) => false,
         })
+    }
+
+    /// `cpus + N` or `N + cpus`: the count's sources and the headroom `N` (1 or more) as a
+    /// factor of the sum. False (nothing pushed) unless one side is the CPU count and the other a
+    /// literal.
+    fn headroom<'e>(
+        &self,
+        whole: &'e Expr,
+        left: &'e Expr,
+        right: &'e Expr,
+        out: &mut Vec<Source<'e>>,
+        depth: usize,
+    ) -> bool {
+        let lit = |x: &Expr| {
+            crate::index::value::Val::of(x)
+                .literal()
+                .filter(|&v| v >= 1)
+        };
+        let (count, v, n) = match (lit(left), lit(right)) {
+            (Some(v), None) if counts_cpus(right) => (right, v, left),
+            (None, Some(v)) if counts_cpus(left) => (left, v, right),
+            _ => return false,
+        };
+        let mut found = Vec::new();
+        self.into(count, &mut found, depth + 1, false);
+        out.extend(found.into_iter().filter(|s| !matches!(s, Source::Lit(..))));
+        out.push(Source::Factor(v, n, whole));
+        true
     }
 
     /// `count - N` with a place on the left: the count's sources and the reserve `N` (2 or more)
@@ -968,7 +1003,9 @@ pub(crate) struct Graph<'f> {
     /// The calls each place is reached inside (`None`: whatever the call).
     reached: HashMap<At<'f>, Vec<Ctx<'f>>>,
     seeds: Vec<(u32, &'f Seed, &'f str)>,
-    params: std::collections::HashMap<(String, usize), String>,
+    /// The parameters some function of their key names for a minimum (`thread_count(
+    /// min_thread_count, ..)`, even where another `thread_count(thread_count)` is defined too).
+    minimums: HashSet<(String, usize)>,
     /// The parameter names paths show: `params` less the places that functions of one key name
     /// differently (two free `init`s, `init(size)` and `init(log_format)`), shown by position.
     shown_params: std::collections::HashMap<(String, usize), String>,
@@ -986,6 +1023,14 @@ fn distinctive(name: &str) -> bool {
         .filter(|w| !w.is_empty())
         .count()
         >= 3
+}
+
+fn two_words(name: &str) -> bool {
+    name.trim_matches('_')
+        .split('_')
+        .filter(|w| !w.is_empty())
+        .count()
+        == 2
 }
 
 /// The function a place belongs to the body of, by key: its parameters and result. A local's
@@ -1024,6 +1069,7 @@ impl<'f> Graph<'f> {
         let mut sinks: Vec<At> = Vec::new();
         let mut params = std::collections::HashMap::new();
         let mut named_twice: HashSet<(String, usize)> = HashSet::default();
+        let mut minimums: HashSet<(String, usize)> = HashSet::default();
         let mut handoff = HashSet::default();
         let mut seeds = Vec::new();
         // The packages whose trait impls define each method.
@@ -1080,6 +1126,9 @@ impl<'f> Graph<'f> {
                     .or_insert_with(|| n.name.clone());
                 if *name != n.name {
                     named_twice.insert((n.key.clone(), n.index));
+                }
+                if crate::index::names::names_minimum(&n.name) {
+                    minimums.insert((n.key.clone(), n.index));
                 }
             }
             handoff.extend(flow.handoff.iter().map(String::as_str));
@@ -1220,7 +1269,7 @@ impl<'f> Graph<'f> {
             next,
             reached,
             seeds,
-            params,
+            minimums,
             shown_params,
             handoff,
             packages,
@@ -1356,9 +1405,7 @@ impl<'f> Graph<'f> {
         let Node::Param(key, i) = to else {
             return false;
         };
-        self.params
-            .get(&(key.clone(), *i))
-            .is_some_and(|p| crate::index::names::names_minimum(p))
+        self.minimums.contains(&(key.clone(), *i))
     }
 
     pub(crate) fn capacities(&self) -> Vec<Found<'f>> {
@@ -1387,7 +1434,14 @@ impl<'f> Graph<'f> {
 /// `available_parallelism()`), or a local or field named for it (`cpus`, `num_cpus`, `cores`).
 fn counts_cpus(e: &Expr) -> bool {
     use crate::index::value::{asks_cpus, carried, is_cpu_word, place_name};
-    let e = carried(e);
+    let mut e = carried(e);
+    // `available_parallelism.get()`: a `NonZeroUsize` count's value.
+    while let Expr::MethodCall(m) = e {
+        if m.method != "get" || !m.args.is_empty() {
+            break;
+        }
+        e = carried(&m.receiver);
+    }
     asks_cpus(e) || place_name(e).is_some_and(|n| is_cpu_word(&n))
 }
 

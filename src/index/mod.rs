@@ -84,15 +84,24 @@ pub(crate) struct Capacity {
 }
 
 impl Capacity {
-    /// Whether it is a reserve held back from a count (`num_cpus - 2`, as `index::flow` takes a
-    /// literal subtracted from a place): its product is a difference.
-    pub(crate) fn is_reserve(&self) -> bool {
-        self.factor.as_deref().is_some_and(|text| {
-            matches!(
-                syn::parse_str::<syn::Expr>(text),
-                Ok(syn::Expr::Binary(b)) if matches!(b.op, syn::BinOp::Sub(_))
-            )
-        })
+    /// Whether it is a reserve held back from a count or a headroom added to one (`num_cpus -
+    /// 2`, `5 + cpus`, as `index::flow` takes a literal subtracted from a place or added to the
+    /// CPU count): its product is a difference or a sum.
+    pub(crate) fn is_offset(&self) -> bool {
+        self.offset_op().is_some()
+    }
+
+    /// The operator of an offset's sum or difference (see `is_offset`): `-` or `+`.
+    pub(crate) fn offset_op(&self) -> Option<char> {
+        let text = self.factor.as_deref()?;
+        match syn::parse_str::<syn::Expr>(text) {
+            Ok(syn::Expr::Binary(b)) => match b.op {
+                syn::BinOp::Sub(_) => Some('-'),
+                syn::BinOp::Add(_) => Some('+'),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     /// A `const` or `static` whose initialiser is a literal.

@@ -22,7 +22,12 @@ pub(crate) fn finding(c: &Capacity) -> Finding {
     };
     // A factor is shown in its product: the item alone would read as if the value were it.
     let what = match &c.factor {
-        Some(product) if c.is_reserve() => format!("the reserve {} in `{product}`", c.value),
+        Some(product) if c.offset_op() == Some('-') => {
+            format!("the reserve {} in `{product}`", c.value)
+        }
+        Some(product) if c.offset_op() == Some('+') => {
+            format!("the headroom {} in `{product}`", c.value)
+        }
         Some(product) => format!("the factor {} in `{product}`", c.value),
         None => what,
     };

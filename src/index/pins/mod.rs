@@ -201,7 +201,7 @@ fn named_capacities(index: &Index) -> Vec<&Capacity> {
                 CapacityKind::ApiArg | CapacityKind::Arg | CapacityKind::Let
             ) && c.value >= 2
                 // A reserve (`cpus - 2`) is neither what its item is worth nor a factor of it.
-                && !c.is_reserve()
+                && !c.is_offset()
         })
         .collect();
     caps.sort_by(|a, b| (a.value, &a.item).cmp(&(b.value, &b.item)));
