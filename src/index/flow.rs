@@ -582,8 +582,8 @@ impl Sources<'_> {
                     out.push(Source::Place(Node::Local(id, last.clone()), None));
                 }
             }
-            Expr::Field(f) => {
-                if let syn::Member::Named(n) = &f.member {
+            Expr::Field(f) => match &f.member {
+                syn::Member::Named(n) => {
                     let n = n.to_string();
                     let node = match self.type_of(&f.base) {
                         Some(ty) => Node::Field(Some(ty), n),
@@ -591,7 +591,14 @@ impl Sources<'_> {
                     };
                     out.push(Source::Place(node, None));
                 }
-            }
+                // `max_threads().expect(..).0`: an element of a tuple a call gives is that
+                // call's value (a literal tuple's elements are no source: `(1, 4096).1`).
+                syn::Member::Unnamed(_) => {
+                    let mut found = Vec::new();
+                    go(&f.base, &mut found);
+                    out.extend(found.into_iter().filter(|s| !matches!(s, Source::Lit(..))));
+                }
+            },
             // `1024 * 64`: arithmetic of literals alone is one literal, typed by hand.
             Expr::Binary(_) if crate::index::value::Val::of(e).literal().is_some() => {
                 let v = crate::index::value::Val::of(e)
