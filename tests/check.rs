@@ -374,6 +374,34 @@ fn a_harness_package_a_developers_binary_an_example_or_a_support_module_is_test_
     );
 }
 
+/// A field set in a test helper outside `cfg(test)` that only tests call (`TestServer::start`
+/// building a `Config { workers: 4 }`) is test set-up, even where nothing else in the package is
+/// named for tests: the function that writes the field says so, not the field's own type.
+#[test]
+fn a_field_set_only_by_a_test_helper_is_test_set_up() {
+    let ws = scratch(&[
+        ("Cargo.toml", &MEMBER.replace("NAME", "one")),
+        (
+            "src/lib.rs",
+            "pub struct Config {\n    pub workers: usize,\n}\n\npub struct TestServer;\n\nimpl TestServer {\n    pub fn start() -> Config {\n        Config { workers: 4 }\n    }\n}\n\npub fn serve() -> Config {\n    Config { workers: 8 }\n}\n",
+        ),
+        (
+            "tests/it.rs",
+            "#[test]\nfn starts() {\n    let _ = one::TestServer::start();\n}\n",
+        ),
+    ]);
+    let (_, r) = json_of(&capcheck_in(ws.path(), &["--format", "json"]));
+    let found: Vec<(String, String, u64)> = rules_and_lines(&r);
+    assert_eq!(
+        found,
+        [(
+            "unmeasured-capacity".to_string(),
+            "src/lib.rs".to_string(),
+            14
+        )]
+    );
+}
+
 #[test]
 fn gitignored_files_target_and_nested_crates_are_skipped_and_bad_files_do_not_stop_the_scan() {
     let ws = scratch(&[

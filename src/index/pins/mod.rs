@@ -31,9 +31,10 @@ pub(crate) fn find(index: &Index) -> Vec<Pin<'_>> {
     // A value set in a function only tests call (a `test_config()` helper outside `cfg(test)`)
     // is test set-up: an assertion on it pins nothing.
     let test_only = graph.test_only();
+    let within = Within::new(index);
     let all: Vec<&Capacity> = named_capacities(index)
         .into_iter()
-        .filter(|cap| within(index, cap).is_none_or(|f| !test_only.contains(f)))
+        .filter(|cap| within.of(cap).is_none_or(|f| !test_only.contains(f)))
         .collect();
     let mut out = Vec::new();
     let mut packages: rustc_hash::FxHashMap<&str, Caps<'_>> = Default::default();
@@ -125,17 +126,34 @@ impl<'a> Caps<'a> {
 }
 
 /// The function a capacity's literal is written in, where its site does not say it: a function
-/// returning it, or the one building the struct literal that sets the field.
-fn within<'a>(index: &'a Index, cap: &'a Capacity) -> Option<&'a str> {
-    match cap.kind {
-        crate::index::CapacityKind::Fn => Some(cap.site.as_str()),
-        crate::index::CapacityKind::Field => index
-            .files
-            .iter()
-            .flat_map(|f| &f.fields)
-            .find(|x| x.loc == cap.loc)
-            .map(|x| x.function.as_str()),
-        _ => None,
+/// returning it, or the one building the struct literal that sets the field. The field writes
+/// are indexed by location once.
+struct Within<'a>(rustc_hash::FxHashMap<&'a crate::source::Loc, &'a str>);
+
+impl<'a> Within<'a> {
+    fn new(index: &'a Index) -> Within<'a> {
+        Within(
+            index
+                .files
+                .iter()
+                .flat_map(|f| &f.fields)
+                .map(|x| (&x.loc, x.function.as_str()))
+                .collect(),
+        )
+    }
+
+    fn of(&self, cap: &'a Capacity) -> Option<&'a str> {
+        match cap.kind {
+            crate::index::CapacityKind::Fn => Some(cap.site.as_str()),
+            crate::index::CapacityKind::Field => self.0.get(&cap.loc).copied(),
+            _ => None,
+        }
+    }
+
+    /// Whether the capacity is set in, or below, something named for tests (`TestServer::start`
+    /// building a `Config { workers: 4 }`, a `test_config()`): maybe test set-up.
+    fn named_for_tests(&self, cap: &'a Capacity) -> bool {
+        trace::named_for_tests(&cap.site) || self.of(cap).is_some_and(trace::named_for_tests)
     }
 }
 
@@ -143,14 +161,11 @@ fn within<'a>(index: &'a Index, cap: &'a Capacity) -> Option<&'a str> {
 /// (`Graph::test_only`: a `TestServer::new` only tests and benches call, a `test_config()`):
 /// their values are test set-up, as a `#[cfg(test)]` module's are, and nobody measures them.
 pub(crate) fn drop_test_support(mut index: Index) -> Index {
-    if !index
-        .capacities
-        .iter()
-        .any(|c| trace::named_for_tests(&c.site))
-    {
-        return index;
-    }
     let keep: Vec<bool> = {
+        let within = Within::new(&index);
+        if !index.capacities.iter().any(|c| within.named_for_tests(c)) {
+            return index;
+        }
         let graph = trace::Graph::new(&index);
         let test_only = graph.test_only();
         index
@@ -163,7 +178,7 @@ pub(crate) fn drop_test_support(mut index: Index) -> Index {
                             .strip_prefix(f)
                             .is_some_and(|rest| rest.starts_with("::"))
                 };
-                match within(&index, c) {
+                match within.of(c) {
                     Some(f) if c.kind == crate::index::CapacityKind::Field => {
                         !test_only.contains(f)
                     }
@@ -388,10 +403,11 @@ pub(crate) fn packages_to_trace(index: &Index) -> std::collections::BTreeSet<Str
     let all: Vec<&Capacity> = named_capacities(index);
     // A capacity set in a function named for tests may be test set-up (`drop_test_support`):
     // who calls it is in its package's call graph.
+    let within = Within::new(index);
     let mut out: std::collections::BTreeSet<String> = index
         .capacities
         .iter()
-        .filter(|c| trace::named_for_tests(&c.site))
+        .filter(|c| within.named_for_tests(c))
         .map(|c| c.package.clone())
         .collect();
     let mut packages: rustc_hash::FxHashMap<&str, Caps<'_>> = Default::default();
