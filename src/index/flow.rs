@@ -615,10 +615,10 @@ impl Sources<'_> {
                 | syn::BinOp::Shr(_) => self.scaled(e, [&b.left, &b.right], out, depth),
                 // `cpus - 2`, `pool_size - 1`: a literal held back from a run-time count is a
                 // reserve, typed by hand like a factor.
-                syn::BinOp::Sub(_) if self.reserve(e, &b.left, &b.right, out, depth) => {}
+                syn::BinOp::Sub(_) if self.offset(e, &b.left, &b.right, true, out, depth) => {}
                 // `5 + available_parallelism.get()`: a literal added to the CPU count is a
                 // headroom typed by hand, as a reserve held back from it is.
-                syn::BinOp::Add(_) if self.headroom(e, &b.left, &b.right, out, depth) => {}
+                syn::BinOp::Add(_) if self.offset(e, &b.left, &b.right, false, out, depth) => {}
                 syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Rem(_) => {
                     // A literal offset (`n + 1`, `cpus - 2`) is no setting: the places on
                     // either side are followed (`DEFAULT_MAX_NODES + 1`), and a factor in them
@@ -746,59 +746,41 @@ impl Sources<'_> {
         })
     }
 
-    /// `cpus + N` or `N + cpus`: the count's sources and the headroom `N` (1 or more) as a
-    /// factor of the sum. False (nothing pushed) unless one side is the CPU count and the other a
-    /// literal.
-    fn headroom<'e>(
+    /// A literal offset typed by hand as a setting: a reserve held back from a count (`count -
+    /// N`, `sub`) or a headroom added to the CPU count (`cpus + N`, `N + cpus`). Pushes the
+    /// count's sources and `N` as a factor of the difference or sum, and says so; false (nothing
+    /// pushed) where the expression is no such offset.
+    fn offset<'e>(
         &self,
         whole: &'e Expr,
         left: &'e Expr,
         right: &'e Expr,
+        sub: bool,
         out: &mut Vec<Source<'e>>,
         depth: usize,
     ) -> bool {
-        let lit = |x: &Expr| {
-            crate::index::value::Val::of(x)
-                .literal()
-                .filter(|&v| v >= 1)
-        };
+        let lit = |x: &Expr| crate::index::value::Val::of(x).literal();
         let (count, v, n) = match (lit(left), lit(right)) {
-            (Some(v), None) if counts_cpus(right) => (right, v, left),
-            (None, Some(v)) if counts_cpus(left) => (left, v, right),
+            (_, Some(v)) if sub => (left, v, right),
+            (Some(v), None) if !sub && counts_cpus(right) => (right, v, left),
+            (None, Some(v)) if !sub && counts_cpus(left) => (left, v, right),
             _ => return false,
         };
         let mut found = Vec::new();
         self.into(count, &mut found, depth + 1, false);
-        out.extend(found.into_iter().filter(|s| !matches!(s, Source::Lit(..))));
-        out.push(Source::Factor(v, n, whole));
-        true
-    }
-
-    /// `count - N` with a place on the left: the count's sources and the reserve `N` (2 or more)
-    /// as a factor of the difference. False (nothing pushed) when the right side is no such
-    /// literal or the left side holds no place.
-    fn reserve<'e>(
-        &self,
-        whole: &'e Expr,
-        left: &'e Expr,
-        right: &'e Expr,
-        out: &mut Vec<Source<'e>>,
-        depth: usize,
-    ) -> bool {
-        let Some(v) = crate::index::value::Val::of(right).literal() else {
-            return false;
-        };
-        let mut found = Vec::new();
-        self.into(left, &mut found, depth + 1, false);
-        let scales = self.holds_place(&found);
         // A reserve of 1 is as often a step (`threads - 1` when scaling in): only 2 or more is
         // typed as one, except the one CPU held back from a CPU count (`num_cpus::get() - 1`,
-        // `cpus - 1`), a setting of how many run at once.
-        if !scales || v == 0 || (v == 1 && !counts_cpus(left)) {
+        // `cpus - 1`), a setting of how many run at once. Any headroom on the CPU count is one.
+        let typed = if sub {
+            self.holds_place(&found) && (v >= 2 || (v == 1 && counts_cpus(left)))
+        } else {
+            v >= 1
+        };
+        if !typed {
             return false;
         }
         out.extend(found.into_iter().filter(|s| !matches!(s, Source::Lit(..))));
-        out.push(Source::Factor(v, right, whole));
+        out.push(Source::Factor(v, n, whole));
         true
     }
 
