@@ -161,11 +161,14 @@ fn scan<'a>(toks: impl Iterator<Item = Tok<'a>>, names: &NameTable) -> Vec<Sig> 
                     // The header, up to the body or the `;` (a `;` or `{` inside the
                     // parameters' brackets is no end: `buf: [u8; N]`).
                     ahead.hold_through(2, |t, depth| depth == 0 && brace_or_semi(t));
-                    if let Some((sig, next)) = signature(ahead.held(), 2, names) {
+                    if let Some((mut sig, next)) = signature(ahead.held(), 2, names) {
                         let self_ty = scopes.iter().rev().find_map(|s| match s {
                             Scope::Type(t) => Some(t.clone()),
                             Scope::Other => None,
                         });
+                        if records(&name) {
+                            sig.caps.clear();
+                        }
                         out.push(Sig {
                             name,
                             self_ty,
@@ -187,6 +190,18 @@ fn scan<'a>(toks: impl Iterator<Item = Tok<'a>>, names: &NameTable) -> Vec<Sig> 
         ahead.buf.pop_front();
     }
     out
+}
+
+/// Whether a function's name says it records what happened (`record_insert_duration(..,
+/// batch_size)`, `observe_queue_depth`, `emit_batch_metrics`): its parameters are measurements
+/// taken, not settings, and a literal given to one sets no capacity.
+fn records(name: &str) -> bool {
+    let first = name
+        .trim_start_matches('_')
+        .split('_')
+        .next()
+        .unwrap_or_default();
+    matches!(first, "record" | "observe" | "emit")
 }
 
 /// The parameters of a signature whose generics start at `from` (just after the name), and the
