@@ -485,6 +485,8 @@ fn serial_pages(
                 flow::Node::Param(key, i) if tables.page_sinks.contains(&(key.clone(), *i)) => {
                     pages += 1
                 }
+                // `GetSiteUrlsQuery { offset, limit: BATCH }`: a request's page.
+                flow::Node::Field(Some(ty), field) if request_page(ty, field) => pages += 1,
                 // `NonZeroUsize::new(batch)`: the wrapper's argument goes on to where it goes.
                 flow::Node::Param(key, _) if key.starts_with("NonZero") => {}
                 _ => {
@@ -498,6 +500,15 @@ fn serial_pages(
         }
     }
     out
+}
+
+/// Whether field `field` of type `ty` is the page size of one request: a `limit`, `page_size`
+/// or `per_page` of a type named for a query or a request (`GetSiteUrlsQuery { limit }`,
+/// `ListObjectsRequest { page_size }`).
+fn request_page(ty: &str, field: &str) -> bool {
+    let kind = names::words(ty).last().cloned().unwrap_or_default();
+    matches!(field, "limit" | "page_size" | "per_page")
+        && matches!(kind.as_str(), "query" | "request" | "req" | "params")
 }
 
 fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacity>, FlowIdents) {
