@@ -287,8 +287,14 @@ fn a_harness_package_a_developers_binary_an_example_or_a_support_module_is_test_
     // binary is not.
     files[0].1 = files[0].1.replace(
         "members = [",
-        "members = [\"tests/runner\", \"examples/rust\", \"cmd\", ",
+        "members = [\"tests/runner\", \"examples/rust\", \"cmd\", \"tools/ci/lint\", \"xtask\", ",
     );
+    // The project's own CI tools and cargo's `xtask` (spacetimedb's `tools/ci/commands/lint`,
+    // restate's `tools/xtask`) are developers' tools too.
+    for (dir, name) in [("tools/ci/lint", "lint"), ("xtask", "xtask")] {
+        files.push((format!("{dir}/Cargo.toml"), MEMBER.replace("NAME", name)));
+        files.push((format!("{dir}/src/lib.rs"), lib.into()));
+    }
     files.push((
         "examples/rust/Cargo.toml".into(),
         MEMBER.replace("NAME", "getting-started"),

@@ -431,19 +431,22 @@ fn describes_harness(description: Option<&str>) -> bool {
 
 /// Whether a member is a harness, whose code is test code: named for testing, benchmarking,
 /// examples or simulation (`tests-integration`, `ckb-test`, `chroma-benchmark`,
-/// `linkerd-pool-mock`), or kept in the workspace's test or examples folder (`tests/runner`,
-/// `examples/rust`). The caller leaves out the package the run is
-/// pointed at.
+/// `linkerd-pool-mock`), kept in the workspace's test or examples folder (`tests/runner`,
+/// `examples/rust`), or a developers' tool of the project's own CI or automation (`tools/ci/lint`,
+/// cargo's `xtask` convention). The caller leaves out the package the run is pointed at.
 fn harness(ws_root: &Path, pkg_root: &Path, name: &str) -> bool {
     let in_tests = pkg_root.strip_prefix(ws_root).is_ok_and(|r| {
         r.components().any(|c| {
             matches!(
                 c.as_os_str().to_str(),
-                Some("tests" | "test" | "fuzz" | "benches" | "e2e" | "examples")
+                Some("tests" | "test" | "fuzz" | "benches" | "e2e" | "examples" | "ci" | "xtask")
             )
         })
     });
-    in_tests || (crate::syntax::names_testing(name) && !runs_tests(name)) || names_bench(name)
+    in_tests
+        || (crate::syntax::names_testing(name) && !runs_tests(name))
+        || names_bench(name)
+        || name == "xtask"
 }
 
 /// Whether a package's name says it is a product that runs tests (`buck2_test_runner`,
