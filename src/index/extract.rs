@@ -1394,6 +1394,36 @@ fn closure_value(e: &Expr) -> Option<&Expr> {
 }
 
 impl Extractor<'_> {
+    /// `|cpus| cpus / 4` (kumomta's runtimes: `Runtime::new("readyq", |cpus| cpus / 2, ..)`): a
+    /// closure that maps the CPU count, its one parameter named for it, to a number sizes a pool
+    /// of threads or workers, wherever the closure goes. The literals its value holds (a factor
+    /// of the count, a ceiling) are capacities; a floor (`.max(1)`) is none.
+    fn cpu_closure(&mut self, v: &View, e: &Expr, c: &syn::ExprClosure) {
+        let [input] = c.inputs.iter().collect::<Vec<_>>()[..] else {
+            return;
+        };
+        let pat = match input {
+            syn::Pat::Type(t) => &*t.pat,
+            p => p,
+        };
+        let syn::Pat::Ident(id) = pat else { return };
+        let name = id.ident.to_string();
+        if !is_cpu_word(&name) {
+            return;
+        }
+        let Some(value) = closure_value(e) else {
+            return;
+        };
+        let api = format!("|{name}| ..");
+        let site = crate::site::child(&v.function_site(), &name);
+        self.flows_into(
+            v,
+            value,
+            flow::Node::Sink(api.clone()),
+            (&site, &api, CapacityKind::Let),
+        );
+    }
+
     /// The fallback and bounds put on the CPU count (`available_parallelism().map_or(2, ..)`,
     /// `num_cpus::get().min(8)`): a thread or worker count whatever the name it gets.
     fn parallelism_default(&mut self, v: &View, e: &Expr, m: &syn::ExprMethodCall) {
@@ -2968,6 +2998,7 @@ impl Collector for Extractor<'_> {
         }
         match e {
             Expr::Struct(s) => self.struct_lit(v, s),
+            Expr::Closure(c) if !v.in_test() => self.cpu_closure(v, e, c),
             Expr::Call(c) => {
                 self.bounds(v, e);
                 if let (Expr::Path(p), 1) = (&*c.func, c.args.len()) {
