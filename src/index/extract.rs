@@ -2590,9 +2590,18 @@ impl Extractor<'_> {
         }
         let e = crate::index::value::carried(e);
         // `self.read_inflight + self.write_inflight >= self.io_depth`: work held in two parts.
+        // A sum with what is not work (`on_disk_splits.len() + downloading_splits.len()`, a
+        // cache's stored entries and its downloads) bounds the sum, a cache, not the work; a
+        // literal part is an offset (`queued + 1`).
         if let Expr::Binary(b) = e {
             if matches!(b.op, syn::BinOp::Add(_)) {
-                return self.held(&b.left).or_else(|| self.held(&b.right));
+                let lit = |x: &Expr| Val::of(x).is_lit();
+                return match (self.held(&b.left), self.held(&b.right)) {
+                    (Some(a), Some(_)) => Some(a),
+                    (Some(a), None) if lit(&b.right) => Some(a),
+                    (None, Some(a)) if lit(&b.left) => Some(a),
+                    _ => None,
+                };
             }
         }
         let e = accessed(e, &["load", "get", "lock", "read", "unwrap", "clone"]);
@@ -2793,9 +2802,13 @@ impl Extractor<'_> {
                     .into_iter()
                     .chain(typed)
                     .map(|(name, at)| (flow::Node::Const(name), at))
-                    .chain(serde_default_fn(v.rel, a).map(|(path, at)| {
-                        let key = path.rsplit("::").next().unwrap_or(&path).to_string();
-                        (flow::Node::Ret(key), at)
+                    .chain(serde_default_fn(v.rel, a).and_then(|(path, at)| {
+                        // `ClassifierParams::default_back_pressure`: an associated function
+                        // is keyed by its type, as its definition is (`Self::` is the struct).
+                        let key = syn::parse_str::<syn::Path>(&path)
+                            .ok()
+                            .and_then(|p| flow::fn_key(&p, Some(&ty)))?;
+                        Some((flow::Node::Ret(key), at))
                     }));
                 for (from, at) in named {
                     self.facts.flow.edges.push(flow::Edge {
