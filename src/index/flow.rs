@@ -82,15 +82,18 @@ impl Node {
     }
 
     /// Whether the place is the same in every package that names it: a constant, a typed
-    /// field, an associated or free function's parameter or result, a method of three words or
-    /// more (`.rocksdb_max_sub_compactions()`: one type's, as a field of such a name is). A
-    /// shorter method's (`.resize`) or an untyped field's (`.capacity`) name alone says nothing
-    /// outside its package.
+    /// field, an associated or free function's parameter or result, a method's parameter when
+    /// the method has two words or more, its result when three or more
+    /// (`.rocksdb_max_sub_compactions()`: one type's, as a field of such a name is). A one-word
+    /// method's (`.resize`) or an untyped field's (`.capacity`) name alone says nothing outside
+    /// its package.
     fn shared(&self) -> bool {
         match self {
             Node::Const(_) | Node::Field(Some(_), _) => true,
+            // What a call gives a method of two words or more is followed into the packages
+            // the caller depends on that define it (`storage_manager.create_pool(8)`).
             Node::Param(key, _) => match key.strip_prefix('.') {
-                Some(method) => distinctive(method) || two_words(method),
+                Some(method) => word_count(method) >= 2,
                 None => true,
             },
             Node::Ret(key) => match key.strip_prefix('.') {
@@ -1007,19 +1010,12 @@ pub(crate) struct Graph<'f> {
 /// A field name of three words or more (`request_buffer_size`): one type's field, not anyone's
 /// (`size`, `max_size`, `capacity`), when read from another package without its type.
 fn distinctive(name: &str) -> bool {
-    name.trim_matches('_')
-        .split('_')
-        .filter(|w| !w.is_empty())
-        .count()
-        >= 3
+    word_count(name) >= 3
 }
 
-fn two_words(name: &str) -> bool {
-    name.trim_matches('_')
-        .split('_')
-        .filter(|w| !w.is_empty())
-        .count()
-        == 2
+/// How many words a snake-case name has (`create_pool`: 2).
+fn word_count(name: &str) -> usize {
+    name.split('_').filter(|w| !w.is_empty()).count()
 }
 
 /// The function a place belongs to the body of, by key: its parameters and result. A local's
