@@ -694,6 +694,15 @@ impl Sources<'_> {
                             go(a, out);
                         }
                     }
+                    // `loader.get_with_default(RUNTIME, "workers", 2)?`: a configuration read
+                    // whose last argument is the value when the setting is absent.
+                    n if (n.ends_with("_with_default") || n == "get_or_default")
+                        && m.args.len() >= 2 =>
+                    {
+                        if let Some(a) = m.args.last() {
+                            go(a, out);
+                        }
+                    }
                     n if SCALING_METHODS.contains(&n) && m.args.len() == 1 => {
                         self.scaled(e, [&m.receiver, &m.args[0]], out, depth)
                     }
