@@ -1685,12 +1685,8 @@ impl Extractor<'_> {
             return;
         }
         if let Some(args) = args {
-            if let Some(Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(var),
-                ..
-            })) = args.first()
-            {
-                self.env_values(v, &var.value(), args.iter().skip(1));
+            if let Some(var) = first_str(args) {
+                self.env_values(v, &var, args.iter().skip(1));
             }
             return;
         }
@@ -1699,9 +1695,7 @@ impl Extractor<'_> {
         let Some(TokenTree::Literal(first)) = tokens.first() else {
             return;
         };
-        let Ok(syn::Lit::Str(var)) =
-            syn::parse2::<syn::Lit>(TokenTree::Literal(first.clone()).into())
-        else {
+        let syn::Lit::Str(var) = syn::Lit::new(first.clone()) else {
             return;
         };
         let defaults: Vec<Expr> = tokens
@@ -1711,9 +1705,10 @@ impl Extractor<'_> {
                     TokenTree::Ident(key),
                     TokenTree::Punct(eq),
                     TokenTree::Literal(lit),
-                ] if key == "default" && eq.as_char() == '=' => {
-                    syn::parse2::<Expr>(TokenTree::Literal(lit.clone()).into()).ok()
-                }
+                ] if key == "default" && eq.as_char() == '=' => Some(Expr::Lit(syn::ExprLit {
+                    attrs: Vec::new(),
+                    lit: syn::Lit::new(lit.clone()),
+                })),
                 _ => None,
             })
             .collect();
@@ -3176,8 +3171,8 @@ fn returned(block: &syn::Block) -> Vec<&Expr> {
 }
 
 /// A call's first argument when it is a string literal (`env::var("WORKERS")`, `.long("batch")`).
-fn first_str(args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) -> Option<String> {
-    match args.first() {
+fn first_str<'e>(args: impl IntoIterator<Item = &'e Expr>) -> Option<String> {
+    match args.into_iter().next() {
         Some(Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Str(s),
             ..
