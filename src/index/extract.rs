@@ -1067,7 +1067,8 @@ pub(crate) fn is_int_type(s: &str) -> bool {
 
 /// Where a field's default is written in an attribute: clap's `#[arg(default_value_t = 4)]`,
 /// `#[clap(default_value = "128")]`, structopt's, argh's `#[argh(option, default = "8")]`,
-/// smart-default's `#[default(30)]` and other derives' `#[option(default = "50")]`. Not
+/// smart-default's `#[default(30)]`, serde_inline_default's `#[serde_inline_default(2)]` and
+/// other derives' `#[option(default = "50")]`. Not
 /// serde's, whose `default = "path"` names a function (`flow_struct` follows it), nor the
 /// attributes that never hold one.
 fn cli_default_attr(a: &syn::Attribute) -> bool {
@@ -1197,8 +1198,10 @@ fn cli_defaults(rel: &str, a: &syn::Attribute) -> Vec<(u64, Loc)> {
     if a.path().is_ident("derivative") {
         return derivative_defaults(rel, a);
     }
-    // smart-default's `#[default(30)]`: the attribute holds the default's expression.
-    if a.path().is_ident("default") {
+    // smart-default's `#[default(30)]` and serde_inline_default's `#[serde_inline_default(2)]`:
+    // the attribute holds the default's expression.
+    let last = a.path().segments.last().map(|s| s.ident.to_string());
+    if last.is_some_and(|l| l == "default" || l.ends_with("_default")) {
         let Ok(e) = a.parse_args::<Expr>() else {
             return Vec::new();
         };
