@@ -453,6 +453,19 @@ fn serial_pages(
     let wanted: std::collections::HashSet<&Loc> = candidates.iter().map(|c| &c.loc).collect();
     let mut starts: HashMap<&Loc, Vec<&flow::Node>> = HashMap::default();
     let mut next: HashMap<&flow::Node, Vec<&flow::Node>> = HashMap::default();
+    // The workspace's own page parameters: a `limit` of `list_devices(app_id, limit, cursor)`.
+    let mut param_names: HashMap<(&str, usize), Vec<&str>> = HashMap::default();
+    for p in files.iter().flat_map(|f| &f.flow.params) {
+        param_names
+            .entry((p.key.as_str(), p.index))
+            .or_default()
+            .push(p.name.as_str());
+    }
+    let own_page = |key: &str, i: usize| {
+        param_names
+            .get(&(key, i))
+            .is_some_and(|names| names.iter().all(|n| page_param(key, n)))
+    };
     for f in files {
         for s in f.flow.seeds.iter().filter(|s| wanted.contains(&s.loc)) {
             starts.entry(&s.loc).or_default().push(&s.to);
@@ -485,6 +498,7 @@ fn serial_pages(
                 flow::Node::Param(key, i) if tables.page_sinks.contains(&(key.clone(), *i)) => {
                     pages += 1
                 }
+                flow::Node::Param(key, i) if own_page(key, *i) => pages += 1,
                 // `GetSiteUrlsQuery { offset, limit: BATCH }`: a request's page.
                 flow::Node::Field(Some(ty), field) if request_page(ty, field) => pages += 1,
                 // `NonZeroUsize::new(batch)`: the wrapper's argument goes on to where it goes.
@@ -500,6 +514,34 @@ fn serial_pages(
         }
     }
     out
+}
+
+/// Whether a name says its count is of work at once (`concurrent_requests`, `max_in_flight`,
+/// `parallel_uploads`), not of work per unit of time.
+fn names_at_once(name: &str) -> bool {
+    let words = names::words(name);
+    words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "concurrent" | "concurrency" | "inflight" | "parallel" | "parallelism" | "simultaneous"
+        )
+    }) || words.windows(2).any(|p| p[0] == "in" && p[1] == "flight")
+}
+
+/// Whether parameter `param` of the function keyed `key` is the page size of one request: a
+/// `limit`, `page_size` or `per_page` of a function named for reading a page (`list_devices`,
+/// `scan_keys`, `fetch_events`), which one call of a cursor's loop passes. A function named for
+/// a batch (`get_unfinished_task_batch(conn, job, limit)`) fetches work to hold, not a page.
+fn page_param(key: &str, param: &str) -> bool {
+    let name = key.rsplit(['.', ':']).next().unwrap_or(key);
+    let words = names::words(name);
+    let verb = words.first().map(String::as_str).unwrap_or_default();
+    matches!(param, "limit" | "page_size" | "per_page")
+        && matches!(
+            verb,
+            "list" | "scan" | "fetch" | "query" | "search" | "find" | "get" | "read" | "select"
+        )
+        && !words.iter().any(|w| w == "batch" || w == "batches")
 }
 
 /// Whether field `field` of type `ty` is the page size of one request: a `limit`, `page_size`
@@ -643,7 +685,14 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
         }
         for fi in f.fields.iter().filter(|x| !x.in_test) {
             match Capacity::from_field(fi, &f.package) {
-                Some(cap) if cap.value > 0 && tables.capacity_names.matches(&fi.field) => {
+                // `RateLimit { max_requests: 60, window_seconds: 60 }`: the fields of a struct
+                // named for a rate (or a size in bytes, a share) count per window, not at once,
+                // unless they say they count at once (`RateLimits { concurrent_requests: 10 }`).
+                Some(cap)
+                    if cap.value > 0
+                        && tables.capacity_names.matches(&fi.field)
+                        && (!tables.names_no_count(&fi.type_name) || names_at_once(&fi.field)) =>
+                {
                     out.push(cap)
                 }
                 _ => {}

@@ -81,11 +81,15 @@ impl Tables {
     /// `MAX_FRAME_KIB`, `.transient_bytes()`, `OVERPROVISION_PERCENT`): what is stored there is
     /// no count, so no count flows through it, and no literal stored there is a capacity.
     pub(crate) fn holds_no_count(&self, place: &crate::index::flow::Node) -> bool {
-        place.name().is_some_and(|n| {
-            crate::index::names::words(n)
-                .iter()
-                .any(|w| self.no_count_words.contains(w))
-        })
+        place.name().is_some_and(|n| self.names_no_count(n))
+    }
+
+    /// Whether a name holds a word of a size in bytes, a share or a rate (`RateLimit`,
+    /// `reserve_bytes`): see `holds_no_count`.
+    pub(crate) fn names_no_count(&self, name: &str) -> bool {
+        crate::index::names::words(name)
+            .iter()
+            .any(|w| self.no_count_words.contains(w))
     }
 
     /// Whether a name is a batch of housekeeping (`PURGE_BATCH_SIZE`,
