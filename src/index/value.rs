@@ -233,10 +233,14 @@ fn carried_once(e: &syn::Expr) -> Option<&syn::Expr> {
         {
             &m.receiver
         }
-        Expr::MethodCall(m) if m.method == "unwrap_or" && m.args.len() == 1 => &m.args[0],
+        Expr::MethodCall(m)
+            if (m.method == "unwrap_or" || m.method == "or") && m.args.len() == 1 =>
+        {
+            &m.args[0]
+        }
         Expr::MethodCall(m) if m.method == "map_or" && m.args.len() == 2 => &m.args[0],
         Expr::MethodCall(m)
-            if (m.method == "unwrap_or_else" && m.args.len() == 1)
+            if ((m.method == "unwrap_or_else" || m.method == "or_else") && m.args.len() == 1)
                 || (m.method == "map_or_else" && m.args.len() == 2) =>
         {
             match &m.args[0] {
@@ -641,8 +645,15 @@ fn mapped(e: &syn::Expr) -> Option<&syn::Expr> {
 }
 
 /// The methods that give a fallback when their receiver has no value (their first argument).
-pub(crate) const FALLBACK_METHODS: &[&str] =
-    &["unwrap_or", "unwrap_or_else", "map_or", "map_or_else"];
+pub(crate) const FALLBACK_METHODS: &[&str] = &[
+    "unwrap_or",
+    "unwrap_or_else",
+    "map_or",
+    "map_or_else",
+    // An option's fallback that stays an option: `kf.num_workers.or(Some(2))`.
+    "or",
+    "or_else",
+];
 
 /// A call of one of [`FALLBACK_METHODS`] with its arguments (one; two for `map_or*`), and the
 /// fallback it gives: its first argument, a closure's body for the `*_else` forms.
@@ -658,7 +669,10 @@ pub(crate) fn fallback_call(e: &syn::Expr) -> Option<(&syn::ExprMethodCall, Opti
     if m.args.len() != arity || !FALLBACK_METHODS.iter().any(|f| m.method == f) {
         return None;
     }
-    let lazy = m.method == "unwrap_or_else" || m.method == "map_or_else";
+    let lazy = matches!(
+        m.method.to_string().as_str(),
+        "unwrap_or_else" | "map_or_else" | "or_else"
+    );
     let fallback = match &m.args[0] {
         syn::Expr::Closure(c) if lazy => Some(&*c.body),
         _ if lazy => None,
@@ -702,6 +716,13 @@ pub(crate) fn asks_cpus(mut e: &syn::Expr) -> bool {
     | syn::Expr::Paren(syn::ExprParen { expr, .. }) = e
     {
         e = expr;
+    }
+    // `n.or_else(|| NonZeroUsize::new(num_cpus::get()))`: a setting whose fallback is the
+    // CPU count asks it too, and a further fallback after it is the count's floor.
+    if let Some((m, fallback)) = fallback_call(e) {
+        if fallback.is_some_and(|f| asks_cpus(carried(f))) || asks_cpus(&m.receiver) {
+            return true;
+        }
     }
     let (root, _) = crate::syntax::chain(e);
     let syn::Expr::Call(c) = root else {
