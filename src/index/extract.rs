@@ -1383,6 +1383,40 @@ fn refuses(block: &syn::Block) -> bool {
     }
 }
 
+/// Whether a branch first of all returns an error (`return Err(..)`, `bail!(..)`): it refuses
+/// what it was asked, as a request's validation does.
+fn refuses_with_error(block: &syn::Block) -> bool {
+    let error = |e: &Expr| {
+        match e {
+        Expr::Return(r) => r.expr.as_deref().is_some_and(|x| {
+            matches!(x, Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Err")))
+        }),
+        Expr::Macro(m) => crate::syntax::last_segment(&m.mac.path).is_some_and(|n| n == "bail"),
+        _ => false,
+    }
+    };
+    match block.stmts.first() {
+        Some(syn::Stmt::Expr(e, _)) => error(e),
+        Some(syn::Stmt::Macro(m)) => {
+            crate::syntax::last_segment(&m.mac.path).is_some_and(|n| n == "bail")
+        }
+        _ => false,
+    }
+}
+
+/// The comparisons a condition makes, through `||`, `&&` and parentheses.
+fn either_side<'e>(cond: &'e Expr, out: &mut Vec<&'e syn::ExprBinary>) {
+    match cond {
+        Expr::Paren(p) => either_side(&p.expr, out),
+        Expr::Binary(b) if matches!(b.op, syn::BinOp::Or(_) | syn::BinOp::And(_)) => {
+            either_side(&b.left, out);
+            either_side(&b.right, out);
+        }
+        Expr::Binary(b) => out.push(b),
+        _ => {}
+    }
+}
+
 /// The value a closure yields: its body, or the last expression of its block
 /// (`|n| { let cores = n.get(); (cores / 2).clamp(2, 16) }`).
 fn closure_value(e: &Expr) -> Option<&Expr> {
@@ -1818,6 +1852,59 @@ impl Extractor<'_> {
         for side in [&*b.left, &*b.right] {
             if let Expr::Path(p) = crate::index::value::carried(side) {
                 if crate::syntax::last_segment(&p.path).is_some_and(|id| is_const_name(&id)) {
+                    self.facts
+                        .warn_gates
+                        .push(crate::syntax::path_loc(v.rel, &p.path));
+                }
+            }
+        }
+    }
+
+    /// `if requests.is_empty() || requests.len() > MAX_BATCH_SPECS { return Err(..) }`: a
+    /// constant the code compares a request's count with only to refuse the request (a count
+    /// the function holds, of something not named for work held at once: not a queue's, not
+    /// the connections'; a stored one, `node.commands.len() >= MAX_COMMANDS`, is a bound) is
+    /// the request's limit, not a capacity. Its places there are kept with the warnings'
+    /// (`FileFacts::warn_gates`): a constant whose every use is such a gate bounds nothing.
+    fn request_gate(&mut self, v: &View, i: &syn::ExprIf) {
+        if !refuses_with_error(&i.then_branch) {
+            return;
+        }
+        let mut comparisons = Vec::new();
+        either_side(&i.cond, &mut comparisons);
+        for b in comparisons {
+            if !matches!(
+                b.op,
+                syn::BinOp::Gt(_) | syn::BinOp::Ge(_) | syn::BinOp::Lt(_) | syn::BinOp::Le(_)
+            ) {
+                continue;
+            }
+            for (side, other) in [(&*b.left, &*b.right), (&*b.right, &*b.left)] {
+                let Expr::Path(p) = crate::index::value::carried(side) else {
+                    continue;
+                };
+                if !crate::syntax::last_segment(&p.path).is_some_and(|id| is_const_name(&id)) {
+                    continue;
+                }
+                // A count the function holds (`requests`, `total_results`): a stored one
+                // (`node.commands.len()`, `self.pending`) is state the gate keeps bounded.
+                let local = |e: &Expr| match e {
+                    Expr::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
+                        Some(p.path.segments[0].ident.to_string())
+                    }
+                    _ => None,
+                };
+                let counted = match crate::index::value::carried(other) {
+                    Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => {
+                        local(&m.receiver)
+                    }
+                    o => local(o),
+                };
+                if counted.is_some_and(|n| {
+                    !is_const_name(&n)
+                        && !self.tables.is_work_collection(&n)
+                        && !self.tables.capacity_names.matches(&n)
+                }) {
                     self.facts
                         .warn_gates
                         .push(crate::syntax::path_loc(v.rel, &p.path));
@@ -3102,6 +3189,7 @@ impl Collector for Extractor<'_> {
             Expr::If(i) if !v.in_test() => {
                 self.ceiling_check(v, i);
                 self.warn_gate(v, i);
+                self.request_gate(v, i);
             }
             Expr::Binary(b) if matches!(b.op, syn::BinOp::Mul(_)) => {
                 self.product(v, &b.left, &b.right, None)
