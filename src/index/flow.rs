@@ -558,12 +558,22 @@ impl Sources<'_> {
         let go = |x: &'e Expr, out: &mut Vec<Source<'e>>| self.into(x, out, depth + 1, false);
         let floor_of = |x: &'e Expr, out: &mut Vec<Source<'e>>| self.into(x, out, depth + 1, true);
         match e {
-            Expr::Lit(_) => {
-                if let crate::index::value::Val::Lit(v) = crate::index::value::Val::of(e) {
-                    if !floor || v >= 2 {
-                        out.push(Source::Lit(v, e));
-                    }
+            Expr::Lit(l) => {
+                // A number written as a string reaches a count only through a parse
+                // (`env::var("REDIS_CONNECTIONS").unwrap_or("2".to_string()).parse()`): no
+                // string is stored in a count's place otherwise.
+                let v = match (crate::index::value::Val::of(e), &l.lit) {
+                    (crate::index::value::Val::Lit(v), _) => Some(v),
+                    (_, syn::Lit::Str(s)) => s.value().trim().replace('_', "").parse().ok(),
+                    _ => None,
+                };
+                if let Some(v) = v.filter(|&v| !floor || v >= 2) {
+                    out.push(Source::Lit(v, e));
                 }
+            }
+            // `"2".to_string()`, `"2".into()`: the string's text, as above.
+            Expr::MethodCall(m) if crate::index::value::owned_str_lit(m).is_some() => {
+                self.into(&m.receiver, out, depth + 1, floor)
             }
             Expr::Paren(p) => self.into(&p.expr, out, depth + 1, floor),
             Expr::Group(g) => self.into(&g.expr, out, depth + 1, floor),

@@ -183,6 +183,19 @@ pub(crate) fn lazy_new(func: &syn::Expr) -> bool {
         )
 }
 
+/// The string literal an owned string is made of (`"4096".into()`, `"8".to_string()`).
+pub(crate) fn owned_str_lit(m: &syn::ExprMethodCall) -> Option<&syn::Expr> {
+    let owned = m.args.is_empty()
+        && matches!(
+            m.method.to_string().as_str(),
+            "into" | "to_string" | "to_owned"
+        );
+    match &*m.receiver {
+        lit @ syn::Expr::Lit(l) if owned && matches!(l.lit, syn::Lit::Str(_)) => Some(lit),
+        _ => None,
+    }
+}
+
 pub(crate) fn carried(expr: &syn::Expr) -> &syn::Expr {
     let mut e = expr;
     while let Some(inner) = carried_once(e) {
@@ -252,16 +265,7 @@ fn carried_once(e: &syn::Expr) -> Option<&syn::Expr> {
         }
         // `"4096".into()`, `"8".to_string()`: a number written as a string (an argument to
         // a server's command line, an environment variable's fallback).
-        Expr::MethodCall(m)
-            if m.args.is_empty()
-                && matches!(
-                    m.method.to_string().as_str(),
-                    "into" | "to_string" | "to_owned"
-                )
-                && matches!(&*m.receiver, Expr::Lit(l) if matches!(l.lit, syn::Lit::Str(_))) =>
-        {
-            &m.receiver
-        }
+        Expr::MethodCall(m) if owned_str_lit(m).is_some() => &m.receiver,
         Expr::Block(b) if b.label.is_none() => match b.block.stmts.as_slice() {
             [syn::Stmt::Expr(inner, None)] => inner,
             _ => return None,
