@@ -10,7 +10,7 @@
 # an archive leaves out what `.gitattributes` marks `export-ignore`, and a workspace may list
 # such a folder as members (opendal's `core/examples`). A workspace whose members are git
 # submodules gets those (corpus/submodules.tsv) at the commits its tree pins. A pinned toolchain
-# file is removed (cargo metadata would ask for that toolchain). Nothing is vendored into this repository.
+# file is removed, in any folder (cargo metadata would ask for that toolchain). Nothing is vendored into this repository.
 #
 # Usage: scripts/fetch-corpus.sh            (CORPUS_DIR defaults to /tmp/capcheck-corpus)
 set -euo pipefail
@@ -83,7 +83,8 @@ while IFS=$'\t' read -r name repo commit skip _; do
       checkout "$scommit" -- .
     rm -f "$into.part.index"
   done < "$here/corpus/submodules.tsv"
-  rm -f "$into.part/rust-toolchain" "$into.part/rust-toolchain.toml"
+  # Wherever the workspace folder is (pants keeps its Cargo workspace and its pin in src/rust).
+  find "$into.part" \( -name rust-toolchain -o -name rust-toolchain.toml \) -type f -delete
   mv "$into.part" "$into"
 done < <(cat "$here/corpus/repos.tsv" "$here/corpus/pin-recall/repos.tsv")
 echo "repos: $dir/repos"
