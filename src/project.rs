@@ -192,6 +192,7 @@ impl Project {
             }
             let mut f = out.facts;
             f.sigs = std::mem::take(&mut pre[i].sigs);
+            f.page_params = crate::index::page_params(&f.sigs);
             f.sigs.retain(|s| tables.capacity_fns.contains(&s.name));
             facts.push(f);
         }
@@ -516,7 +517,12 @@ fn late_pass(
             .collect();
         for (i, f) in again {
             let sigs = std::mem::take(&mut files[i].sigs);
-            files[i] = FileFacts { sigs, ..f };
+            let page_params = std::mem::take(&mut files[i].page_params);
+            files[i] = FileFacts {
+                sigs,
+                page_params,
+                ..f
+            };
         }
         index = Index::from_facts(files, tables, deps);
     }

@@ -454,18 +454,12 @@ fn serial_pages(
     let mut starts: HashMap<&Loc, Vec<&flow::Node>> = HashMap::default();
     let mut next: HashMap<&flow::Node, Vec<&flow::Node>> = HashMap::default();
     // The workspace's own page parameters: a `limit` of `list_devices(app_id, limit, cursor)`.
-    let mut param_names: HashMap<(&str, usize), Vec<&str>> = HashMap::default();
-    for p in files.iter().flat_map(|f| &f.flow.params) {
-        param_names
-            .entry((p.key.as_str(), p.index))
-            .or_default()
-            .push(p.name.as_str());
-    }
-    let own_page = |key: &str, i: usize| {
-        param_names
-            .get(&(key, i))
-            .is_some_and(|names| names.iter().all(|n| page_param(key, n)))
-    };
+    let own_pages: std::collections::HashSet<(&str, usize)> = files
+        .iter()
+        .flat_map(|f| &f.page_params)
+        .map(|(k, i)| (k.as_str(), *i))
+        .collect();
+    let own_page = |key: &str, i: usize| own_pages.contains(&(key, i));
     for f in files {
         for s in f.flow.seeds.iter().filter(|s| wanted.contains(&s.loc)) {
             starts.entry(&s.loc).or_default().push(&s.to);
@@ -528,20 +522,26 @@ fn names_at_once(name: &str) -> bool {
     }) || words.windows(2).any(|p| p[0] == "in" && p[1] == "flight")
 }
 
-/// Whether parameter `param` of the function keyed `key` is the page size of one request: a
-/// `limit`, `page_size` or `per_page` of a function named for reading a page (`list_devices`,
-/// `scan_keys`, `fetch_events`), which one call of a cursor's loop passes. A function named for
-/// a batch (`get_unfinished_task_batch(conn, job, limit)`) fetches work to hold, not a page.
-fn page_param(key: &str, param: &str) -> bool {
-    let name = key.rsplit(['.', ':']).next().unwrap_or(key);
-    let words = names::words(name);
-    let verb = words.first().map(String::as_str).unwrap_or_default();
-    matches!(param, "limit" | "page_size" | "per_page")
-        && matches!(
+/// The page parameters of a file's signatures, by flow key and position: a `limit`,
+/// `page_size` or `per_page` (`Sig::pages`) of a function named for reading a page
+/// (`list_devices`, `scan_keys`, `fetch_events`), which one call of a cursor's loop passes. A
+/// function named for a batch (`get_unfinished_task_batch(conn, job, limit)`) fetches work to
+/// hold, not a page.
+pub(crate) fn page_params(sigs: &[params::Sig]) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    for s in sigs.iter().filter(|s| !s.pages.is_empty()) {
+        let words = names::words(&s.name);
+        let verb = words.first().map(String::as_str).unwrap_or_default();
+        let reads = matches!(
             verb,
             "list" | "scan" | "fetch" | "query" | "search" | "find" | "get" | "read" | "select"
-        )
-        && !words.iter().any(|w| w == "batch" || w == "batches")
+        );
+        if reads && !words.iter().any(|w| w == "batch" || w == "batches") {
+            let key = flow::def_key(&s.name, s.self_ty.as_deref(), s.has_self);
+            out.extend(s.pages.iter().map(|&i| (key.clone(), i)));
+        }
+    }
+    out
 }
 
 /// Whether field `field` of type `ty` is the page size of one request: a `limit`, `page_size`

@@ -32,6 +32,9 @@ pub(crate) struct Sig {
     pub(crate) arity: usize,
     /// The capacity parameters: position (besides `self`) and name.
     pub(crate) caps: Vec<(usize, String)>,
+    /// The positions (besides `self`) of parameters named for a page's size (`limit`,
+    /// `page_size`, `per_page`), for `index::serial_pages`.
+    pub(crate) pages: Vec<usize>,
 }
 
 enum Scope {
@@ -222,6 +225,7 @@ fn signature(toks: &[Tok], from: usize, names: &NameTable) -> Option<(Sig, usize
         has_self: false,
         arity: 0,
         caps: Vec::new(),
+        pages: Vec::new(),
     };
     let mut by_ref = false;
     for (n, p) in params.iter().enumerate() {
@@ -243,6 +247,9 @@ fn signature(toks: &[Tok], from: usize, names: &NameTable) -> Option<(Sig, usize
             [m, t] if m.text == "mut" && t.kind == TokenKind::Ident => t.text,
             _ => continue,
         };
+        if matches!(name, "limit" | "page_size" | "per_page") {
+            sig.pages.push(pos);
+        }
         let Some(colon) = colon else { continue };
         if is_int(&p[colon + 1..]) && names.matches_count_loose(name) {
             sig.caps.push((pos, name.to_string()));
@@ -361,6 +368,22 @@ mod tests {
             s[3].caps,
             [(2, "workers".to_string())],
             "`=max_size` is a pool setter's name only"
+        );
+    }
+
+    #[test]
+    fn page_parameters_are_read_off_every_signature_and_kept_for_readers_of_a_page() {
+        let t = crate::index::Tables::new(&Default::default());
+        let src = "trait Store { fn list_devices(&self, app: &str, limit: usize) -> Vec<u8>; }\n\
+                   fn get_task_batch(conn: u8, limit: usize) {}\n\
+                   fn make(limit: usize) {}\n";
+        let s = sigs(src, &t.capacity_names);
+        let pages: Vec<&[usize]> = s.iter().map(|s| s.pages.as_slice()).collect();
+        assert_eq!(pages, [&[1][..], &[1], &[0]], "positions besides self");
+        assert_eq!(
+            crate::index::page_params(&s),
+            [(".list_devices".to_string(), 1)],
+            "a batch's fetch holds work, and `make` reads no page"
         );
     }
 

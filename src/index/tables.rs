@@ -234,6 +234,7 @@ mod tests {
             has_self,
             arity: 1,
             caps: vec![(0, "workers".to_string())],
+            pages: Vec::new(),
         }
     }
 
