@@ -32,13 +32,6 @@ fn every_annotated_case_is_flagged_and_every_other_line_is_silent() {
     assert_eq!(code, 1, "error-level findings exit 1");
 }
 
-/// The sparse parse keeps every item a finding depends on: a full parse finds the same.
-#[test]
-fn every_annotated_case_is_the_same_with_a_full_parse() {
-    let (_, report) = check_json("rules", &["--full-parse"]);
-    assert_eq!(found(&report), annotations("rules"));
-}
-
 #[test]
 fn every_rule_has_docs_and_a_should_flag_fixture() {
     let out = capcheck(&["rules", "--format", "json"]);

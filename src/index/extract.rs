@@ -1386,20 +1386,15 @@ fn refuses(block: &syn::Block) -> bool {
 /// Whether a branch first of all returns an error (`return Err(..)`, `bail!(..)`): it refuses
 /// what it was asked, as a request's validation does.
 fn refuses_with_error(block: &syn::Block) -> bool {
-    let error = |e: &Expr| {
-        match e {
-        Expr::Return(r) => r.expr.as_deref().is_some_and(|x| {
-            matches!(x, Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Err")))
-        }),
-        Expr::Macro(m) => crate::syntax::last_segment(&m.mac.path).is_some_and(|n| n == "bail"),
+    let bails = |m: &syn::Macro| crate::syntax::last_segment(&m.path).is_some_and(|n| n == "bail");
+    let err = |e: &Expr| match e {
+        Expr::Call(c) => matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Err")),
         _ => false,
-    }
     };
     match block.stmts.first() {
-        Some(syn::Stmt::Expr(e, _)) => error(e),
-        Some(syn::Stmt::Macro(m)) => {
-            crate::syntax::last_segment(&m.mac.path).is_some_and(|n| n == "bail")
-        }
+        Some(syn::Stmt::Expr(Expr::Return(r), _)) => r.expr.as_deref().is_some_and(err),
+        Some(syn::Stmt::Expr(Expr::Macro(m), _)) => bails(&m.mac),
+        Some(syn::Stmt::Macro(m)) => bails(&m.mac),
         _ => false,
     }
 }

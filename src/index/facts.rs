@@ -179,7 +179,7 @@ pub(crate) struct FileFacts {
     pub(crate) sigs: Vec<crate::index::params::Sig>,
     /// The file's functions' page parameters, by flow key and position (`.list_devices`, 1):
     /// read from every signature before the walk, so the sparse parse knows them as a full
-    /// one does (`index::page_param`).
+    /// one does (`index::page_params`).
     #[serde(skip)]
     pub(crate) page_params: Vec<(String, usize)>,
     /// Out-of-line modules declared in test code (`#[cfg(test)] mod tests;`), as
