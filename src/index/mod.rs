@@ -549,8 +549,7 @@ pub(crate) fn page_params(sigs: &[params::Sig]) -> Vec<(String, usize)> {
 /// `ListObjectsRequest { page_size }`).
 fn request_page(ty: &str, field: &str) -> bool {
     let kind = names::words(ty).last().cloned().unwrap_or_default();
-    matches!(field, "limit" | "page_size" | "per_page")
-        && matches!(kind.as_str(), "query" | "request" | "req" | "params")
+    names::names_page(field) && matches!(kind.as_str(), "query" | "request" | "req" | "params")
 }
 
 fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacity>, FlowIdents) {

@@ -40,6 +40,13 @@ pub(crate) fn names_minimum(ident: &str) -> bool {
     words(ident).iter().any(|w| w == "min" || w == "minimum")
 }
 
+/// Whether a name is that of one request's page size (`limit`, `page_size`, `per_page`): a
+/// request type's field (`GetSiteUrlsQuery { limit }`) or a page reader's parameter
+/// (`list_devices(app, limit, cursor)`).
+pub(crate) fn names_page(name: &str) -> bool {
+    matches!(name, "limit" | "page_size" | "per_page")
+}
+
 /// A compiled table of word patterns. A pattern written `=max_size` matches only the whole name
 /// (`max_size`, `MAX_SIZE`), not a longer one (`CERTIFICATE_MAX_SIZE_LIMIT`).
 #[derive(Debug, Clone, Default)]

@@ -247,7 +247,7 @@ fn signature(toks: &[Tok], from: usize, names: &NameTable) -> Option<(Sig, usize
             [m, t] if m.text == "mut" && t.kind == TokenKind::Ident => t.text,
             _ => continue,
         };
-        if matches!(name, "limit" | "page_size" | "per_page") {
+        if crate::index::names::names_page(name) {
             sig.pages.push(pos);
         }
         let Some(colon) = colon else { continue };
