@@ -421,7 +421,8 @@ fn no_limit(c: &Capacity) -> bool {
     c.value >= 1 << 40
 }
 
-/// The literals of `named` (capacities found by their name alone: a constant or a `let`, no API)
+/// The literals of `named` (capacities found by their name alone: a constant, a `let` or an
+/// environment variable's fallback, no API)
 /// whose value only ever sizes one page of a series: every place it flows to, through constants
 /// and locals, is a page argument (`.limit(BATCH_SIZE)`, `.bind(batch)`, `lpop(queue,
 /// NonZeroUsize::new(batch_size))`), and there is one. Such a batch is fetched or sent one
@@ -442,7 +443,7 @@ fn serial_pages(
         .filter(|c| {
             matches!(
                 c.kind,
-                CapacityKind::Const | CapacityKind::Static | CapacityKind::Let
+                CapacityKind::Const | CapacityKind::Static | CapacityKind::Let | CapacityKind::Env
             )
         })
         .collect();
@@ -495,8 +496,10 @@ fn serial_pages(
                 flow::Node::Param(key, i) if own_page(key, *i) => pages += 1,
                 // `GetSiteUrlsQuery { offset, limit: BATCH }`: a request's page.
                 flow::Node::Field(Some(ty), field) if request_page(ty, field) => pages += 1,
-                // `NonZeroUsize::new(batch)`: the wrapper's argument goes on to where it goes.
-                flow::Node::Param(key, _) if key.starts_with("NonZero") => {}
+                // `NonZeroUsize::new(batch)`, `Some(batch)`: the wrapper's argument goes on to
+                // where the wrapper goes.
+                flow::Node::Param(key, _)
+                    if key.starts_with("NonZero") || matches!(key.as_str(), "Some" | "Ok") => {}
                 _ => {
                     elsewhere = true;
                     break;
@@ -524,7 +527,7 @@ fn names_at_once(name: &str) -> bool {
 
 /// The page parameters of a file's signatures, by flow key and position: a `limit`,
 /// `page_size` or `per_page` (`Sig::pages`) of a function named for reading a page
-/// (`list_devices`, `scan_keys`, `fetch_events`), which one call of a cursor's loop passes. A
+/// (`list_devices`, `scan_keys`, `scroll_points`), which one call of a cursor's loop passes. A
 /// function named for a batch (`get_unfinished_task_batch(conn, job, limit)`) fetches work to
 /// hold, not a page.
 pub(crate) fn page_params(sigs: &[params::Sig]) -> Vec<(String, usize)> {
@@ -534,7 +537,17 @@ pub(crate) fn page_params(sigs: &[params::Sig]) -> Vec<(String, usize)> {
         let verb = words.first().map(String::as_str).unwrap_or_default();
         let reads = matches!(
             verb,
-            "list" | "scan" | "fetch" | "query" | "search" | "find" | "get" | "read" | "select"
+            "list"
+                | "scan"
+                | "scroll"
+                | "paginate"
+                | "fetch"
+                | "query"
+                | "search"
+                | "find"
+                | "get"
+                | "read"
+                | "select"
         );
         if reads && !words.iter().any(|w| w == "batch" || w == "batches") {
             let key = flow::def_key(&s.name, s.self_ty.as_deref(), s.has_self);
