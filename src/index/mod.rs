@@ -409,9 +409,27 @@ fn written_in_bytes(c: &Capacity) -> bool {
 }
 
 /// Whether a literal the names, APIs or flow found still counts as a capacity: not a size in
-/// bytes, not "no limit", not a housekeeping batch (`Tables::is_chore_batch`).
+/// bytes, not "no limit", not a housekeeping batch (`Tables::is_chore_batch`), not a minimum's
+/// floor.
 fn counts(c: &Capacity, tables: &Tables) -> bool {
-    !written_in_bytes(c) && !no_limit(c) && !tables.is_chore_batch(&c.item, c.api.as_deref())
+    !written_in_bytes(c)
+        && !no_limit(c)
+        && !tables.is_chore_batch(&c.item, c.api.as_deref())
+        && !floor_of_minimum(c)
+}
+
+/// A minimum of 1 of a pool's or a scaler's members (`min_connections: 1`, `.min_idle(Some(1))`,
+/// `min_workers: 1`) only keeps it from emptying: a floor, as `n.max(1)` is. A larger minimum
+/// holds that many at all times and is a capacity (`min_connections: 5`). The minimum of a limit
+/// (an adaptive limiter's `min_limit: 1`) is how far it throttles when it backs off: a bound on
+/// work at once in that state, kept.
+fn floor_of_minimum(c: &Capacity) -> bool {
+    let name = c.item.trim_start_matches('.').trim_end_matches("()");
+    c.value <= 1
+        && names::names_minimum(name)
+        && !names::words(name)
+            .iter()
+            .any(|w| matches!(w.as_str(), "limit" | "cap" | "ceiling"))
 }
 
 /// A count of 2^40 (about 10^12) or more is "no limit" written as a number (golem's
