@@ -551,23 +551,7 @@ fn names_at_once(name: &str) -> bool {
 pub(crate) fn page_params(sigs: &[params::Sig]) -> Vec<(String, usize)> {
     let mut out = Vec::new();
     for s in sigs.iter().filter(|s| !s.pages.is_empty()) {
-        let words = names::words(&s.name);
-        let verb = words.first().map(String::as_str).unwrap_or_default();
-        let reads = matches!(
-            verb,
-            "list"
-                | "scan"
-                | "scroll"
-                | "paginate"
-                | "fetch"
-                | "query"
-                | "search"
-                | "find"
-                | "get"
-                | "read"
-                | "select"
-        );
-        if reads && !words.iter().any(|w| w == "batch" || w == "batches") {
+        if names::names_page_reader(&s.name) {
             let key = flow::def_key(&s.name, s.self_ty.as_deref(), s.has_self);
             out.extend(s.pages.iter().map(|&i| (key.clone(), i)));
         }

@@ -47,6 +47,51 @@ pub(crate) fn names_page(name: &str) -> bool {
     matches!(name, "limit" | "page_size" | "per_page")
 }
 
+/// Whether a function's name says it reads a page (`list_devices`, `scan_keys`,
+/// `scroll_points`): a read verb first, and no batch (`get_unfinished_task_batch` fetches work
+/// to hold).
+pub(crate) fn names_page_reader(name: &str) -> bool {
+    let words = words(name);
+    let verb = words.first().map(String::as_str).unwrap_or_default();
+    let reads = matches!(
+        verb,
+        "list"
+            | "scan"
+            | "scroll"
+            | "paginate"
+            | "fetch"
+            | "query"
+            | "search"
+            | "find"
+            | "get"
+            | "read"
+            | "select"
+    );
+    reads && !words.iter().any(|w| w == "batch" || w == "batches")
+}
+
+/// Whether a parameter's name is that of a count a page reader may take beside its cursor
+/// (`batch_size`, `max_results`, `count`).
+pub(crate) fn names_page_size(name: &str) -> bool {
+    let words = words(name);
+    matches!(name, "count" | "size" | "n" | "max")
+        || words
+            .last()
+            .is_some_and(|w| w == "size" || w == "results" || w == "keys")
+            && !words.iter().any(|w| w == "bytes" || w == "byte")
+}
+
+/// Whether a parameter's name is a cursor's: where the next page starts (`cursor`,
+/// `next_page_token`, `continuation_token`, `offset`, `start_after`, `marker`).
+pub(crate) fn names_cursor(name: &str) -> bool {
+    let words = words(name);
+    words
+        .iter()
+        .any(|w| matches!(w.as_str(), "cursor" | "offset" | "marker" | "continuation"))
+        || words.windows(2).any(|p| p[0] == "page" && p[1] == "token")
+        || words.windows(2).any(|p| p[0] == "start" && p[1] == "after")
+}
+
 /// A compiled table of word patterns. A pattern written `=max_size` matches only the whole name
 /// (`max_size`, `MAX_SIZE`), not a longer one (`CERTIFICATE_MAX_SIZE_LIMIT`).
 #[derive(Debug, Clone, Default)]

@@ -164,7 +164,7 @@ fn scan<'a>(toks: impl Iterator<Item = Tok<'a>>, names: &NameTable) -> Vec<Sig> 
                     // The header, up to the body or the `;` (a `;` or `{` inside the
                     // parameters' brackets is no end: `buf: [u8; N]`).
                     ahead.hold_through(2, |t, depth| depth == 0 && brace_or_semi(t));
-                    if let Some((mut sig, next)) = signature(ahead.held(), 2, names) {
+                    if let Some((mut sig, next)) = signature(ahead.held(), 2, &name, names) {
                         let self_ty = scopes.iter().rev().find_map(|s| match s {
                             Scope::Type(t) => Some(t.clone()),
                             Scope::Other => None,
@@ -209,7 +209,7 @@ fn records(name: &str) -> bool {
 
 /// The parameters of a signature whose generics start at `from` (just after the name), and the
 /// index just past its `)`.
-fn signature(toks: &[Tok], from: usize, names: &NameTable) -> Option<(Sig, usize)> {
+fn signature(toks: &[Tok], from: usize, fn_name: &str, names: &NameTable) -> Option<(Sig, usize)> {
     let mut i = from;
     if toks.get(i).is_some_and(|t| t.kind == TokenKind::Lt) {
         i = past_generics(toks, i)?;
@@ -228,6 +228,10 @@ fn signature(toks: &[Tok], from: usize, names: &NameTable) -> Option<(Sig, usize
         pages: Vec::new(),
     };
     let mut by_ref = false;
+    // Counts beside a cursor (`list_owned_objects(owner, next_page_token, batch_size)`): one
+    // page's size, whatever its name.
+    let mut sized = Vec::new();
+    let mut cursor = false;
     for (n, p) in params.iter().enumerate() {
         let colon = p.iter().position(|t| t.kind == TokenKind::Colon);
         let pat = &p[..colon.unwrap_or(p.len())];
@@ -249,11 +253,19 @@ fn signature(toks: &[Tok], from: usize, names: &NameTable) -> Option<(Sig, usize
         };
         if crate::index::names::names_page(name) {
             sig.pages.push(pos);
+        } else if crate::index::names::names_page_size(name) {
+            sized.push(pos);
         }
+        cursor |= crate::index::names::names_cursor(name);
         let Some(colon) = colon else { continue };
         if is_int(&p[colon + 1..]) && names.matches_count_loose(name) {
             sig.caps.push((pos, name.to_string()));
         }
+    }
+    // A page reader's count beside a cursor sizes one page, not work held: no capacity.
+    if cursor && crate::index::names::names_page_reader(fn_name) {
+        sig.pages.extend(sized);
+        sig.caps.retain(|(p, _)| !sig.pages.contains(p));
     }
     // A method on a borrowed value acts on what exists (`sem.acquire(num_permits)` takes some
     // permits); a capacity is set where a value is made: a free or associated function (a
@@ -384,6 +396,24 @@ mod tests {
             crate::index::page_params(&s),
             [(".list_devices".to_string(), 1)],
             "a batch's fetch holds work, and `make` reads no page"
+        );
+    }
+
+    #[test]
+    fn a_page_readers_count_beside_its_cursor_is_a_page_not_a_capacity() {
+        let t = crate::index::Tables::new(&Default::default());
+        let src = "fn list_objects(owner: u64, next_page_token: Option<u8>, batch_size: u32) {}
+                   fn spawn_workers(offset: u64, batch_size: u32) {}
+                   fn read_rows(batch_size: u32) {}
+";
+        let s = sigs(src, &t.capacity_names);
+        let pages: Vec<&[usize]> = s.iter().map(|s| s.pages.as_slice()).collect();
+        assert_eq!(pages, [&[2][..], &[], &[]], "a reader's count beside a cursor");
+        assert!(s[0].caps.is_empty(), "the page's size is no capacity parameter");
+        assert_eq!(
+            (s[1].caps.len(), s[2].caps.len()),
+            (1, 1),
+            "no reader, or no cursor: still a capacity parameter"
         );
     }
 
