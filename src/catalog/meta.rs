@@ -84,6 +84,11 @@ pub(crate) struct Meta {
     /// `index::serial_pages`).
     #[serde(default)]
     pub(crate) page_apis: Vec<Api>,
+    /// Names that size a GPU kernel's launch (`LaunchConfig`, `MTLSize`, `block_dim`,
+    /// `dispatch_workgroups`): the threads of a block or a group, a layout of one launch that
+    /// covers the whole input, no pool of threads (see `Extractor::launch_geometry`).
+    #[serde(default)]
+    pub(crate) launch_names: Vec<String>,
     #[serde(default)]
     pub(crate) count_words: Vec<String>,
     /// Words that make a name holding a count word no count of units (`cpu_time`, `cpu_usage`).

@@ -1908,6 +1908,66 @@ impl Extractor<'_> {
         }
     }
 
+    /// `LaunchConfig::grid_2d(blocks, 1, threads, 1)`, `MTLSize::new(THREADS, 1, 1)`,
+    /// `LaunchConfig { block_dim: (threads, 1, 1), .. }`, `pass.dispatch_workgroups(..)`: the
+    /// numbers a GPU kernel's launch is sized with (the rule's `launch_names`) are threads of a
+    /// block or a group, and blocks enough to cover the input; a layout, no pool of threads.
+    fn launch_geometry(&mut self, v: &View, e: &Expr) {
+        if self.tables.launch_names.is_empty() {
+            return;
+        }
+        let named = |id: &syn::Ident| self.tables.launch_names.contains(&id.to_string());
+        match e {
+            Expr::Call(c) => {
+                if let Expr::Path(p) = &*c.func {
+                    if p.path.segments.iter().any(|s| named(&s.ident)) {
+                        c.args.iter().for_each(|a| self.launch_sizes(v, a));
+                    }
+                }
+            }
+            Expr::MethodCall(m) if named(&m.method) => {
+                m.args.iter().for_each(|a| self.launch_sizes(v, a));
+            }
+            Expr::Struct(s) => {
+                for f in &s.fields {
+                    if matches!(&f.member, syn::Member::Named(n) if named(n)) {
+                        self.launch_sizes(v, &f.expr);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The names in a launch's size (`launch_geometry`): a binding's site joins
+    /// `FileFacts::launch_sites`, a constant's place the gates' (`FileFacts::warn_gates`: a
+    /// constant whose every use is one bounds nothing).
+    fn launch_sizes(&mut self, v: &View, size: &Expr) {
+        struct Paths<'e>(Vec<&'e syn::Path>);
+        impl<'e> syn::visit::Visit<'e> for Paths<'e> {
+            fn visit_path(&mut self, p: &'e syn::Path) {
+                self.0.push(p);
+            }
+        }
+        let mut paths = Paths(Vec::new());
+        syn::visit::Visit::visit_expr(&mut paths, size);
+        for p in paths.0 {
+            let Some(last) = crate::syntax::last_segment(p) else {
+                continue;
+            };
+            if is_const_name(&last) {
+                self.facts
+                    .warn_gates
+                    .push(crate::syntax::path_loc(v.rel, p));
+            } else if p.segments.len() == 1 {
+                let site = crate::site::child(&v.function_site(), &last);
+                if !self.facts.launch_sites.contains(&site) {
+                    self.facts.launch_sites.push(site);
+                }
+            }
+        }
+    }
+
     /// `if n == 0 { n = 1; }` (or `n < 1`): the 1 only keeps the count from being zero, a
     /// floor like `n.max(1)`; its place is kept so that the assignment is no capacity.
     fn zero_guard(&mut self, v: &View, i: &syn::ExprIf) {
@@ -3042,6 +3102,10 @@ impl Collector for Extractor<'_> {
             return;
         };
         let name = ident.to_string();
+        if !v.in_test() && self.tables.launch_names.contains(&name) {
+            // `let block_dim = (threads_per_block, 1, 1);`
+            self.launch_sizes(v, &init.expr);
+        }
         self.made_with_capacity(v, &name, &init.expr);
         let typed_number = match &l.pat {
             syn::Pat::Type(t) => flow::may_hold_int(&t.ty),
@@ -3088,6 +3152,7 @@ impl Collector for Extractor<'_> {
         }
         if !v.in_test() {
             self.flow_expr(v, e);
+            self.launch_geometry(v, e);
         }
         match e {
             Expr::Struct(s) => self.struct_lit(v, s),

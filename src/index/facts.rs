@@ -189,6 +189,9 @@ pub(crate) struct FileFacts {
     /// (`if len > LIMIT { warn!(..) }`: `Extractor::warn_gate`).
     #[serde(skip)]
     pub(crate) warn_gates: Vec<Loc>,
+    /// The bindings a GPU kernel's launch is sized with, by site (`crate::m::silu::threads` of
+    /// `LaunchConfig::grid_2d(blocks, 1, threads, 1)`): a block's threads, no capacity.
+    pub(crate) launch_sites: Vec<String>,
     /// The identifiers that only items the sparse parse skipped mention (`sparse::ident_hash`).
     #[serde(skip)]
     pub(crate) hidden: Vec<u64>,

@@ -712,7 +712,16 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
                 _ => {}
             }
         }
-        for n in f.named_lits.iter().filter(|x| !x.in_test && x.value > 0) {
+        // `let threads = 256;` that sizes a GPU kernel's launch, and no capacity API: a block's
+        // threads (`Extractor::launch_geometry`).
+        let launch = |x: &facts::NamedLit| {
+            x.kind == CapacityKind::Let && x.flows.is_empty() && f.launch_sites.contains(&x.site)
+        };
+        for n in f
+            .named_lits
+            .iter()
+            .filter(|x| !x.in_test && x.value > 0 && !launch(x))
+        {
             out.push(Capacity {
                 site: n.site.clone(),
                 item: n.ident.clone(),

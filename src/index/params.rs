@@ -408,8 +408,15 @@ mod tests {
 ";
         let s = sigs(src, &t.capacity_names);
         let pages: Vec<&[usize]> = s.iter().map(|s| s.pages.as_slice()).collect();
-        assert_eq!(pages, [&[2][..], &[], &[]], "a reader's count beside a cursor");
-        assert!(s[0].caps.is_empty(), "the page's size is no capacity parameter");
+        assert_eq!(
+            pages,
+            [&[2][..], &[], &[]],
+            "a reader's count beside a cursor"
+        );
+        assert!(
+            s[0].caps.is_empty(),
+            "the page's size is no capacity parameter"
+        );
         assert_eq!(
             (s[1].caps.len(), s[2].caps.len()),
             (1, 1),

@@ -22,6 +22,8 @@ pub(crate) struct Tables {
     /// Words that make a batch one of housekeeping (`chore_words`).
     chore_words: rustc_hash::FxHashSet<String>,
     pub(crate) apis: Vec<Api>,
+    /// Types, methods and places that size a GPU kernel's launch (the rule's `launch_names`).
+    pub(crate) launch_names: rustc_hash::FxHashSet<String>,
     /// The flow's places that size one page of a series (`rules/unmeasured-capacity.toml`'s
     /// `page_apis`), as `index::flow` keys a method's parameter: `(".limit", 0)`.
     pub(crate) page_sinks: rustc_hash::FxHashSet<(String, usize)>,
@@ -201,6 +203,7 @@ impl Tables {
             not_work_words: unmeasured.not_work_words.iter().cloned().collect(),
             no_count_words: unmeasured.no_count_words.iter().cloned().collect(),
             chore_words: unmeasured.chore_words.iter().cloned().collect(),
+            launch_names: unmeasured.launch_names.iter().cloned().collect(),
             apis,
             page_sinks: unmeasured
                 .page_apis
