@@ -163,7 +163,16 @@ impl Extractor<'_> {
                     CapacityKind::Const
                 };
                 let site = v.scope.site(&name);
-                self.leaf_lits(v, c.expr, &site, &name, kind, &visibility);
+                match crate::index::value::cfg_select_arms(c.expr) {
+                    // `const CHANNEL_CAPACITY: usize = cfg_select! { target_os = "ios" =>
+                    // { 40 } _ => { 100 } };`: each platform's value.
+                    Some(arms) => {
+                        for arm in &arms {
+                            self.leaf_lits(v, arm, &site, &name, kind, &visibility);
+                        }
+                    }
+                    None => self.leaf_lits(v, c.expr, &site, &name, kind, &visibility),
+                }
             }
             return;
         }

@@ -313,6 +313,42 @@ pub(crate) fn str_int(expr: &syn::Expr) -> Option<u64> {
 /// (`match kind { A => 10_000, _ => 4096 }`), and the bounds put on it (`n.min(8)`,
 /// `n.clamp(1, 4)`, `cmp::max(2, n)`). Arithmetic is not looked into: a product is a per-unit
 /// cap, not a setting.
+/// The values of a `cfg_select!` (std's, and the `cfg_select` crate's), one per arm:
+/// `cfg_select! { target_os = "ios" => { 32 } _ => { 100 } }` gives `32` and `100`. `None` for
+/// any other macro, or arms it cannot read.
+pub(crate) fn cfg_select_arms(e: &syn::Expr) -> Option<Vec<syn::Expr>> {
+    use syn::parse::Parser;
+    let syn::Expr::Macro(m) = e else { return None };
+    if crate::syntax::last_segment(&m.mac.path).as_deref() != Some("cfg_select") {
+        return None;
+    }
+    let arms = |input: syn::parse::ParseStream| -> syn::Result<Vec<syn::Expr>> {
+        let mut out = Vec::new();
+        while !input.is_empty() {
+            // The predicate: any tokens up to the arm's `=>`.
+            while !input.peek(syn::Token![=>]) {
+                input.parse::<proc_macro2::TokenTree>()?;
+            }
+            input.parse::<syn::Token![=>]>()?;
+            let value = if input.peek(syn::token::Brace) {
+                let block: syn::Block = input.parse()?;
+                match block.stmts.last() {
+                    Some(syn::Stmt::Expr(e, None)) => Some(e.clone()),
+                    _ => None,
+                }
+            } else {
+                Some(input.parse::<syn::Expr>()?)
+            };
+            out.extend(value);
+            if input.peek(syn::Token![,]) {
+                input.parse::<syn::Token![,]>()?;
+            }
+        }
+        Ok(out)
+    };
+    arms.parse2(m.mac.tokens.clone()).ok()
+}
+
 pub(crate) fn leaves(expr: &syn::Expr) -> Vec<&syn::Expr> {
     let mut out = Vec::new();
     leaves_into(expr, &mut out, 0);
