@@ -144,6 +144,13 @@ impl<'a> Extractor<'a> {
 
 impl Extractor<'_> {
     fn const_item(&mut self, v: &View, c: &ConstItem) {
+        // `pub const _SC_THREAD_THREADS_MAX: int = 61;`: C reserves a name of an underscore and
+        // a capital for the implementation (POSIX's `_SC_*`, `_POSIX_*`), and a constant so
+        // named is the platform's id or limit copied by hand, not this project's setting.
+        let mut chars = c.ident.to_string().chars().take(2).collect::<Vec<_>>().into_iter();
+        if chars.next() == Some('_') && chars.next().is_some_and(|x| x.is_ascii_uppercase()) {
+            return;
+        }
         let val = Val::of_place(c.expr);
         let visibility = match c.vis {
             syn::Visibility::Public(_) => Visibility::Public,
