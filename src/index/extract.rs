@@ -147,8 +147,11 @@ impl Extractor<'_> {
         // `pub const _SC_THREAD_THREADS_MAX: int = 61;`: C reserves a name of an underscore and
         // a capital for the implementation (POSIX's `_SC_*`, `_POSIX_*`), and a constant so
         // named is the platform's id or limit copied by hand, not this project's setting.
-        let mut chars = c.ident.to_string().chars().take(2).collect::<Vec<_>>().into_iter();
-        if chars.next() == Some('_') && chars.next().is_some_and(|x| x.is_ascii_uppercase()) {
+        let name = c.ident.to_string();
+        if name
+            .strip_prefix('_')
+            .is_some_and(|rest| rest.starts_with(|x: char| x.is_ascii_uppercase()))
+        {
             return;
         }
         let val = Val::of_place(c.expr);
@@ -157,7 +160,6 @@ impl Extractor<'_> {
             syn::Visibility::Restricted(_) => Visibility::Crate,
             syn::Visibility::Inherited => Visibility::Private(v.scope.module()),
         };
-        let name = c.ident.to_string();
         let counts = is_int(c.ty);
         let excluded_type =
             type_name(c.ty).is_some_and(|t| self.tables.capacity_names.excludes(&t));
@@ -1839,7 +1841,7 @@ impl Extractor<'_> {
 
     /// `if channel_size > COMMAND_CHANNEL_SIZE_LIMIT { tracing::warn!(..) }`: a constant the
     /// code compares a size with only to log that it grew (a threshold for a warning on an
-    /// unbounded channel) bounds nothing. Its places there are kept (`FileFacts::warn_gates`).
+    /// unbounded channel) bounds nothing. Its places there are kept (`FileFacts::inert_uses`).
     fn warn_gate(&mut self, v: &View, i: &syn::ExprIf) {
         let else_warns = match &i.else_branch {
             None => true,
@@ -1864,7 +1866,7 @@ impl Extractor<'_> {
             if let Expr::Path(p) = crate::index::value::carried(side) {
                 if crate::syntax::last_segment(&p.path).is_some_and(|id| is_const_name(&id)) {
                     self.facts
-                        .warn_gates
+                        .inert_uses
                         .push(crate::syntax::path_loc(v.rel, &p.path));
                 }
             }
@@ -1876,7 +1878,7 @@ impl Extractor<'_> {
     /// the function holds, of something not named for work held at once: not a queue's, not
     /// the connections'; a stored one, `node.commands.len() >= MAX_COMMANDS`, is a bound) is
     /// the request's limit, not a capacity. Its places there are kept with the warnings'
-    /// (`FileFacts::warn_gates`): a constant whose every use is such a gate bounds nothing.
+    /// (`FileFacts::inert_uses`): a constant whose every use is such a gate bounds nothing.
     fn request_gate(&mut self, v: &View, i: &syn::ExprIf) {
         if !refuses_with_error(&i.then_branch) {
             return;
@@ -1917,7 +1919,7 @@ impl Extractor<'_> {
                         && !self.tables.capacity_names.matches(&n)
                 }) {
                     self.facts
-                        .warn_gates
+                        .inert_uses
                         .push(crate::syntax::path_loc(v.rel, &p.path));
                 }
             }
@@ -1929,10 +1931,8 @@ impl Extractor<'_> {
     /// numbers a GPU kernel's launch is sized with (the rule's `launch_names`) are threads of a
     /// block or a group, and blocks enough to cover the input; a layout, no pool of threads.
     fn launch_geometry(&mut self, v: &View, e: &Expr) {
-        if self.tables.launch_names.is_empty() {
-            return;
-        }
-        let named = |id: &syn::Ident| self.tables.launch_names.contains(&id.to_string());
+        // Asked of every expression: the few names are compared, no identifier is copied.
+        let named = |id: &syn::Ident| self.tables.launch_names.iter().any(|n| id == n);
         match e {
             Expr::Call(c) => {
                 if let Expr::Path(p) = &*c.func {
@@ -1956,8 +1956,8 @@ impl Extractor<'_> {
     }
 
     /// The names in a launch's size (`launch_geometry`): a binding's site joins
-    /// `FileFacts::launch_sites`, a constant's place the gates' (`FileFacts::warn_gates`: a
-    /// constant whose every use is one bounds nothing).
+    /// `FileFacts::launch_sites`, a constant's place `FileFacts::inert_uses` (a constant whose
+    /// every use is one bounds nothing).
     fn launch_sizes(&mut self, v: &View, size: &Expr) {
         struct Paths<'e>(Vec<&'e syn::Path>);
         impl<'e> syn::visit::Visit<'e> for Paths<'e> {
@@ -1973,7 +1973,7 @@ impl Extractor<'_> {
             };
             if is_const_name(&last) {
                 self.facts
-                    .warn_gates
+                    .inert_uses
                     .push(crate::syntax::path_loc(v.rel, p));
             } else if p.segments.len() == 1 {
                 let site = crate::site::child(&v.function_site(), &last);

@@ -185,12 +185,15 @@ pub(crate) struct FileFacts {
     /// Out-of-line modules declared in test code (`#[cfg(test)] mod tests;`), as
     /// `crate::module::name`: their files are test code.
     pub(crate) test_modules: Vec<String>,
-    /// The places of constants compared with a size only to log that it grew
-    /// (`if len > LIMIT { warn!(..) }`: `Extractor::warn_gate`).
+    /// The places where a constant is used and bounds nothing: compared with a size only to log
+    /// that it grew (`if len > LIMIT { warn!(..) }`: `Extractor::warn_gate`), with a request's
+    /// own count only to refuse it (`Extractor::request_gate`), or sizing a GPU kernel's launch
+    /// (`Extractor::launch_geometry`). A constant whose every use is one is no capacity.
     #[serde(skip)]
-    pub(crate) warn_gates: Vec<Loc>,
+    pub(crate) inert_uses: Vec<Loc>,
     /// The bindings a GPU kernel's launch is sized with, by site (`crate::m::silu::threads` of
     /// `LaunchConfig::grid_2d(blocks, 1, threads, 1)`): a block's threads, no capacity.
+    #[serde(skip)]
     pub(crate) launch_sites: Vec<String>,
     /// The identifiers that only items the sparse parse skipped mention (`sparse::ident_hash`).
     #[serde(skip)]

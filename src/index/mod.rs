@@ -622,8 +622,8 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
             }
         }
     }
-    let warn_gates: std::collections::HashSet<&Loc> =
-        files.iter().flat_map(|f| &f.warn_gates).collect();
+    let inert_uses: std::collections::HashSet<&Loc> =
+        files.iter().flat_map(|f| &f.inert_uses).collect();
     let mut out = Vec::new();
     for f in files {
         for d in f.consts.iter().filter(|d| !d.in_test) {
@@ -652,8 +652,9 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
             if cap.value == 0 || !(cap.api.is_some() || named) {
                 continue;
             }
-            // A name with no API whose every use in production code compares a size with it
-            // only to log (`if len > COMMAND_CHANNEL_SIZE_LIMIT { warn!(..) }`) bounds nothing.
+            // A name with no API whose every use in production code bounds nothing (compares a
+            // size with it only to log, `if len > COMMAND_CHANNEL_SIZE_LIMIT { warn!(..) }`:
+            // `FileFacts::inert_uses`) is no capacity.
             if cap.api.is_none() {
                 let mut plain = refs
                     .get(d.ident.as_str())
@@ -661,7 +662,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
                     .flatten()
                     .filter(|(package, r)| !r.in_test && *package == f.package.as_str())
                     .peekable();
-                if plain.peek().is_some() && plain.all(|(_, r)| warn_gates.contains(&r.loc)) {
+                if plain.peek().is_some() && plain.all(|(_, r)| inert_uses.contains(&r.loc)) {
                     continue;
                 }
             }

@@ -402,10 +402,9 @@ mod tests {
     #[test]
     fn a_page_readers_count_beside_its_cursor_is_a_page_not_a_capacity() {
         let t = crate::index::Tables::new(&Default::default());
-        let src = "fn list_objects(owner: u64, next_page_token: Option<u8>, batch_size: u32) {}
-                   fn spawn_workers(offset: u64, batch_size: u32) {}
-                   fn read_rows(batch_size: u32) {}
-";
+        let src = "fn list_objects(owner: u64, next_page_token: Option<u8>, batch_size: u32) {}\n\
+                   fn spawn_workers(offset: u64, batch_size: u32) {}\n\
+                   fn read_rows(batch_size: u32) {}\n";
         let s = sigs(src, &t.capacity_names);
         let pages: Vec<&[usize]> = s.iter().map(|s| s.pages.as_slice()).collect();
         assert_eq!(
