@@ -1301,6 +1301,12 @@ fn mentions_cpu_count(e: &Expr) -> bool {
             self.0 |= is_cpu_word(&m.method.to_string());
             syn::visit::visit_expr_method_call(self, m);
         }
+        // `(num_cpus / 2).max(1)`: a binding that holds the count.
+        fn visit_expr_path(&mut self, p: &'a syn::ExprPath) {
+            if let Some(id) = p.path.get_ident() {
+                self.0 |= is_cpu_word(&id.to_string());
+            }
+        }
     }
     let mut f = Finds(false);
     syn::visit::Visit::visit_expr(&mut f, e);
