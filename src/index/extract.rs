@@ -1286,8 +1286,9 @@ fn names_cpus(path: &syn::Path) -> bool {
         .any(|s| is_cpu_word(&s.ident.to_string()))
 }
 
-/// Whether an expression calls something that gives the CPU count (`num_cpus::get()`,
-/// `get_total_cpu_cores()`, `std::thread::available_parallelism()`, `divide_num_cpus(2)`).
+/// Whether an expression holds the CPU count: a call that gives it (`num_cpus::get()`,
+/// `get_total_cpu_cores()`, `std::thread::available_parallelism()`, `divide_num_cpus(2)`) or a
+/// binding named for it (`num_cpus / 2`), as `flow::counts_cpus` reads a place's name.
 fn mentions_cpu_count(e: &Expr) -> bool {
     struct Finds(bool);
     impl<'a> syn::visit::Visit<'a> for Finds {
