@@ -259,6 +259,7 @@ const MAX_USES: usize = 12;
 fn capacity_args<'f>(
     files: &'f [FileFacts],
     deps: &Deps,
+    tables: &Tables,
 ) -> Vec<(
     &'f FileFacts,
     &'f facts::CallArgs,
@@ -321,9 +322,22 @@ fn capacity_args<'f>(
                 continue;
             }
             for (pos, arg) in &c.args {
+                // A type named for a rate or a size (`RateLimit::new(max_requests)`) counts per
+                // window, as its fields do (`Capacity::from_field`), unless the name says at once.
+                let per_window = |s: &params::Sig, n: &str| {
+                    s.self_ty
+                        .as_deref()
+                        .is_some_and(|t| tables.names_no_count(t))
+                        && !names_at_once(n)
+                };
                 let names: Vec<Option<&String>> = fit
                     .iter()
-                    .map(|s| s.caps.iter().find(|(p, _)| p == pos).map(|(_, n)| n))
+                    .map(|s| {
+                        s.caps
+                            .iter()
+                            .find(|(p, n)| p == pos && !per_window(s, n))
+                            .map(|(_, n)| n)
+                    })
                     .collect();
                 if let Some(Some(param)) = names.first() {
                     // A 1 given to a minimum (`min_limit`, `min_thread_count`) is a floor.
@@ -568,7 +582,7 @@ fn request_page(ty: &str, field: &str) -> bool {
 }
 
 fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacity>, FlowIdents) {
-    let capacity_args = capacity_args(files, deps);
+    let capacity_args = capacity_args(files, deps, tables);
     // The capacity APIs where a 1 is a lock or a hand-off (`Semaphore::new(1)`, `channel(1)`).
     let handoff: std::collections::HashSet<&str> = files
         .iter()

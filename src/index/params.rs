@@ -142,6 +142,7 @@ fn scan<'a>(toks: impl Iterator<Item = Tok<'a>>, names: &NameTable) -> Vec<Sig> 
     let mut out = Vec::new();
     let mut scopes: Vec<Scope> = Vec::new();
     let mut pending: Option<Scope> = None;
+    let mut stored: Vec<Stored> = Vec::new();
     let brace_or_semi = |t: &Tok| matches!(t.kind, TokenKind::OpenBrace | TokenKind::Semi);
     loop {
         ahead.hold(1);
@@ -164,13 +165,26 @@ fn scan<'a>(toks: impl Iterator<Item = Tok<'a>>, names: &NameTable) -> Vec<Sig> 
                     // The header, up to the body or the `;` (a `;` or `{` inside the
                     // parameters' brackets is no end: `buf: [u8; N]`).
                     ahead.hold_through(2, |t, depth| depth == 0 && brace_or_semi(t));
-                    if let Some((mut sig, next)) = signature(ahead.held(), 2, &name, names) {
+                    if let Some((mut sig, next, plain)) = signature(ahead.held(), 2, &name, names) {
                         let self_ty = scopes.iter().rev().find_map(|s| match s {
                             Scope::Type(t) => Some(t.clone()),
                             Scope::Other => None,
                         });
                         if records(&name) {
                             sig.caps.clear();
+                        }
+                        let body = ahead
+                            .held()
+                            .iter()
+                            .rev()
+                            .find(|t| brace_or_semi(t))
+                            .is_some_and(|t| t.kind == TokenKind::OpenBrace);
+                        if body && !plain.is_empty() && !records(&name) {
+                            stored.push(Stored {
+                                sig: out.len(),
+                                plain,
+                                depth: scopes.len() + 1,
+                            });
                         }
                         out.push(Sig {
                             name,
@@ -186,6 +200,14 @@ fn scan<'a>(toks: impl Iterator<Item = Tok<'a>>, names: &NameTable) -> Vec<Sig> 
             (TokenKind::OpenBrace, _) => scopes.push(pending.take().unwrap_or(Scope::Other)),
             (TokenKind::CloseBrace, _) => {
                 scopes.pop();
+                while stored.last().is_some_and(|b| b.depth > scopes.len()) {
+                    stored.pop();
+                }
+            }
+            (TokenKind::Ident, _) if stored.last().is_some_and(|b| b.depth <= scopes.len()) => {
+                if let Some(b) = stored.last_mut() {
+                    b.feed(&mut ahead, &mut out, names);
+                }
             }
             (TokenKind::Semi, _) => pending = None,
             _ => {}
@@ -193,6 +215,66 @@ fn scan<'a>(toks: impl Iterator<Item = Tok<'a>>, names: &NameTable) -> Vec<Sig> 
         ahead.buf.pop_front();
     }
     out
+}
+
+/// Integer parameters by name and position.
+type Plain = Vec<(String, usize)>;
+
+/// A function body being scanned, for where it stores its integer parameters: `Self {
+/// max_inflight: max }`, `self.max_inflight = max;`. A parameter stored whole into a
+/// capacity-named field is that capacity, as a parameter of that name is (`InFlight::new(15)`
+/// sets `max_inflight`): it joins the signature's `caps` under the field's name. A field of a
+/// rate's or a size's words is none (`matches_count_loose` excludes them).
+struct Stored {
+    /// The signature's index in the scan's output.
+    sig: usize,
+    /// Its integer parameters not named for a capacity.
+    plain: Plain,
+    /// The scope depth inside its body.
+    depth: usize,
+}
+
+impl Stored {
+    /// At an identifier of the body (`ahead`'s first token): `FIELD: PARAM` closed by `,` or
+    /// `}`, or `self.FIELD = PARAM;`.
+    fn feed<'a, I: Iterator<Item = Tok<'a>>>(
+        &mut self,
+        ahead: &mut Ahead<'a, I>,
+        out: &mut [Sig],
+        names: &NameTable,
+    ) {
+        ahead.hold(6);
+        let t = ahead.held();
+        let is = |i: usize, k: TokenKind| t.get(i).is_some_and(|x| x.kind == k);
+        let (field, param) = if t[0].text == "self"
+            && is(1, TokenKind::Dot)
+            && is(2, TokenKind::Ident)
+            && is(3, TokenKind::Eq)
+            && is(4, TokenKind::Ident)
+            && is(5, TokenKind::Semi)
+        {
+            (t[2].text, t[4].text)
+        } else if is(1, TokenKind::Colon)
+            && is(2, TokenKind::Ident)
+            && (is(3, TokenKind::Comma) || is(3, TokenKind::CloseBrace))
+            && !(is(0, TokenKind::Colon))
+        {
+            (t[0].text, t[2].text)
+        } else {
+            return;
+        };
+        let Some(at) = self.plain.iter().position(|(p, _)| p == param) else {
+            return;
+        };
+        if field == param || !names.matches_count_loose(field) {
+            return;
+        }
+        let (_, pos) = self.plain.remove(at);
+        if let Some(sig) = out.get_mut(self.sig) {
+            sig.caps.push((pos, field.to_string()));
+            sig.caps.sort();
+        }
+    }
 }
 
 /// Whether a function's name says it records what happened (`record_insert_duration(..,
@@ -209,7 +291,15 @@ fn records(name: &str) -> bool {
 
 /// The parameters of a signature whose generics start at `from` (just after the name), and the
 /// index just past its `)`.
-fn signature(toks: &[Tok], from: usize, fn_name: &str, names: &NameTable) -> Option<(Sig, usize)> {
+/// Besides the signature and the index past its `)`, its integer parameters that are not
+/// capacity-named (`max` of `fn new(max: usize)`), by name and position: what the body stores
+/// them in may name them (`Stored`).
+fn signature(
+    toks: &[Tok],
+    from: usize,
+    fn_name: &str,
+    names: &NameTable,
+) -> Option<(Sig, usize, Plain)> {
     let mut i = from;
     if toks.get(i).is_some_and(|t| t.kind == TokenKind::Lt) {
         i = past_generics(toks, i)?;
@@ -232,6 +322,7 @@ fn signature(toks: &[Tok], from: usize, fn_name: &str, names: &NameTable) -> Opt
     // page's size, whatever its name.
     let mut sized = Vec::new();
     let mut cursor = false;
+    let mut plain = Vec::new();
     for (n, p) in params.iter().enumerate() {
         let colon = p.iter().position(|t| t.kind == TokenKind::Colon);
         let pat = &p[..colon.unwrap_or(p.len())];
@@ -258,8 +349,12 @@ fn signature(toks: &[Tok], from: usize, fn_name: &str, names: &NameTable) -> Opt
         }
         cursor |= crate::index::names::names_cursor(name);
         let Some(colon) = colon else { continue };
-        if is_int(&p[colon + 1..]) && names.matches_count_loose(name) {
-            sig.caps.push((pos, name.to_string()));
+        if is_int(&p[colon + 1..]) {
+            if names.matches_count_loose(name) {
+                sig.caps.push((pos, name.to_string()));
+            } else {
+                plain.push((name.to_string(), pos));
+            }
         }
     }
     // A page reader's count beside a cursor sizes one page, not work held: no capacity.
@@ -272,8 +367,17 @@ fn signature(toks: &[Tok], from: usize, fn_name: &str, names: &NameTable) -> Opt
     // constructor, a factory) or a builder that takes `self` by value.
     if by_ref {
         sig.caps.clear();
+        // What such a method stores (`self.max_seqs = num_seqs` in `ensure(..)`, a scratch
+        // buffer grown to fit) is a setting only where its name says it sets
+        // (`set_max_inflight(&mut self, n)`).
+        if !(fn_name.starts_with("set_") || fn_name.starts_with("with_")) {
+            plain.clear();
+        }
     }
-    Some((sig, close + 1))
+    if cursor && crate::index::names::names_page_reader(fn_name) {
+        plain.retain(|(_, p)| !sig.pages.contains(p));
+    }
+    Some((sig, close + 1, plain))
 }
 
 /// Past a `<..>` starting at `at` (an arrow's `>` does not close it).
@@ -380,6 +484,34 @@ mod tests {
             s[3].caps,
             [(2, "workers".to_string())],
             "`=max_size` is a pool setter's name only"
+        );
+    }
+
+    #[test]
+    fn a_parameter_stored_whole_into_a_capacity_named_field_is_named_by_it() {
+        let t = crate::index::Tables::new(&Default::default());
+        let src = "impl InFlight {\n\
+                   fn new(max: usize, port: u16) -> Self { Self { max_inflight: max, port } }\n\
+                   fn set_bound(&mut self, n: usize) { self.permits = n; }\n\
+                   fn ensure(&mut self, n: usize) { self.max_seqs = n; }\n\
+                   fn scaled(n: usize) -> Self { Self { workers: n * 2 } }\n\
+                   fn nested(n: usize) -> Self { fn inner(m: usize) {} Self { workers: n } }\n}\n";
+        let s = sigs(src, &t.capacity_names);
+        let caps: Vec<(&str, &[(usize, String)])> = s
+            .iter()
+            .map(|s| (s.name.as_str(), s.caps.as_slice()))
+            .collect();
+        assert_eq!(
+            caps,
+            [
+                ("new", &[(0, "max_inflight".to_string())][..]),
+                ("set_bound", &[(0, "permits".to_string())]),
+                ("ensure", &[]),
+                ("scaled", &[]),
+                ("nested", &[(0, "workers".to_string())]),
+                ("inner", &[]),
+            ],
+            "stored whole only; a `&mut self` method only as a setter; each body its own"
         );
     }
 
