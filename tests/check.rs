@@ -255,7 +255,8 @@ fn a_harness_package_a_developers_binary_an_example_or_a_support_module_is_test_
     // chroma's `chroma-benchmark`, linkerd's `linkerd-pool-mock`, neon's `pagebench`, iggy's
     // `iggy_examples` and its deterministic `simulator`: harnesses whose settings are no
     // product's capacity; a package whose name merely holds such letters is product code, and
-    // so is one named for running tests (buck2's `buck2_test_runner`): a product of its own.
+    // so is one named for running tests (buck2's `buck2_test_runner`): a product of its own. A
+    // word ending in `tests` names tests a harness runs (cnosdb's `sqllogicaltests`).
     let lib = "pub const POOL_SIZE: usize = 4;\n";
     let names = [
         "engine",
@@ -270,6 +271,7 @@ fn a_harness_package_a_developers_binary_an_example_or_a_support_module_is_test_
         "simulator",
         "workbenchmarks-not",
         "build_test_runner",
+        "sqllogicaltests",
     ];
     let mut files: Vec<(String, String)> = vec![(
         "Cargo.toml".into(),

@@ -331,9 +331,12 @@ fn is_test_feature(meta: &syn::Meta) -> bool {
 
 /// Whether a feature's or a package's name says it is for testing: one of its words (split at
 /// `-` and `_`) is `test`, `tests`, `testing`, `testsuite`, `testutil(s)` (`test-utils`,
-/// `test-support`), `mock(s)` (`feature = "mock"`, `linkerd-pool-mock`) or `fuzz(ing)`.
+/// `test-support`), `mock(s)` (`feature = "mock"`, `linkerd-pool-mock`), `fuzz(ing)`, or ends in `tests`.
 pub(crate) fn names_testing(name: &str) -> bool {
-    name.split(['-', '_']).any(|w| TESTING_WORDS.contains(&w))
+    // A word of tests run by a harness (`sqllogictests`, cnosdb's `sqllogicaltests`,
+    // `integrationtests`) names one too.
+    name.split(['-', '_'])
+        .any(|w| TESTING_WORDS.contains(&w) || (w.len() > 5 && w.ends_with("tests")))
 }
 
 /// The words of `names_testing`.
