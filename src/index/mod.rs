@@ -280,6 +280,14 @@ fn capacity_args<'f>(
         p.dedup();
         p
     };
+    // A type named for a rate or a size (`RateLimit::new(max_requests)`) counts per window, as
+    // its fields do (`Capacity::from_field`), unless the name says at once.
+    let per_window = |s: &params::Sig, n: &str| {
+        s.self_ty
+            .as_deref()
+            .is_some_and(|t| tables.names_no_count(t))
+            && !names_at_once(n)
+    };
     let mut out = Vec::new();
     for f in files {
         for c in f.calls.iter().filter(|c| !c.in_test) {
@@ -322,14 +330,6 @@ fn capacity_args<'f>(
                 continue;
             }
             for (pos, arg) in &c.args {
-                // A type named for a rate or a size (`RateLimit::new(max_requests)`) counts per
-                // window, as its fields do (`Capacity::from_field`), unless the name says at once.
-                let per_window = |s: &params::Sig, n: &str| {
-                    s.self_ty
-                        .as_deref()
-                        .is_some_and(|t| tables.names_no_count(t))
-                        && !names_at_once(n)
-                };
                 let names: Vec<Option<&String>> = fit
                     .iter()
                     .map(|s| {

@@ -257,7 +257,6 @@ impl Stored {
         } else if is(1, TokenKind::Colon)
             && is(2, TokenKind::Ident)
             && (is(3, TokenKind::Comma) || is(3, TokenKind::CloseBrace))
-            && !(is(0, TokenKind::Colon))
         {
             (t[0].text, t[2].text)
         } else {
@@ -289,11 +288,10 @@ fn records(name: &str) -> bool {
     matches!(first, "record" | "observe" | "emit")
 }
 
-/// The parameters of a signature whose generics start at `from` (just after the name), and the
-/// index just past its `)`.
-/// Besides the signature and the index past its `)`, its integer parameters that are not
-/// capacity-named (`max` of `fn new(max: usize)`), by name and position: what the body stores
-/// them in may name them (`Stored`).
+/// The parameters of a signature whose generics start at `from` (just after the name), the
+/// index just past its `)`, and its integer parameters that are not capacity-named (`max` of
+/// `fn new(max: usize)`), by name and position: what the body stores them in may name them
+/// (`Stored`).
 fn signature(
     toks: &[Tok],
     from: usize,
@@ -361,6 +359,7 @@ fn signature(
     if cursor && crate::index::names::names_page_reader(fn_name) {
         sig.pages.extend(sized);
         sig.caps.retain(|(p, _)| !sig.pages.contains(p));
+        plain.retain(|(_, p)| !sig.pages.contains(p));
     }
     // A method on a borrowed value acts on what exists (`sem.acquire(num_permits)` takes some
     // permits); a capacity is set where a value is made: a free or associated function (a
@@ -373,9 +372,6 @@ fn signature(
         if !(fn_name.starts_with("set_") || fn_name.starts_with("with_")) {
             plain.clear();
         }
-    }
-    if cursor && crate::index::names::names_page_reader(fn_name) {
-        plain.retain(|(_, p)| !sig.pages.contains(p));
     }
     Some((sig, close + 1, plain))
 }
