@@ -191,6 +191,8 @@ impl Graph<'_> {
     /// module's says what they are for (`test`, `mock`, `fake`, `stub`, `dummy`, `fixture`).
     /// Their values are test set-up. A library's other functions only its tests call are still
     /// its API (its users call `Limits::default()`), and a function nobody calls is no helper.
+    /// The methods of a trait's impl for a type so named (`impl Dbms for DbmsMock`) are called
+    /// through the trait: they are helpers when only test code names the type.
     pub(crate) fn test_only(&self) -> BTreeSet<&str> {
         // The candidates, named for tests; most workspaces have few or none, and then nothing
         // else needs building. A trait's method is called through the trait, not by name.
@@ -200,7 +202,16 @@ impl Graph<'_> {
             .filter(|n| n.trait_name.is_none() && named_for_tests(&n.site))
             .copied()
             .collect();
-        if helpers.is_empty() {
+        // A trait's impl for a type named for tests (`impl Dbms for DbmsMock`): its methods are
+        // called through the trait, so the type is what test code uses, by name.
+        let stand_in = |n: &FnNode| {
+            n.trait_name.is_some()
+                && n.self_ty
+                    .as_deref()
+                    .is_some_and(|t| named_for_tests(&format!("crate::{t}")))
+        };
+        let stand_ins: Vec<&FnNode> = self.nodes.iter().copied().filter(|n| stand_in(n)).collect();
+        if helpers.is_empty() && stand_ins.is_empty() {
             return BTreeSet::new();
         }
         let named: rustc_hash::FxHashSet<&str> = helpers.iter().map(|n| n.name.as_str()).collect();
@@ -253,9 +264,28 @@ impl Graph<'_> {
             }
             test.extend(out.iter().copied());
             if out.len() == before {
-                return out;
+                break;
             }
         }
+        // Such a type only test code names (a `#[cfg(test)]` module's `Arc::new(DbmsMock {})`,
+        // none of the product's functions) is test support, and so are its trait methods; one
+        // production code names, or nobody does, is not.
+        let mut named_by: HashMap<&str, bool> = HashMap::default();
+        for n in &stand_ins {
+            let t = n.self_ty.as_deref().unwrap_or_default();
+            let only_tests = *named_by.entry(t).or_insert_with(|| {
+                let mut by = self
+                    .nodes
+                    .iter()
+                    .filter(|m| m.self_ty.as_deref() != Some(t) && m.idents.contains(t))
+                    .peekable();
+                by.peek().is_some() && by.all(|m| test.contains(m.site.as_str()))
+            });
+            if only_tests {
+                out.insert(n.site.as_str());
+            }
+        }
+        out
     }
 }
 
