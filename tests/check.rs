@@ -1076,3 +1076,43 @@ fn a_single_package_root_s_path_dependencies_inside_its_folder_are_checked() {
         "{list:#}"
     );
 }
+
+#[test]
+fn a_mock_only_another_packages_tests_name_is_test_support() {
+    // cnosdb's `impl DatabaseManagerSystem for DatabaseManagerSystemMock`, named only by the
+    // test modules of the server crate that depends on it: its bound is test set-up. Where that
+    // crate's production code names the type too, the bound is a capacity like any other.
+    let spi = "pub struct Semaphore;\n\
+               impl Semaphore { pub fn new(_n: usize) -> Self { Semaphore } }\n\
+               pub trait Dbms { fn permits(&self) -> Semaphore; }\n\
+               pub struct DbmsMock;\n\
+               impl Dbms for DbmsMock {\n    fn permits(&self) -> Semaphore { Semaphore::new(2) }\n}\n";
+    let app_tests = "#[cfg(test)]\nmod tests {\n    #[test]\n    fn serves() {\n        \
+                     let _m = spi::DbmsMock;\n    }\n}\n";
+    let dep = "[dependencies]\nspi = { path = \"../spi\" }\n";
+    for (production, expected) in [
+        ("", vec![]),
+        (
+            "pub fn backend() -> spi::DbmsMock { spi::DbmsMock }\n",
+            vec!["spi/src/lib.rs".to_string()],
+        ),
+    ] {
+        let app = format!("{production}{app_tests}");
+        let ws = scratch(&[
+            (
+                "Cargo.toml",
+                "[workspace]\nmembers = [\"spi\", \"app\"]\nresolver = \"2\"\n",
+            ),
+            ("spi/Cargo.toml", &MEMBER.replace("NAME", "spi")),
+            ("spi/src/lib.rs", spi),
+            ("app/Cargo.toml", &(MEMBER.replace("NAME", "app") + dep)),
+            ("app/src/lib.rs", &app),
+        ]);
+        let (_, r) = json_of(&capcheck_in(
+            ws.path(),
+            &["--workspace", "--format", "json"],
+        ));
+        let found: Vec<String> = rules_and_lines(&r).into_iter().map(|(_, f, _)| f).collect();
+        assert_eq!(found, expected, "production names it: {production:?}");
+    }
+}

@@ -397,6 +397,12 @@ fn explanations<'a>(
     }
 }
 
+/// A site's segment that names a type for tests (`DbmsMock`, `TestServer`): capitalised and
+/// named so.
+fn test_type_segment(seg: &str) -> bool {
+    seg.starts_with(char::is_uppercase) && trace::named_for_tests(&format!("crate::{seg}"))
+}
+
 /// The packages with a comparison that some capacity's arithmetic explains: only their call
 /// graph is needed to decide which of those are pins.
 pub(crate) fn packages_to_trace(index: &Index) -> std::collections::BTreeSet<String> {
@@ -410,6 +416,25 @@ pub(crate) fn packages_to_trace(index: &Index) -> std::collections::BTreeSet<Str
         .filter(|c| within.named_for_tests(c))
         .map(|c| c.package.clone())
         .collect();
+    // One set in a type named for tests (`DbmsMock::permits`) is test set-up when only test
+    // code names the type (`trace::Graph::test_only`), and the packages that depend on its own
+    // may name it.
+    let typed: std::collections::BTreeSet<&str> = index
+        .capacities
+        .iter()
+        .filter(|c| c.site.split("::").skip(1).any(test_type_segment))
+        .map(|c| c.package.as_str())
+        .collect();
+    if !typed.is_empty() {
+        let packages: std::collections::BTreeSet<&str> =
+            index.files.iter().map(|f| f.package.as_str()).collect();
+        out.extend(
+            packages
+                .into_iter()
+                .filter(|p| typed.iter().any(|t| index.deps.depends(p, t)))
+                .map(str::to_string),
+        );
+    }
     let mut packages: rustc_hash::FxHashMap<&str, Caps<'_>> = Default::default();
     for f in &index.files {
         if out.contains(&f.package) {
