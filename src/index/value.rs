@@ -308,11 +308,6 @@ pub(crate) fn str_int(expr: &syn::Expr) -> Option<u64> {
         .flatten()
 }
 
-/// The integer literals that set an expression's value, each with its own expression: through
-/// the wrappers [`carried`] sees through, every arm of a `match` and every branch of an `if`
-/// (`match kind { A => 10_000, _ => 4096 }`), and the bounds put on it (`n.min(8)`,
-/// `n.clamp(1, 4)`, `cmp::max(2, n)`). Arithmetic is not looked into: a product is a per-unit
-/// cap, not a setting.
 /// The values of a `cfg_select!` (std's, and the `cfg_select` crate's), one per arm:
 /// `cfg_select! { target_os = "ios" => { 32 } _ => { 100 } }` gives `32` and `100`. `None` for
 /// any other macro, or arms it cannot read.
@@ -349,6 +344,11 @@ pub(crate) fn cfg_select_arms(e: &syn::Expr) -> Option<Vec<syn::Expr>> {
     arms.parse2(m.mac.tokens.clone()).ok()
 }
 
+/// The integer literals that set an expression's value, each with its own expression: through
+/// the wrappers [`carried`] sees through, every arm of a `match` and every branch of an `if`
+/// (`match kind { A => 10_000, _ => 4096 }`), and the bounds put on it (`n.min(8)`,
+/// `n.clamp(1, 4)`, `cmp::max(2, n)`). Arithmetic is not looked into: a product is a per-unit
+/// cap, not a setting.
 pub(crate) fn leaves(expr: &syn::Expr) -> Vec<&syn::Expr> {
     let mut out = Vec::new();
     leaves_into(expr, &mut out, 0);

@@ -331,7 +331,8 @@ fn is_test_feature(meta: &syn::Meta) -> bool {
 
 /// Whether a feature's or a package's name says it is for testing: one of its words (split at
 /// `-` and `_`) is `test`, `tests`, `testing`, `testsuite`, `testutil(s)` (`test-utils`,
-/// `test-support`), `mock(s)` (`feature = "mock"`, `linkerd-pool-mock`), `fuzz(ing)`, or ends in `tests`.
+/// `test-support`), `mock(s)` (`feature = "mock"`, `linkerd-pool-mock`), `fuzz(ing)`, or ends
+/// in `tests`.
 pub(crate) fn names_testing(name: &str) -> bool {
     // A word of tests run by a harness (`sqllogictests`, cnosdb's `sqllogicaltests`,
     // `integrationtests`) names one too.

@@ -400,7 +400,7 @@ fn explanations<'a>(
 /// A site's segment that names a type for tests (`DbmsMock`, `TestServer`): capitalised and
 /// named so.
 fn test_type_segment(seg: &str) -> bool {
-    seg.starts_with(char::is_uppercase) && trace::named_for_tests(&format!("crate::{seg}"))
+    seg.starts_with(char::is_uppercase) && trace::segment_for_tests(seg)
 }
 
 /// The packages with a comparison that some capacity's arithmetic explains: only their call

@@ -205,10 +205,7 @@ impl Graph<'_> {
         // A trait's impl for a type named for tests (`impl Dbms for DbmsMock`): its methods are
         // called through the trait, so the type is what test code uses, by name.
         let stand_in = |n: &FnNode| {
-            n.trait_name.is_some()
-                && n.self_ty
-                    .as_deref()
-                    .is_some_and(|t| named_for_tests(&format!("crate::{t}")))
+            n.trait_name.is_some() && n.self_ty.as_deref().is_some_and(segment_for_tests)
         };
         let stand_ins: Vec<&FnNode> = self.nodes.iter().copied().filter(|n| stand_in(n)).collect();
         if helpers.is_empty() && stand_ins.is_empty() {
@@ -300,22 +297,26 @@ const TEST_WORDS: &[&str] = &[
 /// starts with an underscore (`_new_flow_map_and_receiver`), Rust's mark of an item kept out of
 /// use, which a blind judge found called only from tests and benches (sealed split 2026-12-05o).
 pub(crate) fn named_for_tests(site: &str) -> bool {
-    site.split("::").skip(1).any(|seg| {
-        if seg.len() > 1 && seg.starts_with('_') && seg.as_bytes()[1].is_ascii_alphabetic() {
-            return true;
-        }
-        // Cheap first, with no allocation (this asks of every capacity and every function of
-        // the traced packages): most segments hold none of the words in any case.
-        let holds = |t: &str| {
-            seg.as_bytes()
-                .windows(t.len())
-                .any(|w| w.eq_ignore_ascii_case(t.as_bytes()))
-        };
-        ["test", "mock", "fake", "stub", "dummy", "fixture"]
-            .iter()
-            .any(|t| holds(t))
-            && words(seg).iter().any(|w| TEST_WORDS.contains(&w.as_str()))
-    })
+    site.split("::").skip(1).any(segment_for_tests)
+}
+
+/// Whether one segment of a site (a module's, a type's or a function's name) names a test
+/// helper, as `named_for_tests` asks of each: `test_config`, `TestServer`, `mocks`, `_new_flow`.
+pub(crate) fn segment_for_tests(seg: &str) -> bool {
+    if seg.len() > 1 && seg.starts_with('_') && seg.as_bytes()[1].is_ascii_alphabetic() {
+        return true;
+    }
+    // Cheap first, with no allocation (this asks of every capacity and every function of
+    // the traced packages): most segments hold none of the words in any case.
+    let holds = |t: &str| {
+        seg.as_bytes()
+            .windows(t.len())
+            .any(|w| w.eq_ignore_ascii_case(t.as_bytes()))
+    };
+    ["test", "mock", "fake", "stub", "dummy", "fixture"]
+        .iter()
+        .any(|t| holds(t))
+        && words(seg).iter().any(|w| TEST_WORDS.contains(&w.as_str()))
 }
 
 /// The path from the test to every factor, or `None` when the test cannot reach one of them.
