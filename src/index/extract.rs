@@ -2,6 +2,7 @@
 //! (`syntax::walk`) passes them. It knows test code from production code through the walk's
 //! scope, and leaves the contents of formatting and logging macros alone.
 
+use proc_macro2::LineColumn;
 use syn::Expr;
 use syn::spanned::Spanned;
 
@@ -61,6 +62,8 @@ pub(crate) struct Extractor<'a> {
     /// The collections the file bounds by the capacity they were made with
     /// (`syntax::sparse::Lexical::self_bounded`), sorted.
     self_bounded: Vec<String>,
+    /// The bindings a variant's pattern makes for one arm or branch (`flow_pattern`).
+    scopes: Vec<flow::Scope>,
 }
 
 /// A capacity API a call matches.
@@ -112,6 +115,7 @@ impl<'a> Extractor<'a> {
             gauges: Vec::new(),
             signal_senders: Vec::new(),
             self_bounded: Vec::new(),
+            scopes: Vec::new(),
         }
     }
 
@@ -2210,6 +2214,7 @@ impl Extractor<'_> {
             param_types: self.param_types.last().map_or(&[], Vec::as_slice),
             unit_values: &self.tables.unit_values,
             names: &self.tables.capacity_names,
+            scopes: &self.scopes,
         }
     }
 
@@ -2567,6 +2572,7 @@ impl Extractor<'_> {
                 to_call: None,
             });
         }
+        self.arm_scopes(v, |w| syn::visit::visit_block(w, f.block));
         if !returns {
             return;
         }
@@ -2664,7 +2670,9 @@ impl Extractor<'_> {
                     },
                     Expr::Path(p) => match (p.path.get_ident(), self.fn_ids.last()) {
                         (Some(id), Some(&f)) => {
-                            (flow::Node::Local(f, id.to_string()), id.to_string())
+                            let name = id.to_string();
+                            let f = flow::scoped(&self.scopes, f, &name, id.span());
+                            (flow::Node::Local(f, name.clone()), name)
                         }
                         _ => return,
                     },
@@ -2919,6 +2927,59 @@ impl Extractor<'_> {
         }
     }
 
+    /// The arms and branches of a body whose patterns take a variant apart (`flow_pattern`),
+    /// found before any of the body's expressions is followed: a function's tail (`match self {
+    /// Kind::Max(n) => *n }`) is followed as the function is entered.
+    fn arm_scopes<'e>(&mut self, v: &View, walk: impl FnOnce(&mut Arms<'e>)) {
+        let mut arms = Arms(Vec::new());
+        walk(&mut arms);
+        for (pat, span) in arms.0 {
+            self.flow_pattern(v, pat, span);
+        }
+    }
+
+    /// A pattern that takes a variant apart (`MemoryBufferSize::MaxEvents(n) =>`,
+    /// `if let Limit::Events { max_events, .. } = limit`): what the variant was built with
+    /// (`MemoryBufferSize::MaxEvents(max_events)`, a call keyed as an associated function's;
+    /// `Limit::Events { max_events: 500 }`, a struct literal) goes to the binding. Only a
+    /// variant a path names by its type (`Self::`, `Kind::`): an `Option`'s or `Result`'s
+    /// binding (`Some(v)`) may hold anything, and is looked into only for such a variant. Each
+    /// binding is its arm's or branch's alone (`span`, `flow::Scope`): two arms that bind one
+    /// name to different variants' values never meet.
+    fn flow_pattern(&mut self, v: &View, pat: &syn::Pat, span: (LineColumn, LineColumn)) {
+        let mut bound = Vec::new();
+        variant_bindings(pat, v.scope.self_ty(), &mut bound);
+        let Some(&fn_id) = self.fn_ids.last() else {
+            return;
+        };
+        if bound.is_empty() {
+            return;
+        }
+        let id = self.next_fn_id();
+        for (from, binding) in bound {
+            let name = binding.ident.to_string();
+            let to = flow::Node::Local(id, name.clone());
+            // An id, an index, a duration (`PointIdType::NumId(idx)`) is never a count.
+            if self.tables.holds_no_count(&to) || self.tables.capacity_names.excludes(&name) {
+                continue;
+            }
+            self.scopes.push(flow::Scope {
+                fn_id,
+                name,
+                from: span.0,
+                to: span.1,
+                id,
+            });
+            self.facts.flow.edges.push(flow::Edge {
+                from,
+                to,
+                at: flow::Pos::of(&loc_of(v.rel, binding)),
+                from_call: None,
+                to_call: None,
+            });
+        }
+    }
+
     /// `let x = value;`: the value's sources go to the local.
     fn flow_local(&mut self, v: &View, name: &str, value: &Expr) {
         // A static's initialiser has locals too (`enter_const`), named in its module.
@@ -3096,6 +3157,7 @@ impl Collector for Extractor<'_> {
                     CapacityKind::Const
                 };
                 let to = flow::Node::Const(name.clone());
+                self.arm_scopes(v, |w| syn::visit::visit_expr(w, c.expr));
                 self.flows_into(v, c.expr, to, (&site, &name, kind));
                 self.scaled_const(v, c, (&site, &name, kind));
             }
@@ -3455,5 +3517,84 @@ fn owned_str(e: &Expr) -> Option<&syn::LitStr> {
         },
         Expr::Reference(r) => owned_str(&r.expr),
         _ => None,
+    }
+}
+
+/// The patterns of a body's match arms, `if let` and `while let` branches, each with the span
+/// its bindings hold in (`Extractor::arm_scopes`). A nested item is a body of its own.
+struct Arms<'e>(Vec<(&'e syn::Pat, (LineColumn, LineColumn))>);
+
+impl<'e> syn::visit::Visit<'e> for Arms<'e> {
+    fn visit_item(&mut self, _: &'e syn::Item) {}
+
+    fn visit_arm(&mut self, arm: &'e syn::Arm) {
+        self.0
+            .push((&arm.pat, (arm.pat.span().start(), arm.body.span().end())));
+        syn::visit::visit_arm(self, arm);
+    }
+
+    fn visit_expr_if(&mut self, i: &'e syn::ExprIf) {
+        if let Expr::Let(l) = &*i.cond {
+            let span = (l.span().start(), i.then_branch.span().end());
+            self.0.push((&l.pat, span));
+        }
+        syn::visit::visit_expr_if(self, i);
+    }
+
+    fn visit_expr_while(&mut self, w: &'e syn::ExprWhile) {
+        if let Expr::Let(l) = &*w.cond {
+            let span = (l.span().start(), w.body.span().end());
+            self.0.push((&l.pat, span));
+        }
+        syn::visit::visit_expr_while(self, w);
+    }
+}
+
+/// The bindings of a pattern that takes a variant apart (`Extractor::flow_pattern`), each with
+/// the place its value was stored in: a tuple variant's by position (`Kind::Max(n)`: what
+/// `Kind::Max(..)` was called with), a struct variant's by field (`Kind::Max { n, .. }`).
+fn variant_bindings<'p>(
+    pat: &'p syn::Pat,
+    self_ty: Option<&str>,
+    out: &mut Vec<(flow::Node, &'p syn::PatIdent)>,
+) {
+    match pat {
+        syn::Pat::Or(o) => o
+            .cases
+            .iter()
+            .for_each(|p| variant_bindings(p, self_ty, out)),
+        syn::Pat::Reference(r) => variant_bindings(&r.pat, self_ty, out),
+        syn::Pat::Paren(p) => variant_bindings(&p.pat, self_ty, out),
+        syn::Pat::TupleStruct(t) if t.path.segments.len() < 2 => t
+            .elems
+            .iter()
+            .for_each(|p| variant_bindings(p, self_ty, out)),
+        syn::Pat::TupleStruct(t) => {
+            let Some(key) = flow::fn_key(&t.path, self_ty) else {
+                return;
+            };
+            for (i, elem) in t.elems.iter().enumerate() {
+                match elem {
+                    syn::Pat::Ident(b) if b.subpat.is_none() => {
+                        out.push((flow::Node::Param(key.clone(), i), b))
+                    }
+                    p => variant_bindings(p, self_ty, out),
+                }
+            }
+        }
+        syn::Pat::Struct(s) if s.path.segments.len() >= 2 => {
+            let Some(ty) = s.path.segments.last().map(|x| x.ident.to_string()) else {
+                return;
+            };
+            for f in &s.fields {
+                match (&f.member, &*f.pat) {
+                    (syn::Member::Named(field), syn::Pat::Ident(b)) if b.subpat.is_none() => {
+                        out.push((flow::Node::Field(Some(ty.clone()), field.to_string()), b))
+                    }
+                    (_, p) => variant_bindings(p, self_ty, out),
+                }
+            }
+        }
+        _ => {}
     }
 }

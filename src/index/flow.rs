@@ -528,6 +528,34 @@ pub(crate) struct Sources<'a> {
     pub(crate) unit_values: &'a [u64],
     /// The capacity names: a constant whose name they exclude (`MIB`, `SECOND_MS`) is a unit.
     pub(crate) names: &'a crate::index::names::NameTable,
+    /// The bindings of arms and branches (`Scope`).
+    pub(crate) scopes: &'a [Scope],
+}
+
+/// A binding a pattern makes for one match arm or `if let` branch (`Extractor::flow_pattern`):
+/// in the function `fn_id`, `name` between `from` and `to` is the local of the id `id`.
+pub(crate) struct Scope {
+    pub(crate) fn_id: u64,
+    pub(crate) name: String,
+    pub(crate) from: proc_macro2::LineColumn,
+    pub(crate) to: proc_macro2::LineColumn,
+    pub(crate) id: u64,
+}
+
+/// The id of the local a name at `at` in the function `fn_id` reads or writes: the innermost
+/// arm's or branch's that binds it there, else the function's.
+pub(crate) fn scoped(scopes: &[Scope], fn_id: u64, name: &str, at: proc_macro2::Span) -> u64 {
+    if scopes.is_empty() {
+        return fn_id;
+    }
+    let at = at.start();
+    let key = |c: proc_macro2::LineColumn| (c.line, c.column);
+    scopes
+        .iter()
+        .filter(|s| s.fn_id == fn_id && s.name == name)
+        .filter(|s| key(s.from) <= key(at) && key(at) < key(s.to))
+        .max_by_key(|s| key(s.from))
+        .map_or(fn_id, |s| s.id)
 }
 
 /// One source of a value: a literal or a place.
@@ -592,6 +620,7 @@ impl Sources<'_> {
                 if crate::index::value::is_const_name(last) && !primitive {
                     out.push(Source::Place(Node::Const(last.clone()), None));
                 } else if let (1, Some(id)) = (segs.len(), self.fn_id) {
+                    let id = scoped(self.scopes, id, last, p.path.segments[0].ident.span());
                     out.push(Source::Place(Node::Local(id, last.clone()), None));
                 }
             }
@@ -711,6 +740,23 @@ impl Sources<'_> {
                     {
                         if let Some(a) = m.args.last() {
                             go(a, out);
+                        }
+                    }
+                    // `segments.saturating_sub(1)`, `n.checked_add(2)`: an offset as `n - 1`
+                    // is, by the same rule (a literal beside the count is no value of it).
+                    n @ ("saturating_sub" | "checked_sub" | "wrapping_sub" | "saturating_add"
+                    | "checked_add" | "wrapping_add")
+                        if m.args.len() == 1 =>
+                    {
+                        let sub = n.ends_with("sub");
+                        if !self.offset(e, &m.receiver, &m.args[0], sub, out, depth) {
+                            for side in [&*m.receiver, &m.args[0]] {
+                                let mut found = Vec::new();
+                                go(side, &mut found);
+                                out.extend(
+                                    found.into_iter().filter(|s| !matches!(s, Source::Lit(..))),
+                                );
+                            }
                         }
                     }
                     n if SCALING_METHODS.contains(&n) && m.args.len() == 1 => {
