@@ -64,6 +64,9 @@ pub(crate) struct Extractor<'a> {
     self_bounded: Vec<String>,
     /// The bindings a variant's pattern makes for one arm or branch (`flow_pattern`).
     scopes: Vec<flow::Scope>,
+    /// The constants each binding of the file is computed from, by the binding's site
+    /// (`let_constants`).
+    let_consts: Vec<(String, Vec<Loc>)>,
 }
 
 /// A capacity API a call matches.
@@ -116,6 +119,7 @@ impl<'a> Extractor<'a> {
             signal_senders: Vec::new(),
             self_bounded: Vec::new(),
             scopes: Vec::new(),
+            let_consts: Vec::new(),
         }
     }
 
@@ -1966,6 +1970,34 @@ impl Extractor<'_> {
         }
     }
 
+    /// The constants a binding's value is computed from (`let grid = n.div_ceil(THREADS)`,
+    /// `let block = if split { SPLIT_THREADS } else { SERIAL_THREADS }`), kept by the binding's
+    /// site: where the binding sizes a launch, they do too (`launch_sizes`).
+    fn let_constants(&mut self, v: &View, name: &str, init: &Expr) {
+        struct Consts<'e>(Vec<&'e syn::Path>);
+        impl<'e> syn::visit::Visit<'e> for Consts<'e> {
+            fn visit_path(&mut self, p: &'e syn::Path) {
+                if p.segments
+                    .last()
+                    .is_some_and(|s| is_const_name(&s.ident.to_string()))
+                {
+                    self.0.push(p);
+                }
+            }
+        }
+        if Val::of(init).is_lit() {
+            return;
+        }
+        let mut consts = Consts(Vec::new());
+        syn::visit::Visit::visit_expr(&mut consts, init);
+        if consts.0.is_empty() {
+            return;
+        }
+        let site = crate::site::child(&v.function_site(), name);
+        let locs = consts.0.iter().map(|p| crate::syntax::path_loc(v.rel, p));
+        self.let_consts.push((site, locs.collect()));
+    }
+
     /// The names in a launch's size (`launch_geometry`): a binding's site joins
     /// `FileFacts::launch_sites`, a constant's place `FileFacts::inert_uses` (a constant whose
     /// every use is one bounds nothing).
@@ -1988,6 +2020,11 @@ impl Extractor<'_> {
                     .push(crate::syntax::path_loc(v.rel, p));
             } else if p.segments.len() == 1 {
                 let site = crate::site::child(&v.function_site(), &last);
+                // `let grid = n.div_ceil(THREADS); LaunchConfig { grid_dim: (grid, 1, 1), .. }`:
+                // the constants the binding is computed from size the launch too.
+                for (_, locs) in self.let_consts.iter().filter(|(s, _)| *s == site) {
+                    self.facts.inert_uses.extend(locs.iter().cloned());
+                }
                 if !self.facts.launch_sites.contains(&site) {
                     self.facts.launch_sites.push(site);
                 }
@@ -2047,9 +2084,8 @@ impl Extractor<'_> {
     }
 
     /// The command-line defaults of a struct's capacity-named fields (a server's flags).
-    fn cli_args(&mut self, v: &View, s: &syn::ItemStruct) {
-        let ty = s.ident.to_string();
-        for f in &s.fields {
+    fn cli_args(&mut self, v: &View, ty: &str, fields: &syn::Fields) {
+        for f in fields {
             let Some(name) = f.ident.as_ref().map(|i| i.to_string()) else {
                 continue;
             };
@@ -2059,7 +2095,7 @@ impl Extractor<'_> {
             for a in f.attrs.iter().filter(|a| cli_default_attr(a)) {
                 for (value, loc) in cli_defaults(v.rel, a) {
                     self.facts.named_lits.push(NamedLit {
-                        site: v.scope.field_site(&ty, &name),
+                        site: v.scope.field_site(ty, &name),
                         ident: name.clone(),
                         value,
                         loc,
@@ -2993,13 +3029,12 @@ impl Extractor<'_> {
 
     /// A struct's fields set by attributes: clap's and structopt's defaults, serde's default
     /// functions (`#[serde(default = "default_queue")]`).
-    fn flow_struct(&mut self, v: &View, s: &syn::ItemStruct) {
-        let ty = s.ident.to_string();
-        for f in &s.fields {
+    fn flow_struct(&mut self, v: &View, ty: &str, fields: &syn::Fields) {
+        for f in fields {
             let Some(name) = f.ident.as_ref().map(|i| i.to_string()) else {
                 continue;
             };
-            let to = flow::Node::Field(Some(ty.clone()), name.clone());
+            let to = flow::Node::Field(Some(ty.to_string()), name.clone());
             for a in &f.attrs {
                 if cli_default_attr(a) {
                     for (value, loc) in cli_defaults(v.rel, a) {
@@ -3007,7 +3042,7 @@ impl Extractor<'_> {
                             value,
                             loc,
                             to: to.clone(),
-                            site: v.scope.field_site(&ty, &name),
+                            site: v.scope.field_site(ty, &name),
                             item: name.clone(),
                             kind: CapacityKind::Field,
                             call: None,
@@ -3031,7 +3066,7 @@ impl Extractor<'_> {
                         // is keyed by its type, as its definition is (`Self::` is the struct).
                         let key = syn::parse_str::<syn::Path>(&path)
                             .ok()
-                            .and_then(|p| flow::fn_key(&p, Some(&ty)))?;
+                            .and_then(|p| flow::fn_key(&p, Some(ty)))?;
                         Some((flow::Node::Ret(key), at))
                     }));
                 for (from, at) in named {
@@ -3103,12 +3138,26 @@ impl Collector for Extractor<'_> {
         if !v.in_format() {
             self.attr_args(v, item);
         }
-        if let syn::Item::Struct(s) = item {
-            if !v.in_format() {
-                self.cli_args(v, s);
-                if !v.in_test() {
-                    self.flow_struct(v, s);
-                }
+        if v.in_format() {
+            return;
+        }
+        // A struct's fields, and a struct variant's: a subcommand's flags are often the fields
+        // of an enum's variant (`enum Command { Serve { #[arg(long, default_value_t = 8)]
+        // max_requests: usize } }`), named by the variant as its literal and pattern are.
+        let owners: Vec<(String, &syn::Fields)> = match item {
+            syn::Item::Struct(s) => vec![(s.ident.to_string(), &s.fields)],
+            syn::Item::Enum(e) => e
+                .variants
+                .iter()
+                .filter(|x| matches!(x.fields, syn::Fields::Named(_)))
+                .map(|x| (x.ident.to_string(), &x.fields))
+                .collect(),
+            _ => Vec::new(),
+        };
+        for (ty, fields) in owners {
+            self.cli_args(v, &ty, fields);
+            if !v.in_test() {
+                self.flow_struct(v, &ty, fields);
             }
         }
     }
@@ -3190,6 +3239,9 @@ impl Collector for Extractor<'_> {
         if !v.in_test() && self.tables.launch_names.contains(&name) {
             // `let block_dim = (threads_per_block, 1, 1);`
             self.launch_sizes(v, &init.expr);
+        }
+        if !v.in_test() {
+            self.let_constants(v, &name, &init.expr);
         }
         self.made_with_capacity(v, &name, &init.expr);
         let typed_number = match &l.pat {
