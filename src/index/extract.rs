@@ -618,8 +618,9 @@ impl Extractor<'_> {
         l: &Expr,
         r: &Expr,
     ) {
-        // Only a literal compared with something that is not can pin a capacity.
-        if Val::of(l).literal().is_some() == Val::of(r).literal().is_some() {
+        // Only a literal compared with something that is not can pin a capacity; a float
+        // (`max_latency < 1000.0`, in milliseconds) is no count.
+        if Val::of_place(l).literal().is_some() == Val::of_place(r).literal().is_some() {
             return;
         }
         self.facts.comparisons.push(Comparison {
