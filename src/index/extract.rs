@@ -2268,6 +2268,14 @@ impl Extractor<'_> {
         if self.tables.holds_no_count(&to) {
             return;
         }
+        // `lazy_env_parse!("SURREAL_OPERATOR_BUFFER_SIZE", usize, 2)`: a macro named for the
+        // environment gives the variable's value or its fallback, which flows on.
+        if let Some(fallbacks) = env_macro_fallbacks(value) {
+            for f in &fallbacks {
+                self.flows_into(v, f, to.clone(), (site, item, kind));
+            }
+            return;
+        }
         let cpu_sink = self.cpu_sink(&to, value);
         if let Some(sink) = &cpu_sink {
             self.cpu_call_args(v, value, sink, (site, item, kind));
@@ -3460,6 +3468,29 @@ fn returned(block: &syn::Block) -> Vec<&Expr> {
 }
 
 /// A call's first argument when it is a string literal (`env::var("WORKERS")`, `.long("batch")`).
+/// The fallbacks a macro named for the environment is given after its variable's name
+/// (`lazy_env_parse!("SURREAL_NET_MAX_CONCURRENT_REQUESTS", usize, 1 << 20)`, `env_or!("WORKERS",
+/// || num_cpus::get().max(4))`: a closure's body), parsed from its tokens with their spans;
+/// none for any other expression, or a macro whose arguments are no expressions.
+fn env_macro_fallbacks(e: &Expr) -> Option<Vec<Expr>> {
+    use syn::punctuated::Punctuated;
+    let Expr::Macro(m) = e else { return None };
+    let name = m.mac.path.segments.last()?.ident.to_string();
+    if !crate::index::names::words(&name).iter().any(|w| w == "env") {
+        return None;
+    }
+    let args = m
+        .mac
+        .parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+        .ok()?;
+    first_str(&args)?;
+    let rest = args.into_iter().skip(1).map(|a| match a {
+        Expr::Closure(c) if c.inputs.is_empty() => *c.body,
+        a => a,
+    });
+    Some(rest.collect())
+}
+
 fn first_str<'e>(args: impl IntoIterator<Item = &'e Expr>) -> Option<String> {
     match args.into_iter().next() {
         Some(Expr::Lit(syn::ExprLit {
