@@ -2,7 +2,9 @@
 //! words `max concurrency`. Name tables match on words, never on substrings, so `permits` does
 //! not match `permitsPerSecondTimeoutMs`'s `timeout` twin by accident.
 
-/// Split an identifier into lowercase words at `_` and at lower-to-upper case changes.
+/// Split an identifier into lowercase words at `_` and at lower-to-upper case changes;
+/// `maximum` and `minimum` read as `max` and `min` (nym's `DEFAULT_MAXIMUM_OPEN_CONNECTIONS` is a
+/// `max_*_connections`).
 pub(crate) fn words(ident: &str) -> Vec<String> {
     let mut out = Vec::new();
     for part in ident.split(['_', ':', '.', ' ', '-']) {
@@ -17,6 +19,13 @@ pub(crate) fn words(ident: &str) -> Vec<String> {
         }
         if !cur.is_empty() {
             out.push(cur);
+        }
+    }
+    for w in &mut out {
+        match w.as_str() {
+            "maximum" => *w = "max".to_string(),
+            "minimum" => *w = "min".to_string(),
+            _ => {}
         }
     }
     out
