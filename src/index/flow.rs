@@ -1116,6 +1116,8 @@ impl<'f> Graph<'f> {
         let mut fields: HashMap<(u32, &str), Vec<&Node>> = HashMap::default();
         // The constants each package defines: its own `MAX` is the one its code means.
         let mut defines: HashSet<At> = HashSet::default();
+        // The places a seed stores into (with `back`'s keys: every place something is written).
+        let mut seeded: HashSet<At> = HashSet::default();
         let mut sinks: Vec<At> = Vec::new();
         let mut params = std::collections::HashMap::new();
         let mut named_twice: HashSet<(String, usize)> = HashSet::default();
@@ -1167,6 +1169,7 @@ impl<'f> Graph<'f> {
                 if matches!(s.to, Node::Const(_)) {
                     defines.insert((p, &s.to));
                 }
+                seeded.insert((p, &s.to));
                 hold(&s.to);
                 seeds.push((p, s, file));
             }
@@ -1275,8 +1278,19 @@ impl<'f> Graph<'f> {
                     .filter(|o| matches!(o, Node::Field(Some(_), _)))
                     .count();
                 let ambiguous = typed > 1 && !distinctive(name);
+                // A typed field nothing writes is read through another type
+                // (`config.buffer_limit` where `Config` derefs to `InnerConfig`, whose
+                // `Default` sets it): it is that field, when the package has one other of its
+                // name.
+                let unwritten = matches!(node, Node::Field(Some(_), _))
+                    && !back.contains_key(&at)
+                    && !seeded.contains(&at)
+                    && typed == 2;
                 for &other in same.into_iter().flatten() {
                     let joins = match (node, other) {
+                        (Node::Field(Some(_), _), Node::Field(Some(_), _)) => {
+                            unwritten && other != node
+                        }
                         (Node::Field(Some(_), _), Node::Field(None, _)) => true,
                         (Node::FieldRead(_), Node::Field(None, _)) => true,
                         (Node::FieldRead(_), Node::Field(Some(_), _)) => !ambiguous,
