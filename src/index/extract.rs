@@ -3467,7 +3467,6 @@ fn returned(block: &syn::Block) -> Vec<&Expr> {
     r.0
 }
 
-/// A call's first argument when it is a string literal (`env::var("WORKERS")`, `.long("batch")`).
 /// The fallbacks a macro named for the environment is given after its variable's name
 /// (`lazy_env_parse!("SURREAL_NET_MAX_CONCURRENT_REQUESTS", usize, 1 << 20)`, `env_or!("WORKERS",
 /// || num_cpus::get().max(4))`: a closure's body), parsed from its tokens with their spans;
@@ -3491,6 +3490,7 @@ fn env_macro_fallbacks(e: &Expr) -> Option<Vec<Expr>> {
     Some(rest.collect())
 }
 
+/// A call's first argument when it is a string literal (`env::var("WORKERS")`, `.long("batch")`).
 fn first_str<'e>(args: impl IntoIterator<Item = &'e Expr>) -> Option<String> {
     match args.into_iter().next() {
         Some(Expr::Lit(syn::ExprLit {
