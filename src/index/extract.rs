@@ -1975,43 +1975,25 @@ impl Extractor<'_> {
     /// `let block = if split { SPLIT_THREADS } else { SERIAL_THREADS }`), kept by the binding's
     /// site: where the binding sizes a launch, they do too (`launch_sizes`).
     fn let_constants(&mut self, v: &View, name: &str, init: &Expr) {
-        struct Consts<'e>(Vec<&'e syn::Path>);
-        impl<'e> syn::visit::Visit<'e> for Consts<'e> {
-            fn visit_path(&mut self, p: &'e syn::Path) {
-                if p.segments
-                    .last()
-                    .is_some_and(|s| is_const_name(&s.ident.to_string()))
-                {
-                    self.0.push(p);
-                }
-            }
-        }
         if Val::of(init).is_lit() {
             return;
         }
-        let mut consts = Consts(Vec::new());
-        syn::visit::Visit::visit_expr(&mut consts, init);
-        if consts.0.is_empty() {
-            return;
+        let consts: Vec<Loc> = paths_in(init)
+            .into_iter()
+            .filter(|p| crate::syntax::last_segment(p).is_some_and(|l| is_const_name(&l)))
+            .map(|p| crate::syntax::path_loc(v.rel, p))
+            .collect();
+        if !consts.is_empty() {
+            let site = crate::site::child(&v.function_site(), name);
+            self.let_consts.push((site, consts));
         }
-        let site = crate::site::child(&v.function_site(), name);
-        let locs = consts.0.iter().map(|p| crate::syntax::path_loc(v.rel, p));
-        self.let_consts.push((site, locs.collect()));
     }
 
     /// The names in a launch's size (`launch_geometry`): a binding's site joins
     /// `FileFacts::launch_sites`, a constant's place `FileFacts::inert_uses` (a constant whose
     /// every use is one bounds nothing).
     fn launch_sizes(&mut self, v: &View, size: &Expr) {
-        struct Paths<'e>(Vec<&'e syn::Path>);
-        impl<'e> syn::visit::Visit<'e> for Paths<'e> {
-            fn visit_path(&mut self, p: &'e syn::Path) {
-                self.0.push(p);
-            }
-        }
-        let mut paths = Paths(Vec::new());
-        syn::visit::Visit::visit_expr(&mut paths, size);
-        for p in paths.0 {
+        for p in paths_in(size) {
             let Some(last) = crate::syntax::last_segment(p) else {
                 continue;
             };
@@ -3472,16 +3454,12 @@ fn returned(block: &syn::Block) -> Vec<&Expr> {
 /// || num_cpus::get().max(4))`: a closure's body), parsed from its tokens with their spans;
 /// none for any other expression, or a macro whose arguments are no expressions.
 fn env_macro_fallbacks(e: &Expr) -> Option<Vec<Expr>> {
-    use syn::punctuated::Punctuated;
     let Expr::Macro(m) = e else { return None };
     let name = m.mac.path.segments.last()?.ident.to_string();
     if !crate::index::names::words(&name).iter().any(|w| w == "env") {
         return None;
     }
-    let args = m
-        .mac
-        .parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated)
-        .ok()?;
+    let args = crate::syntax::macro_args(&m.mac)?;
     first_str(&args)?;
     let rest = args.into_iter().skip(1).map(|a| match a {
         Expr::Closure(c) if c.inputs.is_empty() => *c.body,
@@ -3602,6 +3580,19 @@ fn owned_str(e: &Expr) -> Option<&syn::LitStr> {
         Expr::Reference(r) => owned_str(&r.expr),
         _ => None,
     }
+}
+
+/// Every path an expression names (`n.div_ceil(THREADS)`: `n`, `THREADS`).
+fn paths_in(e: &Expr) -> Vec<&syn::Path> {
+    struct Paths<'e>(Vec<&'e syn::Path>);
+    impl<'e> syn::visit::Visit<'e> for Paths<'e> {
+        fn visit_path(&mut self, p: &'e syn::Path) {
+            self.0.push(p);
+        }
+    }
+    let mut paths = Paths(Vec::new());
+    syn::visit::Visit::visit_expr(&mut paths, e);
+    paths.0
 }
 
 /// The patterns of a body's match arms, `if let` and `while let` branches, each with the span
