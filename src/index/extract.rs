@@ -2986,8 +2986,7 @@ impl Extractor<'_> {
         for (from, binding) in bound {
             let name = binding.ident.to_string();
             let to = flow::Node::Local(id, name.clone());
-            // An id, an index, a duration (`PointIdType::NumId(idx)`) is never a count.
-            if self.tables.holds_no_count(&to) || self.tables.capacity_names.excludes(&name) {
+            if self.tables.holds_no_count(&to) {
                 continue;
             }
             self.scopes.push(flow::Scope {
