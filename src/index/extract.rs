@@ -67,6 +67,9 @@ pub(crate) struct Extractor<'a> {
     /// The constants each binding of the file is computed from, by the binding's site
     /// (`let_constants`).
     let_consts: Vec<(String, Vec<Loc>)>,
+    /// Whether the file's text names a GPU launch (the rule's `launch_names`), once asked: a
+    /// file that names none sizes none, and its bindings' constants are not collected.
+    launch_file: Option<bool>,
 }
 
 /// A capacity API a call matches.
@@ -120,6 +123,7 @@ impl<'a> Extractor<'a> {
             self_bounded: Vec::new(),
             scopes: Vec::new(),
             let_consts: Vec::new(),
+            launch_file: None,
         }
     }
 
@@ -1989,6 +1993,25 @@ impl Extractor<'_> {
         }
     }
 
+    /// Leaving a function's body or a constant's initialiser: the outer one's state returns,
+    /// and the arms' bindings of this one (`scopes`), never read again, go.
+    fn leave_body(&mut self) {
+        if let Some(id) = self.fn_ids.pop() {
+            self.scopes.retain(|s| s.fn_id != id);
+        }
+        self.locals = self.outer_locals.pop().unwrap_or_default();
+        self.fn_keys.pop();
+        self.param_types.pop();
+    }
+
+    /// Whether the file names a GPU launch at all (`launch_file`).
+    fn names_launch(&mut self, v: &View) -> bool {
+        let names = &self.tables.launch_names;
+        *self
+            .launch_file
+            .get_or_insert_with(|| names.iter().any(|n| v.text.contains(n.as_str())))
+    }
+
     /// The names in a launch's size (`launch_geometry`): a binding's site joins
     /// `FileFacts::launch_sites`, a constant's place `FileFacts::inert_uses` (a constant whose
     /// every use is one bounds nothing).
@@ -3170,10 +3193,7 @@ impl Collector for Extractor<'_> {
         if v.in_format() {
             return;
         }
-        self.locals = self.outer_locals.pop().unwrap_or_default();
-        self.fn_keys.pop();
-        self.fn_ids.pop();
-        self.param_types.pop();
+        self.leave_body();
     }
 
     fn enter_const(&mut self, v: &View, c: &ConstItem) {
@@ -3204,10 +3224,7 @@ impl Collector for Extractor<'_> {
     }
 
     fn leave_const(&mut self, _: &View, _: &ConstItem) {
-        self.locals = self.outer_locals.pop().unwrap_or_default();
-        self.fn_keys.pop();
-        self.fn_ids.pop();
-        self.param_types.pop();
+        self.leave_body();
     }
 
     fn local(&mut self, v: &View, l: &syn::Local) {
@@ -3230,7 +3247,7 @@ impl Collector for Extractor<'_> {
             // `let block_dim = (threads_per_block, 1, 1);`
             self.launch_sizes(v, &init.expr);
         }
-        if !v.in_test() {
+        if !v.in_test() && self.names_launch(v) {
             self.let_constants(v, &name, &init.expr);
         }
         self.made_with_capacity(v, &name, &init.expr);
