@@ -704,11 +704,18 @@ impl<'s> Splitter<'s, '_, '_> {
                     .is_some_and(|f| f > 0 && crate::syntax::names_test_type(header[f - 1]));
                 let outer = self.in_trait;
                 self.in_trait = self.text(i) == "trait" || of_trait.is_some();
+                let cut_before = self.ids.len();
                 let kept_inside =
                     whole || self.items(body + 1, self.close[body], test || for_tests, true)?;
                 self.in_trait = outer;
                 if kept_inside {
                     self.kept += 1;
+                    // An item cut from a kept impl is still the header's: its path names the
+                    // type (`AuditLogParams::default_back_pressure`, a serde default function
+                    // beside the method that reads the field), and the late pass looks for both.
+                    if self.ids.len() > cut_before {
+                        self.ids.extend(header.iter().map(|h| ident_hash(h)));
+                    }
                 } else {
                     // Nothing inside holds a fact: the header goes too.
                     self.ids.extend(header.iter().map(|h| ident_hash(h)));
