@@ -104,11 +104,18 @@ impl Capacity {
         }
     }
 
-    /// A `const` or `static` whose initialiser is a literal.
+    /// A `const` or `static` whose initialiser is a literal, or arithmetic of literals alone
+    /// (`1 << 16`, `8 * 1024`: one number typed by hand).
+    /// A size so written with a factor of 1024 (`DEFAULT_WRITE_BATCH_SIZE = 64 * 1024`) is
+    /// one in bytes, as sizes in KiB are written; a count is not (`MAX_BACKLOG = 128 * 1024`).
     fn from_const(d: &facts::ConstDef, package: &str) -> Option<Capacity> {
-        let value::Val::Lit(value) = d.val else {
+        let value = d.val.literal()?;
+        if !d.val.is_lit()
+            && d.val.has_kib_factor()
+            && names::words(&d.ident).iter().any(|w| w == "size")
+        {
             return None;
-        };
+        }
         Some(Capacity {
             site: d.site.clone(),
             item: d.ident.clone(),

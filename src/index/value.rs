@@ -154,6 +154,29 @@ impl Val {
         self.eval(&HashMap::default(), &HashMap::default())
     }
 
+    /// Whether arithmetic of literals multiplies by 1024 or a power of it, or by 1000 twice, or
+    /// shifts by a multiple of 10 (`64 * 1024`, `4 * 1000 * 1000`, `1 << 20`): the way a size
+    /// in KiB or MB is written.
+    pub(crate) fn has_kib_factor(&self) -> bool {
+        fn factors(v: &Val, out: &mut Vec<u64>) {
+            match v {
+                Val::Bin(Op::Mul, a, b) => {
+                    factors(a, out);
+                    factors(b, out);
+                }
+                Val::Lit(n) => out.push(*n),
+                _ => {}
+            }
+        }
+        if let Val::Bin(Op::Shl, _, b) = self {
+            return matches!(**b, Val::Lit(n) if n >= 10 && n % 10 == 0);
+        }
+        let mut fs = Vec::new();
+        factors(self, &mut fs);
+        let binary = |n: &u64| *n >= 1024 && n.is_power_of_two() && n.trailing_zeros() % 10 == 0;
+        fs.iter().any(binary) || fs.iter().filter(|n| **n == 1000).count() >= 2
+    }
+
     /// Whether the expression is a bare literal (possibly cast or wrapped).
     pub(crate) fn is_lit(&self) -> bool {
         matches!(self, Val::Lit(_))
