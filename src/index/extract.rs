@@ -1057,6 +1057,30 @@ fn type_name(ty: &syn::Type) -> Option<String> {
     }
 }
 
+/// Whether a capacity name counts units of concurrency (`pool_size`, `max_conns`,
+/// `worker_threads`, `concurrency_limit`): a parameter so named is one a flowed value sizes. A
+/// batch's or a token budget's parameter (`batch_size`, `max_batch_prefill_tokens`) is also
+/// a kernel's shape or a memory estimate's input, and is a capacity API for literals only.
+fn names_concurrency_unit(name: &str) -> bool {
+    crate::index::names::words(name).iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "concurrency"
+                | "concurrent"
+                | "workers"
+                | "worker"
+                | "threads"
+                | "thread"
+                | "connections"
+                | "conns"
+                | "pool"
+                | "parallelism"
+                | "inflight"
+                | "flight"
+        )
+    })
+}
+
 /// An integer type (`u32`, `usize`; `Option<u32>` and `NonZeroUsize` too): a value that counts.
 fn is_int(ty: &syn::Type) -> bool {
     let syn::Type::Path(p) = ty else { return false };
@@ -2614,10 +2638,41 @@ impl Extractor<'_> {
                 index: i,
                 name: param.clone(),
             });
+            let at = flow::Pos::of(&loc_of(v.rel, &p.pat));
+            // A parameter named for a capacity, of an integer type, in a function that makes a
+            // value (not a method on a borrowed one: `sem.acquire(permits)`) is a capacity API
+            // of the workspace's own, as its literal arguments are (`index::params`): what
+            // reaches it by flow is a capacity too (`Self::create_pool(url, pool_size / 4)`
+            // into `fn create_pool(url: &str, max_conns: usize)`).
+            let by_ref = f.sig.receiver().is_some_and(|r| r.reference.is_some());
+            if !by_ref
+                && is_int(&p.ty)
+                && self.tables.capacity_names.matches_count_loose(&param)
+                && names_concurrency_unit(&param)
+                && !crate::index::params::records(&name)
+            {
+                let shown = format!("{}({param})", key.trim_start_matches('.'));
+                // A 1 given to one is a floor or a serial run (`nlaunched: 1`, `calls = 1`),
+                // as a channel of one is a hand-off.
+                if !self.facts.flow.handoff.contains(&shown) {
+                    self.facts.flow.handoff.push(shown.clone());
+                    self.facts
+                        .flow
+                        .own_sinks
+                        .push((shown.clone(), key.clone(), i));
+                }
+                self.facts.flow.edges.push(flow::Edge {
+                    from: local.clone(),
+                    to: flow::Node::Sink(shown),
+                    at,
+                    from_call: None,
+                    to_call: None,
+                });
+            }
             self.facts.flow.edges.push(flow::Edge {
                 from: flow::Node::Param(key.clone(), i),
                 to: local,
-                at: flow::Pos::of(&loc_of(v.rel, &p.pat)),
+                at,
                 from_call: None,
                 to_call: None,
             });

@@ -279,7 +279,7 @@ impl Stored {
 /// Whether a function's name says it records what happened (`record_insert_duration(..,
 /// batch_size)`, `observe_queue_depth`, `emit_batch_metrics`): its parameters are measurements
 /// taken, not settings, and a literal given to one sets no capacity.
-fn records(name: &str) -> bool {
+pub(crate) fn records(name: &str) -> bool {
     let first = name
         .trim_start_matches('_')
         .split('_')
