@@ -1057,6 +1057,68 @@ fn type_name(ty: &syn::Type) -> Option<String> {
     }
 }
 
+/// Whether a loop's body starts a task or a thread each time round and goes on without waiting
+/// for it: a call of `spawn`, `spawn_blocking` or `spawn_local` (a free function, a path's or
+/// a method), and no `break` or `return` of the loop's own (those in a closure or an async block, the task's
+/// body, are the task's): a loop left once one succeeds is a retry.
+fn spawns_each_time(body: &syn::Block) -> bool {
+    struct Waits(bool);
+    impl<'a> syn::visit::Visit<'a> for Waits {
+        fn visit_expr_return(&mut self, _: &'a syn::ExprReturn) {
+            self.0 = true;
+        }
+        fn visit_expr_break(&mut self, b: &'a syn::ExprBreak) {
+            // A labelled break may leave an inner loop; an unlabelled one in this body leaves
+            // this loop (an inner loop's are skipped below).
+            if b.label.is_none() {
+                self.0 = true;
+            }
+        }
+        fn visit_expr_closure(&mut self, _: &'a syn::ExprClosure) {}
+        fn visit_expr_async(&mut self, _: &'a syn::ExprAsync) {}
+        fn visit_expr_for_loop(&mut self, f: &'a syn::ExprForLoop) {
+            self.visit_expr(&f.expr);
+        }
+        fn visit_expr_while(&mut self, w: &'a syn::ExprWhile) {
+            self.visit_expr(&w.cond);
+        }
+        fn visit_expr_loop(&mut self, _: &'a syn::ExprLoop) {}
+        fn visit_item_fn(&mut self, _: &'a syn::ItemFn) {}
+    }
+    let mut waits = Waits(false);
+    syn::visit::visit_block(&mut waits, body);
+    if waits.0 {
+        return false;
+    }
+    struct Finder(bool);
+    impl<'a> syn::visit::Visit<'a> for Finder {
+        fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+            if let Expr::Path(p) = &*c.func
+                && p.path
+                    .segments
+                    .last()
+                    .is_some_and(|s| spawn_name(&s.ident.to_string()))
+            {
+                self.0 = true;
+            }
+            syn::visit::visit_expr_call(self, c);
+        }
+        fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+            if spawn_name(&m.method.to_string()) {
+                self.0 = true;
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_item_fn(&mut self, _: &'a syn::ItemFn) {}
+    }
+    fn spawn_name(n: &str) -> bool {
+        crate::index::triggers::SPAWNS.contains(&n)
+    }
+    let mut f = Finder(false);
+    syn::visit::visit_block(&mut f, body);
+    f.0
+}
+
 /// Whether a capacity name counts units of concurrency (`pool_size`, `max_conns`,
 /// `worker_threads`, `concurrency_limit`): a parameter so named is one a flowed value sizes. A
 /// batch's or a token budget's parameter (`batch_size`, `max_batch_prefill_tokens`) is also
@@ -2821,6 +2883,7 @@ impl Extractor<'_> {
                 self.flow_call(v, e, (&key, &key), &args, api.as_ref());
             }
             Expr::Binary(b) => self.len_guard(v, b),
+            Expr::ForLoop(f) => self.spawn_loop(v, f),
             Expr::Return(r) => {
                 if let (Some(value), Some(Some(key)), Some((name, site))) =
                     (&r.expr, self.fn_keys.last(), v.fns.last())
@@ -2832,6 +2895,52 @@ impl Extractor<'_> {
             }
             _ => {}
         }
+    }
+
+    /// `for _ in 0..FANOUT { requests.push(tokio::spawn(..)) }`: a loop that starts a task or a
+    /// thread each time round runs its bound's number at once, a capacity as a pool's size is.
+    /// The bound is a constant named by itself or a module's (not a type's associated one:
+    /// `0..TaskType::COUNT` counts the variants of a type), or a field; a binding is computed
+    /// from the data as often as it is set (chunks of an input), and a literal counts kinds as
+    /// often as workers (`for kind in 0..3`, a thread per kind). A loop that breaks out of its
+    /// body or returns from it is a retry (`for _ in 0..5 { .. spawn .. ; if ok { break } }`).
+    fn spawn_loop(&mut self, v: &View, f: &syn::ExprForLoop) {
+        use crate::index::value::carried;
+        let Expr::Range(r) = carried(&f.expr) else {
+            return;
+        };
+        let from_start = r
+            .start
+            .as_deref()
+            .is_none_or(|s| matches!(Val::of(s), Val::Lit(0 | 1)));
+        let Some(end) = r.end.as_deref() else { return };
+        let bound = match carried(end) {
+            Expr::Field(_) => true,
+            Expr::Path(p) if p.qself.is_none() => {
+                let segs = crate::syntax::path_idents(&p.path);
+                let typed = segs.len() >= 2
+                    && segs[segs.len() - 2].starts_with(|c: char| c.is_ascii_uppercase());
+                !typed
+                    && segs
+                        .last()
+                        .is_some_and(|l| crate::index::value::is_const_name(l))
+            }
+            _ => false,
+        };
+        if !from_start || !bound || !spawns_each_time(&f.body) {
+            return;
+        }
+        let api = "for .. { spawn }".to_string();
+        if !self.facts.flow.handoff.contains(&api) {
+            self.facts.flow.handoff.push(api.clone());
+        }
+        let site = crate::site::child(&v.function_site(), "spawn_loop");
+        self.flows_into(
+            v,
+            end,
+            flow::Node::Sink(api.clone()),
+            (&site, &api, CapacityKind::ApiArg),
+        );
     }
 
     /// `if self.queue.len() >= self.max_length { drop(item) }`, `while running.len() <

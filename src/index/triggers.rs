@@ -34,6 +34,11 @@ const BUILDER_DEFAULTS: &[&str] = &["default_value", "default_values"];
 /// is one too: any identifier with the word `env`.
 const ENV_READS: &[&str] = &["var", "var_os"];
 
+/// What starts a task or a thread: a loop that calls one each time round runs its bound's
+/// number at once (`Extractor::spawn_loop`), so an item that calls one is read whatever its
+/// bound is named (a constant, a field).
+pub(crate) const SPAWNS: &[&str] = &["spawn", "spawn_blocking", "spawn_local"];
+
 #[derive(Debug, Clone)]
 pub(crate) struct Triggers {
     id: u64,
@@ -122,7 +127,8 @@ impl Triggers {
             prod: w.iter().any(|x| self.count_words.contains(x))
                 || (name && value)
                 || self.apis.contains(ident)
-                || BUILDER_DEFAULTS.contains(&ident),
+                || BUILDER_DEFAULTS.contains(&ident)
+                || SPAWNS.contains(&ident),
             prod_with_value: name
                 || self.apis.contains(ident)
                 || (self.calls.contains(ident) && !self.typed_calls.contains_key(ident))
