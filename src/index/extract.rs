@@ -2718,11 +2718,11 @@ impl Extractor<'_> {
                 // as a channel of one is a hand-off.
                 if !self.facts.flow.handoff.contains(&shown) {
                     self.facts.flow.handoff.push(shown.clone());
-                    self.facts
-                        .flow
-                        .own_sinks
-                        .push((shown.clone(), key.clone(), i));
                 }
+                self.facts
+                    .flow
+                    .own_sinks
+                    .push((shown.clone(), key.clone(), i));
                 self.facts.flow.edges.push(flow::Edge {
                     from: local.clone(),
                     to: flow::Node::Sink(shown),

@@ -217,11 +217,10 @@ pub(crate) struct FileFlow {
     /// package depends on calls them through the trait.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) trait_methods: Vec<String>,
-    /// Sinks that are the workspace's own functions' capacity parameters: a place that reaches
-    /// a library's API too is that API's (walked from those first).
-    /// Each with the parameter it is (its function's key and position): one that two
-    /// functions of that key name differently is no sink (`a::start(threads)` and
-    /// `b::start(port)`).
+    /// Sinks that are the workspace's own functions' capacity parameters, each with its
+    /// function's key and its position: a place that reaches a library's API too is that
+    /// API's (walked from those first), and a parameter two functions of one key name
+    /// differently is no sink (`a::start(threads)` and `b::start(port)`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) own_sinks: Vec<(String, String, usize)>,
 }
@@ -1221,130 +1220,133 @@ impl<'f> Graph<'f> {
         });
         let (own, apis): (Vec<At>, Vec<At>) =
             sinks.into_iter().partition(|(_, n)| own_sink(n).is_some());
-        let mut seen: HashSet<State> = HashSet::default();
-        let mut queue: VecDeque<State> = VecDeque::new();
-        for phase in [apis, own] {
-            for s in phase {
-                if seen.insert((s, None)) {
-                    queue.push_back((s, None));
+        let mut seen: HashSet<State> = apis.iter().map(|&s| (s, None)).collect();
+        let mut queue: VecDeque<State> = apis.into_iter().map(|s| (s, None)).collect();
+        let mut later = own;
+        loop {
+            let Some(state) = queue.pop_front() else {
+                if later.is_empty() {
+                    break;
+                }
+                for s in later.drain(..) {
+                    if seen.insert((s, None)) {
+                        queue.push_back((s, None));
+                    }
+                }
+                continue;
+            };
+            let (at, ctx) = state;
+            let (p, node) = at;
+            for b in back.get(&at).into_iter().flatten() {
+                // Into this function's parameter at another call than the one its result was
+                // reached at: not this value's way in.
+                if let (Some((f, call)), Some(c)) = (ctx, b.to_call) {
+                    if body_of(node) == Some(f) && c != call {
+                        continue;
+                    }
+                }
+                let inside = match (b.from.1, b.from_call) {
+                    // Out of a call's result: into that function, at that call.
+                    (Node::Ret(key), Some(c)) => Some((key.as_str(), c)),
+                    // Out of the caller's code, whose own caller is not known.
+                    _ if b.to_call.is_some() => None,
+                    // Within the function's body.
+                    (Node::Local(..), _) => ctx,
+                    (from, _) if body_of(from).is_some() && body_of(from) == ctx.map(|c| c.0) => {
+                        ctx
+                    }
+                    _ => None,
+                };
+                let from = (b.from, inside);
+                if seen.insert(from) {
+                    next.insert(from, (state, Some(b.at)));
+                    queue.push_back(from);
                 }
             }
-            while let Some(state) = queue.pop_front() {
-                let (at, ctx) = state;
-                let (p, node) = at;
-                for b in back.get(&at).into_iter().flatten() {
-                    // Into this function's parameter at another call than the one its result was
-                    // reached at: not this value's way in.
-                    if let (Some((f, call)), Some(c)) = (ctx, b.to_call) {
-                        if body_of(node) == Some(f) && c != call {
-                            continue;
-                        }
+            for &q in held.get(node).into_iter().flatten() {
+                let from = (q, node);
+                // Which way a value crosses between packages: into a function's parameter from
+                // the packages that call it (they depend on its own); out of its result, or out
+                // of a constant from the package that defines it, into those that depend on it;
+                // a typed field either way.
+                let (uq, up) = (q as usize, p as usize);
+                let crosses = match node {
+                    Node::Param(..) => deps[uq][up],
+                    Node::Ret(_) => deps[up][uq],
+                    Node::Const(_) => {
+                        deps[up][uq] && defines.contains(&from) && !defines.contains(&at)
                     }
-                    let inside = match (b.from.1, b.from_call) {
-                        // Out of a call's result: into that function, at that call.
-                        (Node::Ret(key), Some(c)) => Some((key.as_str(), c)),
-                        // Out of the caller's code, whose own caller is not known.
-                        _ if b.to_call.is_some() => None,
-                        // Within the function's body.
-                        (Node::Local(..), _) => ctx,
-                        (from, _)
-                            if body_of(from).is_some() && body_of(from) == ctx.map(|c| c.0) =>
-                        {
-                            ctx
-                        }
-                        _ => None,
-                    };
-                    let from = (b.from, inside);
-                    if seen.insert(from) {
-                        next.insert(from, (state, Some(b.at)));
+                    _ => deps[uq][up] || deps[up][uq],
+                };
+                if q != p && crosses && seen.insert((from, ctx)) {
+                    next.insert((from, ctx), (state, None));
+                    queue.push_back((from, ctx));
+                }
+            }
+            // A method called through a trait (`component.queue_size()` in the package that
+            // defines the trait) gives what the impls in the packages that depend on it return.
+            if let Node::Ret(key) = node {
+                for &q in dispatched.get(key.as_str()).into_iter().flatten() {
+                    let from = ((q, node), ctx);
+                    if q != p && deps[q as usize][p as usize] && seen.insert(from) {
+                        next.insert(from, (state, None));
                         queue.push_back(from);
                     }
                 }
-                for &q in held.get(node).into_iter().flatten() {
-                    let from = (q, node);
-                    // Which way a value crosses between packages: into a function's parameter from
-                    // the packages that call it (they depend on its own); out of its result, or out
-                    // of a constant from the package that defines it, into those that depend on it;
-                    // a typed field either way.
-                    let (uq, up) = (q as usize, p as usize);
-                    let crosses = match node {
-                        Node::Param(..) => deps[uq][up],
-                        Node::Ret(_) => deps[up][uq],
-                        Node::Const(_) => {
-                            deps[up][uq] && defines.contains(&from) && !defines.contains(&at)
+            }
+            // Within a package: a typed field may hold what an untyped write stored; an untyped
+            // read may read any field of its name, typed or not.
+            let field = match node {
+                Node::Field(Some(_), name) | Node::FieldRead(name) => Some(name),
+                _ => None,
+            };
+            if let Some(name) = field {
+                let same = fields.get(&(p, name.as_str()));
+                // An untyped read of a short name two of the package's types define (`max_tokens`
+                // of a request and of a rate limit) may be either's: it is followed into neither.
+                let typed = same
+                    .into_iter()
+                    .flatten()
+                    .filter(|o| matches!(o, Node::Field(Some(_), _)))
+                    .count();
+                let ambiguous = typed > 1 && !distinctive(name);
+                // A typed field nothing writes is read through another type
+                // (`config.buffer_limit` where `Config` derefs to `InnerConfig`, whose
+                // `Default` sets it): it is that field, when the package has one other of its
+                // name.
+                let unwritten = matches!(node, Node::Field(Some(_), _))
+                    && !back.contains_key(&at)
+                    && !seeded.contains(&at)
+                    && typed == 2;
+                for &other in same.into_iter().flatten() {
+                    let joins = match (node, other) {
+                        (Node::Field(Some(_), _), Node::Field(Some(_), _)) => {
+                            unwritten && other != node
                         }
-                        _ => deps[uq][up] || deps[up][uq],
+                        (Node::Field(Some(_), _), Node::Field(None, _)) => true,
+                        (Node::FieldRead(_), Node::Field(None, _)) => true,
+                        (Node::FieldRead(_), Node::Field(Some(_), _)) => !ambiguous,
+                        _ => false,
                     };
-                    if q != p && crosses && seen.insert((from, ctx)) {
-                        next.insert((from, ctx), (state, None));
-                        queue.push_back((from, ctx));
+                    let from = ((p, other), None);
+                    if joins && seen.insert(from) {
+                        next.insert(from, (state, None));
+                        queue.push_back(from);
                     }
                 }
-                // A method called through a trait (`component.queue_size()` in the package that
-                // defines the trait) gives what the impls in the packages that depend on it return.
-                if let Node::Ret(key) = node {
-                    for &q in dispatched.get(key.as_str()).into_iter().flatten() {
-                        let from = ((q, node), ctx);
-                        if q != p && deps[q as usize][p as usize] && seen.insert(from) {
+            }
+            // An untyped read of a field whose name says what it holds (`request_buffer_size`,
+            // not `size`) may read a field the packages this one depends on define: a server
+            // reads `config.download.server.request_buffer_size` from its config crate's struct.
+            if let Node::FieldRead(name) = node
+                && distinctive(name)
+            {
+                for q in (0..n as u32).filter(|&q| q != p && deps[p as usize][q as usize]) {
+                    for &other in fields.get(&(q, name.as_str())).into_iter().flatten() {
+                        let from = ((q, other), None);
+                        if matches!(other, Node::Field(..)) && seen.insert(from) {
                             next.insert(from, (state, None));
                             queue.push_back(from);
-                        }
-                    }
-                }
-                // Within a package: a typed field may hold what an untyped write stored; an untyped
-                // read may read any field of its name, typed or not.
-                let field = match node {
-                    Node::Field(Some(_), name) | Node::FieldRead(name) => Some(name),
-                    _ => None,
-                };
-                if let Some(name) = field {
-                    let same = fields.get(&(p, name.as_str()));
-                    // An untyped read of a short name two of the package's types define (`max_tokens`
-                    // of a request and of a rate limit) may be either's: it is followed into neither.
-                    let typed = same
-                        .into_iter()
-                        .flatten()
-                        .filter(|o| matches!(o, Node::Field(Some(_), _)))
-                        .count();
-                    let ambiguous = typed > 1 && !distinctive(name);
-                    // A typed field nothing writes is read through another type
-                    // (`config.buffer_limit` where `Config` derefs to `InnerConfig`, whose
-                    // `Default` sets it): it is that field, when the package has one other of its
-                    // name.
-                    let unwritten = matches!(node, Node::Field(Some(_), _))
-                        && !back.contains_key(&at)
-                        && !seeded.contains(&at)
-                        && typed == 2;
-                    for &other in same.into_iter().flatten() {
-                        let joins = match (node, other) {
-                            (Node::Field(Some(_), _), Node::Field(Some(_), _)) => {
-                                unwritten && other != node
-                            }
-                            (Node::Field(Some(_), _), Node::Field(None, _)) => true,
-                            (Node::FieldRead(_), Node::Field(None, _)) => true,
-                            (Node::FieldRead(_), Node::Field(Some(_), _)) => !ambiguous,
-                            _ => false,
-                        };
-                        let from = ((p, other), None);
-                        if joins && seen.insert(from) {
-                            next.insert(from, (state, None));
-                            queue.push_back(from);
-                        }
-                    }
-                }
-                // An untyped read of a field whose name says what it holds (`request_buffer_size`,
-                // not `size`) may read a field the packages this one depends on define: a server
-                // reads `config.download.server.request_buffer_size` from its config crate's struct.
-                if let Node::FieldRead(name) = node
-                    && distinctive(name)
-                {
-                    for q in (0..n as u32).filter(|&q| q != p && deps[p as usize][q as usize]) {
-                        for &other in fields.get(&(q, name.as_str())).into_iter().flatten() {
-                            let from = ((q, other), None);
-                            if matches!(other, Node::Field(..)) && seen.insert(from) {
-                                next.insert(from, (state, None));
-                                queue.push_back(from);
-                            }
                         }
                     }
                 }
