@@ -437,6 +437,21 @@ fn counts(c: &Capacity, tables: &Tables) -> bool {
         && !no_limit(c)
         && !tables.is_chore_batch(&c.item, c.api.as_deref())
         && !floor_of_minimum(c)
+        && !initial_allocation(c)
+}
+
+/// A queue's or a channel's initial size, found by its name alone (`INITIAL_QUEUE_CAPACITY =
+/// 128`, `TASK_QUEUE_INITIAL_SIZE = 64`), is how much room is allocated up front, not a bound:
+/// the collection grows past it. One that reaches a capacity API bounds it (zebra's
+/// `DEFAULT_PEERSET_INITIAL_TARGET_SIZE` in `mpsc::channel`), and an initial concurrency or
+/// worker count is where an adaptive limit starts, a capacity.
+fn initial_allocation(c: &Capacity) -> bool {
+    if c.api.is_some() {
+        return false;
+    }
+    let words = names::words(c.item.trim_start_matches('.').trim_end_matches("()"));
+    let has = |set: &[&str]| words.iter().any(|w| set.contains(&w.as_str()));
+    has(&["initial"]) && has(&["capacity", "size", "len"]) && has(&["queue", "channel"])
 }
 
 /// A minimum of 1 of a pool's or a scaler's members (`min_connections: 1`, `.min_idle(Some(1))`,
