@@ -77,6 +77,10 @@ pub(crate) struct Meta {
     /// Words that make such a collection one of bytes, text or a page.
     #[serde(default)]
     pub(crate) not_work_words: Vec<String>,
+    /// Words that count units of concurrency (`pool`, `workers`): a capacity parameter of the
+    /// workspace's own so named is a sink of the flow (`Tables::names_concurrency_unit`).
+    #[serde(default)]
+    pub(crate) concurrency_unit_words: Vec<String>,
     #[serde(default)]
     pub(crate) apis: Vec<Api>,
     /// The arguments that size one request of a series (`.limit(n)`, `.bind(n)`, `lpop(key,

@@ -1059,88 +1059,76 @@ fn type_name(ty: &syn::Type) -> Option<String> {
 
 /// Whether a loop's body starts a task or a thread each time round and goes on without waiting
 /// for it: a call of `spawn`, `spawn_blocking` or `spawn_local` (a free function, a path's or
-/// a method), and no `break` or `return` of the loop's own (those in a closure or an async block, the task's
-/// body, are the task's): a loop left once one succeeds is a retry.
+/// a method), and no `break` or `return` of the loop's own (those in a closure or an async
+/// block, the task's body, or in an inner loop are not): a loop left once one succeeds is a
+/// retry. One walk of the body.
 fn spawns_each_time(body: &syn::Block) -> bool {
-    struct Waits(bool);
-    impl<'a> syn::visit::Visit<'a> for Waits {
-        fn visit_expr_return(&mut self, _: &'a syn::ExprReturn) {
-            self.0 = true;
+    #[derive(Default)]
+    struct Body {
+        spawns: bool,
+        leaves: bool,
+        /// Closures, async blocks and inner loops around the walk: a `break` or `return` there
+        /// is theirs.
+        nested: usize,
+    }
+    impl Body {
+        fn inside(&mut self, walk: impl FnOnce(&mut Self)) {
+            self.nested += 1;
+            walk(self);
+            self.nested -= 1;
+        }
+    }
+    impl<'a> syn::visit::Visit<'a> for Body {
+        fn visit_expr_return(&mut self, r: &'a syn::ExprReturn) {
+            self.leaves |= self.nested == 0;
+            syn::visit::visit_expr_return(self, r);
         }
         fn visit_expr_break(&mut self, b: &'a syn::ExprBreak) {
-            // A labelled break may leave an inner loop; an unlabelled one in this body leaves
-            // this loop (an inner loop's are skipped below).
-            if b.label.is_none() {
-                self.0 = true;
-            }
+            // A labelled break may leave an inner loop's label; an unlabelled one in this body
+            // leaves this loop.
+            self.leaves |= self.nested == 0 && b.label.is_none();
+            syn::visit::visit_expr_break(self, b);
         }
-        fn visit_expr_closure(&mut self, _: &'a syn::ExprClosure) {}
-        fn visit_expr_async(&mut self, _: &'a syn::ExprAsync) {}
+        fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
+            self.inside(|w| syn::visit::visit_expr_closure(w, c));
+        }
+        fn visit_expr_async(&mut self, a: &'a syn::ExprAsync) {
+            self.inside(|w| syn::visit::visit_expr_async(w, a));
+        }
         fn visit_expr_for_loop(&mut self, f: &'a syn::ExprForLoop) {
             self.visit_expr(&f.expr);
+            self.inside(|w| w.visit_block(&f.body));
         }
-        fn visit_expr_while(&mut self, w: &'a syn::ExprWhile) {
-            self.visit_expr(&w.cond);
+        fn visit_expr_while(&mut self, x: &'a syn::ExprWhile) {
+            self.visit_expr(&x.cond);
+            self.inside(|w| w.visit_block(&x.body));
         }
-        fn visit_expr_loop(&mut self, _: &'a syn::ExprLoop) {}
-        fn visit_item_fn(&mut self, _: &'a syn::ItemFn) {}
-    }
-    let mut waits = Waits(false);
-    syn::visit::visit_block(&mut waits, body);
-    if waits.0 {
-        return false;
-    }
-    struct Finder(bool);
-    impl<'a> syn::visit::Visit<'a> for Finder {
+        fn visit_expr_loop(&mut self, l: &'a syn::ExprLoop) {
+            self.inside(|w| w.visit_block(&l.body));
+        }
         fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
             if let Expr::Path(p) = &*c.func
                 && p.path
                     .segments
                     .last()
-                    .is_some_and(|s| spawn_name(&s.ident.to_string()))
+                    .is_some_and(|s| spawns(&s.ident.to_string()))
             {
-                self.0 = true;
+                self.spawns = true;
             }
             syn::visit::visit_expr_call(self, c);
         }
         fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
-            if spawn_name(&m.method.to_string()) {
-                self.0 = true;
-            }
+            self.spawns |= spawns(&m.method.to_string());
             syn::visit::visit_expr_method_call(self, m);
         }
         fn visit_item_fn(&mut self, _: &'a syn::ItemFn) {}
     }
-    fn spawn_name(n: &str) -> bool {
+    fn spawns(n: &str) -> bool {
         crate::index::triggers::SPAWNS.contains(&n)
     }
-    let mut f = Finder(false);
-    syn::visit::visit_block(&mut f, body);
-    f.0
-}
-
-/// Whether a capacity name counts units of concurrency (`pool_size`, `max_conns`,
-/// `worker_threads`, `concurrency_limit`): a parameter so named is one a flowed value sizes. A
-/// batch's or a token budget's parameter (`batch_size`, `max_batch_prefill_tokens`) is also
-/// a kernel's shape or a memory estimate's input, and is a capacity API for literals only.
-fn names_concurrency_unit(name: &str) -> bool {
-    crate::index::names::words(name).iter().any(|w| {
-        matches!(
-            w.as_str(),
-            "concurrency"
-                | "concurrent"
-                | "workers"
-                | "worker"
-                | "threads"
-                | "thread"
-                | "connections"
-                | "conns"
-                | "pool"
-                | "parallelism"
-                | "inflight"
-                | "flight"
-        )
-    })
+    let mut walk = Body::default();
+    syn::visit::visit_block(&mut walk, body);
+    walk.spawns && !walk.leaves
 }
 
 /// An integer type (`u32`, `usize`; `Option<u32>` and `NonZeroUsize` too): a value that counts.
@@ -2710,7 +2698,7 @@ impl Extractor<'_> {
             if !by_ref
                 && is_int(&p.ty)
                 && self.tables.capacity_names.matches_count_loose(&param)
-                && names_concurrency_unit(&param)
+                && self.tables.names_concurrency_unit(&param)
                 && !crate::index::params::records(&name)
             {
                 let shown = format!("{}({param})", key.trim_start_matches('.'));
@@ -2905,8 +2893,7 @@ impl Extractor<'_> {
     /// often as workers (`for kind in 0..3`, a thread per kind). A loop that breaks out of its
     /// body or returns from it is a retry (`for _ in 0..5 { .. spawn .. ; if ok { break } }`).
     fn spawn_loop(&mut self, v: &View, f: &syn::ExprForLoop) {
-        use crate::index::value::carried;
-        let Expr::Range(r) = carried(&f.expr) else {
+        let Expr::Range(r) = crate::index::value::carried(&f.expr) else {
             return;
         };
         let from_start = r
@@ -2914,16 +2901,13 @@ impl Extractor<'_> {
             .as_deref()
             .is_none_or(|s| matches!(Val::of(s), Val::Lit(0 | 1)));
         let Some(end) = r.end.as_deref() else { return };
-        let bound = match carried(end) {
+        let bound = match crate::index::value::carried(end) {
             Expr::Field(_) => true,
             Expr::Path(p) if p.qself.is_none() => {
                 let segs = crate::syntax::path_idents(&p.path);
                 let typed = segs.len() >= 2
                     && segs[segs.len() - 2].starts_with(|c: char| c.is_ascii_uppercase());
-                !typed
-                    && segs
-                        .last()
-                        .is_some_and(|l| crate::index::value::is_const_name(l))
+                !typed && segs.last().is_some_and(|l| is_const_name(l))
             }
             _ => false,
         };

@@ -21,6 +21,8 @@ pub(crate) struct Tables {
     no_count_words: rustc_hash::FxHashSet<String>,
     /// Words that make a batch one of housekeeping (`chore_words`).
     chore_words: rustc_hash::FxHashSet<String>,
+    /// Words that count units of concurrency (`concurrency_unit_words`).
+    concurrency_unit_words: rustc_hash::FxHashSet<String>,
     pub(crate) apis: Vec<Api>,
     /// Types, methods and places that size a GPU kernel's launch (the rule's `launch_names`).
     pub(crate) launch_names: rustc_hash::FxHashSet<String>,
@@ -92,6 +94,17 @@ impl Tables {
         crate::index::names::words(name)
             .iter()
             .any(|w| self.no_count_words.contains(w))
+    }
+
+    /// Whether a capacity name counts units of concurrency (`pool_size`, `max_conns`,
+    /// `worker_threads`, `concurrency_limit`; the rule's `concurrency_unit_words`): a parameter
+    /// so named is one a flowed value sizes. A batch's or a token budget's parameter
+    /// (`batch_size`, `max_batch_prefill_tokens`) is also a kernel's shape or a memory
+    /// estimate's input, and is a capacity API for literals only.
+    pub(crate) fn names_concurrency_unit(&self, name: &str) -> bool {
+        crate::index::names::words(name)
+            .iter()
+            .any(|w| self.concurrency_unit_words.contains(w))
     }
 
     /// Whether a name is a batch of housekeeping (`PURGE_BATCH_SIZE`,
@@ -203,6 +216,7 @@ impl Tables {
             not_work_words: unmeasured.not_work_words.iter().cloned().collect(),
             no_count_words: unmeasured.no_count_words.iter().cloned().collect(),
             chore_words: unmeasured.chore_words.iter().cloned().collect(),
+            concurrency_unit_words: unmeasured.concurrency_unit_words.iter().cloned().collect(),
             launch_names: unmeasured.launch_names.iter().cloned().collect(),
             apis,
             page_sinks: unmeasured
