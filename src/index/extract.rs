@@ -2668,6 +2668,9 @@ impl Extractor<'_> {
             syn::FnArg::Typed(t) => Some(t),
             syn::FnArg::Receiver(_) => None,
         });
+        let exported = v.scope.in_trait()
+            || f.vis
+                .is_none_or(|vis| matches!(vis, syn::Visibility::Public(_)));
         for (i, p) in params.enumerate() {
             let syn::Pat::Ident(id) = &*p.pat else {
                 continue;
@@ -2687,6 +2690,7 @@ impl Extractor<'_> {
                 key: key.clone(),
                 index: i,
                 name: param.clone(),
+                exported,
             });
             let at = flow::Pos::of(&loc_of(v.rel, &p.pat));
             // A parameter named for a capacity, of an integer type, in a function that makes a

@@ -201,6 +201,9 @@ pub(crate) struct ParamName {
     pub(crate) key: String,
     pub(crate) index: usize,
     pub(crate) name: String,
+    /// Its function may be called from other packages: `pub`, or a trait's method. A
+    /// `pub(crate)` or private function's callers are all in its own package.
+    pub(crate) exported: bool,
 }
 
 /// What one file contributes to the flow graph.
@@ -1076,6 +1079,10 @@ pub(crate) struct Graph<'f> {
     packages: Vec<&'f str>,
     /// `deps[a][b]`: package `a` depends on package `b`, directly or not.
     deps: Vec<Vec<bool>>,
+    /// The functions (by package and key) no other package can call: every definition of the
+    /// key in its package is private or `pub(crate)`. A call of that key elsewhere is another
+    /// function's.
+    confined: HashSet<(u32, &'f str)>,
 }
 
 /// A field name of three words or more (`request_buffer_size`): one type's field, not anyone's
@@ -1129,6 +1136,8 @@ impl<'f> Graph<'f> {
         let mut named_twice: HashSet<(String, usize)> = HashSet::default();
         let mut minimums: HashSet<(String, usize)> = HashSet::default();
         let mut handoff = HashSet::default();
+        let mut exported: HashSet<(u32, &str)> = HashSet::default();
+        let mut confined: HashSet<(u32, &str)> = HashSet::default();
         let mut own_sinks: HashMap<&str, (&String, usize)> = HashMap::default();
         let mut seeds = Vec::new();
         // The packages whose trait impls define each method.
@@ -1181,6 +1190,11 @@ impl<'f> Graph<'f> {
                 seeds.push((p, s, file));
             }
             for n in &flow.params {
+                if n.exported {
+                    exported.insert((p, n.key.as_str()));
+                } else {
+                    confined.insert((p, n.key.as_str()));
+                }
                 let name = params
                     .entry((n.key.clone(), n.index))
                     .or_insert_with(|| n.name.clone());
@@ -1200,6 +1214,7 @@ impl<'f> Graph<'f> {
                 }
             }
         }
+        confined.retain(|k| !exported.contains(k));
         let n = packages.len();
         let deps: Vec<Vec<bool>> = (0..n)
             .map(|a| (0..n).map(|b| depends(packages[a], packages[b])).collect())
@@ -1271,7 +1286,7 @@ impl<'f> Graph<'f> {
                 // a typed field either way.
                 let (uq, up) = (q as usize, p as usize);
                 let crosses = match node {
-                    Node::Param(..) => deps[uq][up],
+                    Node::Param(key, _) => deps[uq][up] && !confined.contains(&(p, key.as_str())),
                     Node::Ret(_) => deps[up][uq],
                     Node::Const(_) => {
                         deps[up][uq] && defines.contains(&from) && !defines.contains(&at)
@@ -1370,6 +1385,7 @@ impl<'f> Graph<'f> {
             handoff,
             packages,
             deps,
+            confined,
         }
     }
 
@@ -1426,7 +1442,9 @@ impl<'f> Graph<'f> {
             at.insert(p);
             let p = p as usize;
             let also: Vec<usize> = match n {
-                Node::Param(..) if n.shared() => all.clone().filter(|&q| self.deps[q][p]).collect(),
+                Node::Param(key, _) if n.shared() && !self.confined.contains(&(p as u32, key)) => {
+                    all.clone().filter(|&q| self.deps[q][p]).collect()
+                }
                 Node::Ret(key) if !key.starts_with('.') => {
                     all.clone().filter(|&q| self.deps[p][q]).collect()
                 }
@@ -1619,6 +1637,7 @@ mod tests {
                 key: "Limits::new".into(),
                 index: 0,
                 name: "fetches".into(),
+                exported: true,
             }],
             handoff: Vec::new(),
             trait_methods: Vec::new(),
@@ -1682,6 +1701,7 @@ mod tests {
                     key: "init".into(),
                     index: 0,
                     name: name.into(),
+                    exported: true,
                 })
                 .collect(),
             handoff: Vec::new(),
@@ -1690,5 +1710,54 @@ mod tests {
         };
         let g = Graph::new([(&flow, "m")], &|_, _| false);
         assert_eq!(g.shown(&p), "init(#0)");
+    }
+
+    #[test]
+    fn a_private_functions_parameter_is_reached_from_its_own_package_only() {
+        // Package `a` defines `Pool::new(workers)` into a semaphore; package `b`, which depends
+        // on `a`, calls a `Pool::new(8)` of its own. Only a `pub fn` can be the one `b` calls.
+        let param = Node::Param("Pool::new".into(), 0);
+        let def = |exported: bool| FileFlow {
+            file: "a/src/lib.rs".into(),
+            edges: vec![Edge {
+                from: param.clone(),
+                to: Node::Sink("Semaphore::new".into()),
+                at: Pos::of(&loc(3)),
+                from_call: None,
+                to_call: None,
+            }],
+            params: vec![ParamName {
+                key: "Pool::new".into(),
+                index: 0,
+                name: "workers".into(),
+                exported,
+            }],
+            ..FileFlow::default()
+        };
+        let caller = FileFlow {
+            file: "b/src/lib.rs".into(),
+            seeds: vec![Seed {
+                value: 8,
+                loc: loc(1),
+                to: param.clone(),
+                site: "b::main".into(),
+                item: "Pool::new(#0)".into(),
+                kind: crate::index::CapacityKind::Arg,
+                call: None,
+                factor: None,
+            }],
+            ..FileFlow::default()
+        };
+        let depends = |x: &str, y: &str| x == "b" && y == "a";
+        for (exported, found) in [(true, 1), (false, 0)] {
+            let a = def(exported);
+            let g = Graph::new([(&a, "a"), (&caller, "b")], &depends);
+            assert_eq!(g.capacities().len(), found, "exported: {exported}");
+            let asked_in_b = g
+                .idents()
+                .iter()
+                .any(|w| w.key == "Pool" && w.packages.iter().any(|p| p == "b"));
+            assert_eq!(asked_in_b, exported, "exported: {exported}");
+        }
     }
 }

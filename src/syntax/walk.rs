@@ -51,6 +51,8 @@ pub(crate) struct FnItem<'a> {
     pub(crate) block: &'a syn::Block,
     /// `crate::module::Type::name` (the trait for a default method).
     pub(crate) site: String,
+    /// Its visibility as written (`None`: a trait's default method, public with its trait).
+    pub(crate) vis: Option<&'a syn::Visibility>,
 }
 
 /// A `const` or `static` item (or an associated `const` of an impl).
@@ -209,12 +211,14 @@ impl Walker<'_, '_, '_> {
         attrs: &'a [syn::Attribute],
         sig: &'a syn::Signature,
         block: &'a syn::Block,
+        vis: Option<&'a syn::Visibility>,
     ) -> FnItem<'a> {
         FnItem {
             attrs,
             sig,
             block,
             site: self.view.scope.site(&sig.ident.to_string()),
+            vis,
         }
     }
 
@@ -277,19 +281,19 @@ impl<'ast> Visit<'ast> for Walker<'_, '_, '_> {
     }
 
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-        let item = self.fn_item(&f.attrs, &f.sig, &f.block);
+        let item = self.fn_item(&f.attrs, &f.sig, &f.block, Some(&f.vis));
         self.function(item, |w| visit::visit_item_fn(w, f));
     }
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-        let item = self.fn_item(&f.attrs, &f.sig, &f.block);
+        let item = self.fn_item(&f.attrs, &f.sig, &f.block, Some(&f.vis));
         self.function(item, |w| visit::visit_impl_item_fn(w, f));
     }
 
     fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
         // A default method is code like any other; a bare signature has nothing to walk.
         if let Some(block) = &f.default {
-            let item = self.fn_item(&f.attrs, &f.sig, block);
+            let item = self.fn_item(&f.attrs, &f.sig, block, None);
             self.function(item, |w| visit::visit_trait_item_fn(w, f));
         }
     }
