@@ -23,6 +23,7 @@ use crate::index::{CapacityKind, FileFacts, Index, Tables, Triggers};
 use crate::manifest::{self, Manifest};
 use crate::operators::{FileSites, SiteCollector};
 use crate::source::Texts;
+use crate::syntax::modules::ModFile;
 use crate::syntax::scope::Scope;
 use crate::syntax::walk::{Collector, Walk};
 use crate::syntax::{FileRole, parse_file_with, sparse};
@@ -145,9 +146,45 @@ impl Project {
             let mut marks = bound.iter();
             ws.files.retain(|_| !marks.next().copied().unwrap_or(false));
         }
+        let mut scanned: Vec<Scanned> = scanned.into_iter().flatten().collect();
+        // A file no module declares is never compiled (a folder left behind after a rewrite):
+        // it is no part of the run either.
+        let undeclared = {
+            let files: Vec<ModFile> = ws
+                .files
+                .iter()
+                .zip(&scanned)
+                .map(|(f, (p, _, _))| ModFile {
+                    rel: &f.rel,
+                    package: &f.package,
+                    module: &f.module,
+                    decls: &p.mods,
+                })
+                .collect();
+            let mut undeclared = crate::syntax::modules::undeclared(&files);
+            // A file whose name is not UTF-8 stays, for the parse to say it was skipped.
+            for (u, f) in undeclared.iter_mut().zip(&ws.files) {
+                *u &= f.abs.to_str().is_some();
+            }
+            undeclared
+        };
+        if undeclared.contains(&true) {
+            if std::env::var_os("CAPCHECK_TRACE").is_some_and(|v| v == "undeclared") {
+                for (f, _) in ws.files.iter().zip(&undeclared).filter(|(_, u)| **u) {
+                    // A trace line that cannot be written is not worth a panic.
+                    let _ = std::io::Write::write_fmt(
+                        &mut std::io::stderr(),
+                        format_args!("capcheck: no module declares {}: not read\n", f.rel),
+                    );
+                }
+            }
+            let mut marks = undeclared.iter();
+            ws.files.retain(|_| !marks.next().copied().unwrap_or(false));
+            let mut marks = undeclared.iter();
+            scanned.retain(|_| !marks.next().copied().unwrap_or(false));
+        }
         let (mut pre, read, lexed): (Vec<Prescan>, Vec<Option<String>>, Vec<_>) = scanned
             .into_iter()
-            .flatten()
             .fold(Default::default(), |(mut a, mut b, mut c), (p, r, x)| {
                 a.push(p);
                 b.push(r);

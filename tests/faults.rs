@@ -466,6 +466,7 @@ fn closed_or_full_stdout_or_stderr_ends_loudly_never_panics() {
     let ws = workspace(&[
         ("capacity.toml", entry("faults::MAX_CONCURRENCY", "8")),
         ("src/bad.rs", "fn (".into()),
+        ("src/lib.rs", format!("{LIB_RS}mod bad;\n")),
     ]);
     std::fs::copy(
         Path::new(env!("CARGO_MANIFEST_DIR"))

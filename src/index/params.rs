@@ -50,6 +50,8 @@ pub(crate) struct Prescan {
     pub(crate) too_deep: Option<usize>,
     /// The length of the text scanned: the walk takes the largest files first.
     pub(crate) len: usize,
+    /// The modules it declares (`mod a;`): which files the compiler reads.
+    pub(crate) mods: crate::syntax::modules::ModDecls,
 }
 
 /// One lexing of `text` for both the depth bound and, when `names` is given, the signatures.
@@ -62,12 +64,17 @@ pub(crate) fn prescan(
     mut lexed: Option<&mut crate::syntax::sparse::Lexed>,
 ) -> Prescan {
     let mut depth = crate::syntax::depth::Depth::new(crate::syntax::depth::LIMIT);
+    let mut mods = crate::syntax::modules::ModDecls::default();
     let mut toks = tokens(text).filter_map(|(start, t)| {
         depth.feed(t.kind, t.text, start);
         if let Some(l) = lexed.as_deref_mut() {
             l.push(t.kind, start, start + t.text.len());
         }
-        (!trivia(t.kind)).then_some(t)
+        let significant = !trivia(t.kind);
+        if significant {
+            mods.feed(t.text);
+        }
+        significant.then_some(t)
     });
     let sigs = names.map_or_else(Vec::new, |names| scan(toks.by_ref(), names));
     // The depth bound and the cut read every token, wherever the scan stopped.
@@ -79,6 +86,7 @@ pub(crate) fn prescan(
         sigs,
         too_deep: depth.past(),
         len: text.len(),
+        mods: mods.finish(),
     }
 }
 
