@@ -65,6 +65,7 @@ pub(crate) fn prescan(
 ) -> Prescan {
     let mut depth = crate::syntax::depth::Depth::new(crate::syntax::depth::LIMIT);
     let mut mods = crate::syntax::modules::ModDecls::default();
+    let mut last = ["", ""];
     let mut toks = tokens(text).filter_map(|(start, t)| {
         depth.feed(t.kind, t.text, start);
         if let Some(l) = lexed.as_deref_mut() {
@@ -72,7 +73,8 @@ pub(crate) fn prescan(
         }
         let significant = !trivia(t.kind);
         if significant {
-            mods.feed(t.text);
+            mods.feed(last, t.text);
+            last = [last[1], t.text];
         }
         significant.then_some(t)
     });

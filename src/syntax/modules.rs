@@ -19,8 +19,6 @@ pub(crate) struct ModDecls {
     pub(crate) includes: Vec<String>,
     /// A macro names a module (`mod $name;`): any file of the package may be one.
     pub(crate) unsure: bool,
-    /// The last two significant tokens, oldest first.
-    last: [String; 2],
     /// The bracket depth inside an attribute (`#[..]`), 0 outside one.
     attr_depth: u32,
     /// The next string literal is a module's path (just after `path =` in an attribute).
@@ -30,9 +28,9 @@ pub(crate) struct ModDecls {
 }
 
 impl ModDecls {
-    /// Read the next significant token (no whitespace or comment).
-    pub(crate) fn feed(&mut self, text: &str) {
-        let [before, prev] = &self.last;
+    /// Read the next significant token (no whitespace or comment), `text`, after `before` and
+    /// `prev` (the two before it, oldest first; empty at the start of the file).
+    pub(crate) fn feed(&mut self, [before, prev]: [&str; 2], text: &str) {
         if self.include_depth > 0 {
             match text {
                 "(" | "[" | "{" => self.include_depth += 1,
@@ -64,14 +62,10 @@ impl ModDecls {
             "$" if prev == "mod" => self.unsure = true,
             _ => {}
         }
-        self.last.rotate_left(1);
-        self.last[1].clear();
-        self.last[1].push_str(text);
     }
 
     /// Done reading: the scratch state is dropped.
     pub(crate) fn finish(mut self) -> ModDecls {
-        self.last = Default::default();
         self.names.sort();
         self.names.dedup();
         self
@@ -206,8 +200,10 @@ mod tests {
 
     fn decls(src: &str) -> ModDecls {
         let mut d = ModDecls::default();
+        let mut last = ["", ""];
         for t in crate::index::graph::significant(src) {
-            d.feed(t.text);
+            d.feed(last, t.text);
+            last = [last[1], t.text];
         }
         d.finish()
     }
