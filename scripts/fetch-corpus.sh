@@ -10,7 +10,8 @@
 # an archive leaves out what `.gitattributes` marks `export-ignore`, and a workspace may list
 # such a folder as members (opendal's `core/examples`). A workspace whose members are git
 # submodules gets those (corpus/submodules.tsv) at the commits its tree pins. A pinned toolchain
-# file is removed, in any folder (cargo metadata would ask for that toolchain). Nothing is vendored into this repository.
+# file is removed, in any folder (cargo metadata would ask for that toolchain), and so is a
+# nightly-only `cargo-features` line (commented out). Nothing is vendored into this repository.
 #
 # Usage: scripts/fetch-corpus.sh            (CORPUS_DIR defaults to /tmp/capcheck-corpus)
 set -euo pipefail
@@ -85,6 +86,10 @@ while IFS=$'\t' read -r name repo commit skip _; do
   done < "$here/corpus/submodules.tsv"
   # Wherever the workspace folder is (pants keeps its Cargo workspace and its pin in src/rust).
   find "$into.part" \( -name rust-toolchain -o -name rust-toolchain.toml \) -type f -delete
+  # Stable cargo refuses a manifest that asks for a nightly-only cargo feature (risingwave's
+  # `cargo-features = ["profile-rustflags"]`), which its removed toolchain pin allowed: the line
+  # is commented out, as the pin is removed; no line of any Rust file moves.
+  find "$into.part" -name Cargo.toml -type f -exec sed -i 's/^cargo-features/# cargo-features/' {} +
   mv "$into.part" "$into"
 done < <(cat "$here/corpus/repos.tsv" "$here/corpus/pin-recall/repos.tsv")
 echo "repos: $dir/repos"
