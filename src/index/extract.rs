@@ -1599,6 +1599,17 @@ impl Extractor<'_> {
             }
             _ => None,
         };
+        // A constant the count is capped at or falls back to (`.clamp(1, MAX_READER_COUNT)`,
+        // `.min(MAX_THREADS)`, `.map_or(DEFAULT_THREADS, ..)`) is that count too; a lower bound is
+        // a floor.
+        let capped: Option<&Expr> = match (m.method.to_string().as_str(), m.args.len()) {
+            ("min", 1) | ("unwrap_or" | "map_or" | "map_or_else", _) => m.args.first(),
+            ("clamp", 2) => m.args.last(),
+            _ => None,
+        };
+        if let Some(arg) = capped {
+            self.const_flows(v, arg, "available_parallelism()", false);
+        }
         let literals = literals
             .into_iter()
             .chain(mapped.into_iter().flat_map(crate::index::value::leaves));
