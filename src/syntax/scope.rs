@@ -77,10 +77,15 @@ impl Scope {
         parts.join("::")
     }
 
-    /// Enter an inline module (test code under `#[cfg(test)]`); pair with [`Scope::leave`].
+    /// Enter an inline module (test code under `#[cfg(test)]`, and one named for testing as a
+    /// file module is: risingwave's `pub mod for_test { .. }`, `mod test_utils { .. }`); pair
+    /// with [`Scope::leave`].
     pub(crate) fn enter_mod(&mut self, m: &syn::ItemMod) -> Entered {
-        self.path.push(m.ident.to_string());
-        self.enter(&m.attrs, Entered::Mod)
+        let name = m.ident.to_string();
+        let test = super::is_cfg_test(&m.attrs) || super::names_testing(&name);
+        self.path.push(name);
+        self.push_test(test);
+        Entered::Mod(test)
     }
 
     /// Enter an impl block, named as [`impl_name`] names it; pair with [`Scope::leave`].
