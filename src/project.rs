@@ -142,10 +142,7 @@ impl Project {
         // the prescan marks them (`None`), unlexed, and they are no part of the run.
         let scanned = prescan(&ws.files, &tables, !full);
         let bound: Vec<bool> = scanned.iter().map(Option::is_none).collect();
-        if bound.contains(&true) {
-            let mut marks = bound.iter();
-            ws.files.retain(|_| !marks.next().copied().unwrap_or(false));
-        }
+        drop_marked(&mut ws.files, &bound);
         let mut scanned: Vec<Scanned> = scanned.into_iter().flatten().collect();
         // A file no module declares is never compiled (a folder left behind after a rewrite):
         // it is no part of the run either.
@@ -168,21 +165,17 @@ impl Project {
             }
             undeclared
         };
-        if undeclared.contains(&true) {
-            if std::env::var_os("CAPCHECK_TRACE").is_some_and(|v| v == "undeclared") {
-                for (f, _) in ws.files.iter().zip(&undeclared).filter(|(_, u)| **u) {
-                    // A trace line that cannot be written is not worth a panic.
-                    let _ = std::io::Write::write_fmt(
-                        &mut std::io::stderr(),
-                        format_args!("capcheck: no module declares {}: not read\n", f.rel),
-                    );
-                }
+        if std::env::var_os("CAPCHECK_TRACE").is_some_and(|v| v == "undeclared") {
+            for (f, _) in ws.files.iter().zip(&undeclared).filter(|(_, u)| **u) {
+                // A trace line that cannot be written is not worth a panic.
+                let _ = std::io::Write::write_fmt(
+                    &mut std::io::stderr(),
+                    format_args!("capcheck: no module declares {}: not read\n", f.rel),
+                );
             }
-            let mut marks = undeclared.iter();
-            ws.files.retain(|_| !marks.next().copied().unwrap_or(false));
-            let mut marks = undeclared.iter();
-            scanned.retain(|_| !marks.next().copied().unwrap_or(false));
         }
+        drop_marked(&mut ws.files, &undeclared);
+        drop_marked(&mut scanned, &undeclared);
         let (mut pre, read, lexed): (Vec<Prescan>, Vec<Option<String>>, Vec<_>) = scanned
             .into_iter()
             .fold(Default::default(), |(mut a, mut b, mut c), (p, r, x)| {
@@ -564,6 +557,12 @@ fn late_pass(
         index = Index::from_facts(files, tables, deps);
     }
     index
+}
+
+/// Drop the items whose mark is set (`marks` in the order of `items`).
+fn drop_marked<T>(items: &mut Vec<T>, marks: &[bool]) {
+    let mut marks = marks.iter();
+    items.retain(|_| !marks.next().copied().unwrap_or(false));
 }
 
 /// What the prescan gives for one file: its facts, its text, its tokens for the sparse cut.

@@ -64,7 +64,7 @@ impl ModDecls {
         }
     }
 
-    /// Done reading: the scratch state is dropped.
+    /// Done reading: the names sorted, for lookup.
     pub(crate) fn finish(mut self) -> ModDecls {
         self.names.sort();
         self.names.dedup();
@@ -84,6 +84,12 @@ fn push_path(paths: &mut Vec<String>, text: &str) {
     if parts.last().is_some_and(|f| f.ends_with(".rs")) {
         paths.push(parts.join("/"));
     }
+}
+
+/// Whether `rel` is `path` or ends with `/path` (`core/src/sys/unix.rs` and `sys/unix.rs`).
+fn ends_with_path(rel: &str, path: &str) -> bool {
+    rel.strip_suffix(path)
+        .is_some_and(|head| head.is_empty() || head.ends_with('/'))
 }
 
 fn ident(s: &str) -> bool {
@@ -117,7 +123,6 @@ pub(crate) fn undeclared(files: &[ModFile]) -> Vec<bool> {
         .filter(|f| f.decls.unsure)
         .map(|f| f.package)
         .collect();
-    let ends = |rel: &str, p: &str| rel == p || rel.ends_with(&format!("/{p}"));
     let mut named: HashMap<&str, Vec<&str>> = HashMap::new();
     for f in files {
         let paths = f.decls.paths.iter().chain(&f.decls.includes);
@@ -131,7 +136,7 @@ pub(crate) fn undeclared(files: &[ModFile]) -> Vec<bool> {
         .map(|f| {
             named
                 .get(f.package)
-                .is_some_and(|paths| paths.iter().any(|p| ends(f.rel, p)))
+                .is_some_and(|paths| paths.iter().any(|p| ends_with_path(f.rel, p)))
         })
         .collect();
     // Each file's declarations with those of the files it includes (one level).
@@ -142,7 +147,7 @@ pub(crate) fn undeclared(files: &[ModFile]) -> Vec<bool> {
             for inc in &f.decls.includes {
                 let included = files
                     .iter()
-                    .filter(|g| g.package == f.package && ends(g.rel, inc));
+                    .filter(|g| g.package == f.package && ends_with_path(g.rel, inc));
                 names.extend(included.flat_map(|g| g.decls.names.iter().map(String::as_str)));
             }
             names.sort_unstable();
