@@ -2719,9 +2719,7 @@ impl Extractor<'_> {
                 let shown = format!("{}({param})", key.trim_start_matches('.'));
                 // A 1 given to one is a floor or a serial run (`nlaunched: 1`, `calls = 1`),
                 // as a channel of one is a hand-off.
-                if !self.facts.flow.handoff.contains(&shown) {
-                    self.facts.flow.handoff.push(shown.clone());
-                }
+                self.mark_handoff(&shown);
                 self.facts
                     .flow
                     .own_sinks
@@ -2763,8 +2761,8 @@ impl Extractor<'_> {
     ) {
         if let Some(api) = api {
             let Some(arg) = args.get(api.arg) else { return };
-            if api.quiet_at_one && !self.facts.flow.handoff.contains(&api.name) {
-                self.facts.flow.handoff.push(api.name.clone());
+            if api.quiet_at_one {
+                self.mark_handoff(&api.name);
             }
             let site = crate::site::child(
                 &v.function_site(),
@@ -2900,6 +2898,14 @@ impl Extractor<'_> {
         }
     }
 
+    /// Record `api` as one where a 1 is a lock, a hand-off or a serial run (`FileFlow::handoff`),
+    /// once.
+    fn mark_handoff(&mut self, api: &str) {
+        if !self.facts.flow.handoff.iter().any(|h| h == api) {
+            self.facts.flow.handoff.push(api.to_string());
+        }
+    }
+
     /// `for _ in 0..FANOUT { requests.push(tokio::spawn(..)) }`: a loop that starts a task or a
     /// thread each time round runs its bound's number at once, a capacity as a pool's size is.
     /// The bound is a constant named by itself or a module's (not a type's associated one:
@@ -2930,9 +2936,7 @@ impl Extractor<'_> {
             return;
         }
         let api = "for .. { spawn }".to_string();
-        if !self.facts.flow.handoff.contains(&api) {
-            self.facts.flow.handoff.push(api.clone());
-        }
+        self.mark_handoff(&api);
         let site = crate::site::child(&v.function_site(), "spawn_loop");
         self.flows_into(
             v,
@@ -3052,9 +3056,7 @@ impl Extractor<'_> {
             return;
         }
         let api = api.to_string();
-        if !self.facts.flow.handoff.contains(&api) {
-            self.facts.flow.handoff.push(api.clone());
-        }
+        self.mark_handoff(&api);
         let held = api.strip_suffix(".len()").unwrap_or(&api);
         let site = crate::site::child(&v.function_site(), held);
         let to = flow::Node::Sink(api.clone());

@@ -82,17 +82,16 @@ impl Scope {
     /// with [`Scope::leave`].
     pub(crate) fn enter_mod(&mut self, m: &syn::ItemMod) -> Entered {
         let name = m.ident.to_string();
-        let test = super::is_cfg_test(&m.attrs) || super::names_testing(&name);
+        let named_test = super::names_testing(&name);
         self.path.push(name);
-        self.push_test(test);
-        Entered::Mod(test)
+        self.enter(&m.attrs, named_test, Entered::Mod)
     }
 
     /// Enter an impl block, named as [`impl_name`] names it; pair with [`Scope::leave`].
     pub(crate) fn enter_impl(&mut self, i: &syn::ItemImpl) -> Entered {
         self.self_ty.push(impl_name(&i.self_ty));
         self.dispatched.push(i.trait_.is_some());
-        self.enter(&i.attrs, Entered::Type)
+        self.enter(&i.attrs, false, Entered::Type)
     }
 
     /// Enter a trait definition (its default methods are named `crate::module::Trait::f`);
@@ -100,11 +99,17 @@ impl Scope {
     pub(crate) fn enter_trait(&mut self, t: &syn::ItemTrait) -> Entered {
         self.self_ty.push(t.ident.to_string());
         self.dispatched.push(true);
-        self.enter(&t.attrs, Entered::Type)
+        self.enter(&t.attrs, false, Entered::Type)
     }
 
-    fn enter(&mut self, attrs: &[syn::Attribute], kind: fn(bool) -> Entered) -> Entered {
-        let test = super::is_cfg_test(attrs);
+    /// Enter a block that is test code under `#[cfg(test)]` or when `named_test` says so.
+    fn enter(
+        &mut self,
+        attrs: &[syn::Attribute],
+        named_test: bool,
+        kind: fn(bool) -> Entered,
+    ) -> Entered {
+        let test = named_test || super::is_cfg_test(attrs);
         self.push_test(test);
         kind(test)
     }

@@ -702,11 +702,21 @@ impl<'s> Splitter<'s, '_, '_> {
                     .filter(|_| self.text(i) == "impl");
                 let for_tests = of_trait
                     .is_some_and(|f| f > 0 && crate::syntax::names_test_type(header[f - 1]));
+                // A module named for testing is test code, as the walk's scope says
+                // (`Scope::enter_mod`: risingwave's `pub mod for_test { .. }`).
+                let named_test = self.text(i) == "mod"
+                    && self.kind(i + 1) == Some(TokenKind::Ident)
+                    && crate::syntax::names_testing(self.text(i + 1));
                 let outer = self.in_trait;
                 self.in_trait = self.text(i) == "trait" || of_trait.is_some();
                 let cut_before = self.ids.len();
-                let kept_inside =
-                    whole || self.items(body + 1, self.close[body], test || for_tests, true)?;
+                let kept_inside = whole
+                    || self.items(
+                        body + 1,
+                        self.close[body],
+                        test || for_tests || named_test,
+                        true,
+                    )?;
                 self.in_trait = outer;
                 if kept_inside {
                     self.kept += 1;
