@@ -819,6 +819,44 @@ fn the_phase_trace_names_each_phase_of_a_load_on_stderr_only() {
     assert!(report["findings"].as_array().is_some_and(|f| !f.is_empty()));
 }
 
+/// A file no module declares is left out of the run, silently (`fixtures/rules/src/left_behind.rs`
+/// holds two capacity-named constants and no finding), and `CAPCHECK_TRACE=undeclared` names it
+/// on stderr, and only it.
+#[test]
+fn the_undeclared_trace_names_the_files_no_module_declares() {
+    let manifest = fixture("rules").join("Cargo.toml");
+    let out = capcheck_env(
+        &fixture("rules"),
+        &[("CAPCHECK_TRACE", "undeclared")],
+        &[
+            "check",
+            "--format",
+            "json",
+            "--manifest-path",
+            manifest.to_str().unwrap(),
+        ],
+    );
+    let err = stderr(&out);
+    let traced: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("capcheck: no module declares "))
+        .collect();
+    assert_eq!(
+        traced,
+        ["capcheck: no module declares src/left_behind.rs: not read"],
+        "{err}"
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let findings = report["findings"].as_array().unwrap();
+    assert!(!findings.is_empty());
+    assert!(
+        findings
+            .iter()
+            .all(|f| f["file"].as_str() != Some("src/left_behind.rs")),
+        "{findings:?}"
+    );
+}
+
 /// A method called through a trait in the package that defines it (`c.queue_size()` in `sys`)
 /// returns what the impls in the packages that depend on it return: the literal given to
 /// `Count::new` in `worker` sizes `sys`'s channel. A package that does not depend on `sys`
