@@ -1185,6 +1185,59 @@ fn cli_default_attr(a: &syn::Attribute) -> bool {
         && matches!(a.meta, syn::Meta::List(_))
 }
 
+/// `(1..=16).contains(&n)` (through parentheses and a cast): the value checked and the
+/// range's upper end, the most it lets through. A half-open range's end (`1..17`) is one past
+/// it, not the number to report.
+fn range_check(e: &Expr) -> Option<(&Expr, &Expr)> {
+    let Expr::MethodCall(m) = crate::index::value::carried(e) else {
+        return None;
+    };
+    if m.method != "contains" || m.args.len() != 1 {
+        return None;
+    }
+    let mut receiver = &*m.receiver;
+    while let Expr::Paren(p) = receiver {
+        receiver = &p.expr;
+    }
+    let Expr::Range(r) = receiver else {
+        return None;
+    };
+    let closed = matches!(r.limits, syn::RangeLimits::Closed(_));
+    Some((
+        crate::index::value::carried(&m.args[0]),
+        r.end.as_deref().filter(|_| closed)?,
+    ))
+}
+
+/// clap's `#[arg(value_parser = value_parser!(u16).range(1..=16))]`: the most the flag accepts,
+/// typed by hand as its default is (a ceiling of 2 or more, written as a literal; an inclusive
+/// range's, as `range_check`'s).
+fn cli_range_ceiling(rel: &str, a: &syn::Attribute) -> Option<(u64, Loc)> {
+    let mut out = None;
+    attr_settings(a, |path, value| {
+        if !path.is_ident("value_parser") {
+            return;
+        }
+        let (_, methods) = crate::syntax::chain(&value);
+        let range = methods
+            .iter()
+            .find(|c| c.method == "range" && c.args.len() == 1);
+        let Some(Expr::Range(r)) = range.map(|c| crate::index::value::carried(&c.args[0])) else {
+            return;
+        };
+        if !matches!(r.limits, syn::RangeLimits::Closed(_)) {
+            return;
+        }
+        let Some(end @ Expr::Lit(_)) = r.end.as_deref() else {
+            return;
+        };
+        if let Some(value) = Val::of(end).literal().filter(|v| *v >= 2) {
+            out = Some((value, crate::syntax::expr_loc(rel, end)));
+        }
+    });
+    out
+}
+
 /// The integers a default written as a string holds: `"128"`, and each of a list's
 /// (`default_value = "512,512"` with `value_delimiter = ','`).
 fn string_ints(s: &str) -> Vec<u64> {
@@ -1902,17 +1955,22 @@ impl Extractor<'_> {
         }
         let mut conds = vec![&*i.cond];
         while let Some(c) = conds.pop() {
-            let Expr::Binary(b) = crate::index::value::carried(c) else {
-                continue;
-            };
-            if matches!(b.op, syn::BinOp::Or(_)) {
-                conds.extend([&*b.left, &*b.right]);
-                continue;
-            }
-            // `n > 100` or `100 < n`.
-            let (named, bound) = match b.op {
-                syn::BinOp::Gt(_) | syn::BinOp::Ge(_) => (&*b.left, &*b.right),
-                syn::BinOp::Lt(_) | syn::BinOp::Le(_) => (&*b.right, &*b.left),
+            let (named, bound) = match crate::index::value::carried(c) {
+                Expr::Binary(b) if matches!(b.op, syn::BinOp::Or(_)) => {
+                    conds.extend([&*b.left, &*b.right]);
+                    continue;
+                }
+                // `n > 100` or `100 < n`.
+                Expr::Binary(b) => match b.op {
+                    syn::BinOp::Gt(_) | syn::BinOp::Ge(_) => (&*b.left, &*b.right),
+                    syn::BinOp::Lt(_) | syn::BinOp::Le(_) => (&*b.right, &*b.left),
+                    _ => continue,
+                },
+                // `!(1..=16).contains(&self.connections)`: the most the range lets through.
+                Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => match range_check(&u.expr) {
+                    Some(found) => found,
+                    None => continue,
+                },
                 _ => continue,
             };
             let Some(mut name) = operand_name(named) else {
@@ -2184,14 +2242,19 @@ impl Extractor<'_> {
                 continue;
             }
             for a in f.attrs.iter().filter(|a| cli_default_attr(a)) {
-                for (value, loc) in cli_defaults(v.rel, a) {
+                let defaults = cli_defaults(v.rel, a).into_iter();
+                let ceilings = cli_range_ceiling(v.rel, a).into_iter();
+                let found = defaults.map(|d| (d, CapacityKind::Field));
+                for ((value, loc), kind) in
+                    found.chain(ceilings.map(|c| (c, CapacityKind::Ceiling)))
+                {
                     self.facts.named_lits.push(NamedLit {
                         site: v.scope.field_site(ty, &name),
                         ident: name.clone(),
                         value,
                         loc,
                         in_test: v.in_test(),
-                        kind: CapacityKind::Field,
+                        kind,
                         visibility: Visibility::Public,
                         flows: Vec::new(),
                     });
