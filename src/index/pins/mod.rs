@@ -46,14 +46,31 @@ pub(crate) fn find(index: &Index) -> Vec<Pin<'_>> {
             // A test can only pin what it can reach: its own package's capacities, and of those
             // the ones visible from the test (a private constant only from its own module down).
             let visible = |cap: &Capacity| visible(cap, &c.function);
-            if let Some(found) = pin(index, &graph, own, &visible, c, &c.left, &c.right)
-                .or_else(|| pin(index, &graph, own, &visible, c, &c.right, &c.left))
-            {
+            // The literal on the left, then on the right (`lit_right`).
+            let sides = [(&c.left, &c.right, false), (&c.right, &c.left, true)];
+            let found = sides
+                .into_iter()
+                .filter(|&(_, _, lit_right)| !only_floors(&c.op, lit_right))
+                .find_map(|(lit, subject, _)| pin(index, &graph, own, &visible, c, lit, subject));
+            if let Some(found) = found {
                 out.push(found);
             }
         }
     }
     out
+}
+
+/// Whether comparison `op`, with the literal on its right (`lit_right`) or its left, holds
+/// whatever the subject rises to: a floor (`config.max_batch >= 32`, `32 <= n`) or an
+/// inequality (`assert_ne!(n, 16)`). Raising the capacity never turns such an assertion red, so
+/// it pins nothing.
+fn only_floors(op: &str, lit_right: bool) -> bool {
+    match op {
+        "!=" => true,
+        ">" | ">=" => lit_right,
+        "<" | "<=" => !lit_right,
+        _ => false,
+    }
 }
 
 /// One package's capacities (named, one per item, ascending by value then item) indexed for
