@@ -4,10 +4,11 @@
 # Usage: scripts/bench-ab.sh BIN_A BIN_B [RUNS]
 # Runs `check --workspace --format json` with each binary RUNS times (default 9), alternating,
 # and prints the median wall and CPU (user + system) seconds of each. Run scripts/bench-check.sh
-# once first: it fetches the workspace into $BENCH_DIR (default /tmp/capcheck-bench).
+# once first: it fetches the workspace into $BENCH_DIR (default /tmp/capcheck-bench). WS=DIR
+# runs them on another workspace instead (a corpus tree: WS=/tmp/capcheck-corpus/repos/vector).
 set -euo pipefail
 a=$1; b=$2; runs=${3:-9}
-ws=${BENCH_DIR:-/tmp/capcheck-bench}/ws
+ws=${WS:-${BENCH_DIR:-/tmp/capcheck-bench}/ws}
 [ -f "$ws/Cargo.toml" ] || { echo "no bench workspace at $ws: run scripts/bench-check.sh first" >&2; exit 2; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -1430,12 +1430,20 @@ impl<'f> Graph<'f> {
     /// depend on it (its callers), for its result those it depends on (its definer), for a
     /// method's result those that depend on it (a trait's impls there), for an untyped read of
     /// a distinctive field name those it depends on, for a typed field both. Code elsewhere, or that mentions none of them, stores nothing that reaches one.
-    pub(crate) fn idents(&self) -> Vec<Wanted> {
+    ///
+    /// A function's result is wanted only where the workspace defines a function of its name
+    /// (`defined`, the prescan's signatures; empty: every one): the late pass looks for the body
+    /// that stores into it, and a library's method (`.map_err`) has none there to find.
+    pub(crate) fn idents(&self, defined: &rustc_hash::FxHashSet<String>) -> Vec<Wanted> {
         let mut by_ident: HashMap<Vec<&str>, HashSet<u32>> = HashMap::default();
         let all = 0..self.packages.len();
+        let undefined = |key: &str| {
+            let name = key.rsplit(['.', ':']).next().unwrap_or(key);
+            !defined.is_empty() && !defined.contains(name)
+        };
         for &((p, n), _) in self.next.keys() {
             let mentions = n.mentions();
-            if mentions.is_empty() {
+            if mentions.is_empty() || matches!(n, Node::Ret(key) if undefined(key)) {
                 continue;
             }
             let at = by_ident.entry(mentions).or_default();
@@ -1657,8 +1665,11 @@ mod tests {
                 "flows into Semaphore::new"
             ]
         );
-        let wanted: Vec<(String, Vec<String>)> =
-            g.idents().into_iter().map(|w| (w.key, w.also)).collect();
+        let wanted: Vec<(String, Vec<String>)> = g
+            .idents(&Default::default())
+            .into_iter()
+            .map(|w| (w.key, w.also))
+            .collect();
         let s = |x: &str| x.to_string();
         assert_eq!(
             wanted,
@@ -1754,7 +1765,7 @@ mod tests {
             let g = Graph::new([(&a, "a"), (&caller, "b")], &depends);
             assert_eq!(g.capacities().len(), found, "exported: {exported}");
             let asked_in_b = g
-                .idents()
+                .idents(&Default::default())
                 .iter()
                 .any(|w| w.key == "Pool" && w.packages.iter().any(|p| p == "b"));
             assert_eq!(asked_in_b, exported, "exported: {exported}");

@@ -365,7 +365,11 @@ type FlowIdents = Vec<flow::Wanted>;
 
 /// The capacities a value's flow finds (`index::flow`): each literal whose value reaches a
 /// capacity API, with the path it takes; and the identifiers of the places on such paths.
-fn flow_capacities(files: &[FileFacts], deps: &Deps) -> (Vec<Capacity>, FlowIdents) {
+fn flow_capacities(
+    files: &[FileFacts],
+    deps: &Deps,
+    defined: &rustc_hash::FxHashSet<String>,
+) -> (Vec<Capacity>, FlowIdents) {
     let graph = flow::Graph::new(
         files.iter().map(|f| (&f.flow, f.package.as_str())),
         &|a, b| deps.depends(a, b),
@@ -407,7 +411,7 @@ fn flow_capacities(files: &[FileFacts], deps: &Deps) -> (Vec<Capacity>, FlowIden
             }
         })
         .collect();
-    (caps, graph.idents())
+    (caps, graph.idents(defined))
 }
 
 /// `max_size` is a pool's size and a size in bytes alike (the rule's whole-name pattern): set to
@@ -832,7 +836,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
     }
     out.retain(|c| counts(c, tables));
     // What the names and APIs found comes first: a literal they found keeps their telling.
-    let (by_flow, flow_idents) = flow_capacities(files, deps);
+    let (by_flow, flow_idents) = flow_capacities(files, deps, &tables.defined_fns);
     let paged = serial_pages(files, tables, &out, &by_flow);
     out.retain(|c| !paged.contains(&c.loc));
     let within = |inner: &Loc, outer: &Loc| {

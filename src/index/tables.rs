@@ -40,6 +40,10 @@ pub(crate) struct Tables {
     /// Functions some signature of the workspace gives a capacity parameter (`index::params`):
     /// the walk records their calls' literal arguments.
     pub(crate) capacity_fns: rustc_hash::FxHashSet<String>,
+    /// The name of every function the workspace's code defines (its signatures, test code's
+    /// aside), whatever its parameters: a call's result is followed into a body only where one
+    /// is defined (`flow::Graph::idents`).
+    pub(crate) defined_fns: rustc_hash::FxHashSet<String>,
     /// Of those, the names every capacity signature of which is an associated function without
     /// `self` (`Limits::new(fetches, ..)`), with the types that define them: only a call through
     /// one of these types (or `Self`) can set a capacity (`index::capacities`' signature match),
@@ -48,11 +52,12 @@ pub(crate) struct Tables {
 }
 
 impl Tables {
-    /// `capacity_fns` and `typed_fns` from the workspace's signatures.
+    /// `capacity_fns`, `typed_fns` and `defined_fns` from the workspace's signatures.
     pub(crate) fn learn_capacity_fns<'s>(
         &mut self,
         sigs: impl Iterator<Item = &'s crate::index::params::Sig> + Clone,
     ) {
+        self.defined_fns = sigs.clone().map(|s| s.name.clone()).collect();
         let caps = sigs.filter(|s| !s.caps.is_empty());
         self.capacity_fns = caps.clone().map(|s| s.name.clone()).collect();
         let mut untyped = rustc_hash::FxHashSet::default();
@@ -234,6 +239,7 @@ impl Tables {
                 .chain(cfg.assert_macros.iter().cloned())
                 .collect(),
             capacity_fns: Default::default(),
+            defined_fns: Default::default(),
             typed_fns: Default::default(),
         }
     }
