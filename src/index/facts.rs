@@ -232,6 +232,9 @@ pub(crate) struct FnNode {
     pub(crate) trait_name: Option<String>,
     /// The integer literals inside its assertion macros, repeats kept.
     pub(crate) asserted: Vec<u64>,
+    /// Of those, the ones handed to a function or method there (`q.push(mk_meta(1, 0, 4))`):
+    /// the test's inputs.
+    pub(crate) handed: Vec<u64>,
     /// The names its `for` loops bind (`for batch_size in sizes`, `for &(n, m) in cases`): each
     /// takes the loop's own items.
     pub(crate) loop_vars: std::collections::BTreeSet<String>,

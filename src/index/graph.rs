@@ -119,12 +119,14 @@ pub(crate) fn nodes(text: &str, path: &[String]) -> Vec<FnNode> {
                         }));
                         site.extend(named_ty);
                         site.push(name.text.to_string());
+                        let (asserted, handed) = asserted_of(body);
                         out.push(FnNode {
                             site: site.join("::"),
                             name: name.text.to_string(),
                             self_ty,
                             trait_name,
-                            asserted: asserted_of(body),
+                            asserted,
+                            handed,
                             loop_vars: loop_vars_of(body),
                             idents,
                             ints,
@@ -378,9 +380,11 @@ fn loop_vars_of(body: &[Tok]) -> std::collections::BTreeSet<String> {
 }
 
 /// The integer literals inside a body's assertion macros (`assert_eq!(buf.len(), 8)`), repeats
-/// kept.
-fn asserted_of(body: &[Tok]) -> Vec<u64> {
-    let mut out = Vec::new();
+/// kept; and of those, the ones handed to a function or method there
+/// (`q.push(mk_meta(1, 0, 4))`, `pool_size(Some(64))`): the test's inputs, not values it
+/// compares. A constructor's (`Some(8)`, `NonZeroUsize::new(8)`) is compared.
+fn asserted_of(body: &[Tok]) -> (Vec<u64>, Vec<u64>) {
+    let (mut out, mut handed) = (Vec::new(), Vec::new());
     let mut j = 0;
     while j < body.len() {
         let t = &body[j];
@@ -396,15 +400,43 @@ fn asserted_of(body: &[Tok]) -> Vec<u64> {
             && opens
         {
             let group = inside(body, j + 2);
-            for x in group {
-                FnNode::numbers(x.kind, x.text, &mut out);
+            // For each group open inside the assertion: whether it holds a call's arguments.
+            let mut inputs: Vec<bool> = Vec::new();
+            for (k, x) in group.iter().enumerate() {
+                match x.kind {
+                    TokenKind::OpenParen | TokenKind::OpenBracket | TokenKind::OpenBrace => {
+                        let call = x.kind == TokenKind::OpenParen
+                            && k.checked_sub(1).is_some_and(|b| call_name(&group[b]));
+                        let outer = inputs.last().copied().unwrap_or(false);
+                        inputs.push(outer || call);
+                    }
+                    TokenKind::CloseParen | TokenKind::CloseBracket | TokenKind::CloseBrace => {
+                        inputs.pop();
+                    }
+                    _ => {
+                        FnNode::numbers(x.kind, x.text, &mut out);
+                        if inputs.last().copied().unwrap_or(false) {
+                            FnNode::numbers(x.kind, x.text, &mut handed);
+                        }
+                    }
+                }
             }
             // At the group's close; the loop steps past it.
             j += 2 + group.len() + 1;
         }
         j += 1;
     }
-    out
+    (out, handed)
+}
+
+/// Whether a token before `(` names a function or method that takes inputs: a lower-case
+/// identifier (`mk_meta`, `push`), not a keyword, not a constructor (`new`, `from`; `Some` is
+/// capitalised).
+fn call_name(t: &Tok) -> bool {
+    t.kind == TokenKind::Ident
+        && t.text.starts_with(|c: char| c.is_ascii_lowercase())
+        && !is_keyword(t.text)
+        && !matches!(t.text, "new" | "from")
 }
 
 /// The integer literals a body yields as values: after `{`, `=>`, `return` or an assignment's
@@ -696,6 +728,19 @@ mod tests {
         let n = nodes(src, &["c".to_string()]);
         assert_eq!(n[0].lits, [8, 30, 16, 8080, 8, 8]);
         assert_eq!(n[0].asserted, [8, 8]);
+    }
+
+    #[test]
+    fn numbers_handed_to_calls_inside_assertions_are_inputs() {
+        let src = "fn t() { assert!(q.push(mk(1, 0, 4), None)); assert_eq!(q.sum(), 4);\n\
+                   assert_eq!(cfg.workers, Some(8)); assert_eq!(f(NonZeroUsize::new(6)), 3); }\n";
+        let n = nodes(src, &["c".to_string()]);
+        assert_eq!(n[0].asserted, [1, 0, 4, 4, 8, 6, 3]);
+        assert_eq!(
+            n[0].handed,
+            [1, 0, 4, 6],
+            "a constructor's own 8 is compared"
+        );
     }
 
     #[test]

@@ -354,9 +354,19 @@ pub(crate) fn reach(
         .asserted
         .get(c.function.as_str())
         .map_or(&[][..], Vec::as_slice);
+    // A number the test hands a call inside an assertion (`q.push(mk_meta(1, 0, 4))`) is an
+    // input too, where the compared expression names no number of its own, literal or
+    // constant, and so reads what was put in before (`q.running_parallelism_sum() == 4`); one
+    // that does (`auto_backup_threads(8, true) == 4`, `channel_size(BATCH) == 2`) computes
+    // from its own.
+    let names_const = subject
+        .text
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(crate::index::value::is_const_name);
+    let reads_state = FnNode::literals(&subject.text).is_empty() && !names_const;
     let own = |x: u64| {
         let count = |lits: &[u64]| lits.iter().filter(|&&y| y == x).count();
-        count(&test.lits) > count(in_assertions)
+        count(&test.lits) > count(in_assertions) || reads_state && count(&test.handed) > 0
     };
     if own(value) || factors.iter().any(|f| own(f.value)) {
         return None;
