@@ -650,8 +650,11 @@ impl Sources<'_> {
                     out.extend(found.into_iter().filter(|s| !matches!(s, Source::Lit(..))));
                 }
             },
-            // `1024 * 64`: arithmetic of literals alone is one literal, typed by hand.
-            Expr::Binary(_) if crate::index::value::Val::of(e).literal().is_some() => {
+            // `1024 * 64`: arithmetic of literals alone is one literal, typed by hand (not a
+            // fallback's, `cpus.unwrap_or(1) * 8`, which folds to one too).
+            Expr::Binary(_)
+                if literals_alone(e) && crate::index::value::Val::of(e).literal().is_some() =>
+            {
                 let v = crate::index::value::Val::of(e)
                     .literal()
                     .unwrap_or_default();
@@ -801,7 +804,10 @@ impl Sources<'_> {
         for side in sides {
             self.into(side, &mut found, depth + 1, false);
         }
-        let scales = self.holds_place(&found);
+        // The CPU count is a run-time value even where no place holds it
+        // (`available_parallelism().map(..).unwrap_or(1) * 8`).
+        let cpus = sides.iter().any(|s| crate::index::value::asks_cpus(s));
+        let scales = cpus || self.holds_place(&found);
         for s in found {
             match s {
                 Source::Lit(v, lit) if scales && v >= 2 && !self.unit_values.contains(&v) => {
@@ -1094,6 +1100,19 @@ fn distinctive(name: &str) -> bool {
 /// How many words a snake-case name has (`create_pool`: 2).
 fn word_count(name: &str) -> usize {
     name.split('_').filter(|w| !w.is_empty()).count()
+}
+
+/// Whether an expression is arithmetic of literals alone (`1024 * 64`, `(1 << 20) / 4`).
+fn literals_alone(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(_) => true,
+        Expr::Paren(p) => literals_alone(&p.expr),
+        Expr::Group(g) => literals_alone(&g.expr),
+        Expr::Cast(c) => literals_alone(&c.expr),
+        Expr::Unary(u) => literals_alone(&u.expr),
+        Expr::Binary(b) => literals_alone(&b.left) && literals_alone(&b.right),
+        _ => false,
+    }
 }
 
 /// The function a place belongs to the body of, by key: its parameters and result. A local's
