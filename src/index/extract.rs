@@ -1195,11 +1195,7 @@ fn range_check(e: &Expr) -> Option<(&Expr, &Expr)> {
     if m.method != "contains" || m.args.len() != 1 {
         return None;
     }
-    let mut receiver = &*m.receiver;
-    while let Expr::Paren(p) = receiver {
-        receiver = &p.expr;
-    }
-    let Expr::Range(r) = receiver else {
+    let Expr::Range(r) = crate::index::value::carried(&m.receiver) else {
         return None;
     };
     let closed = matches!(r.limits, syn::RangeLimits::Closed(_));
