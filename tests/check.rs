@@ -784,12 +784,12 @@ fn a_factor_is_shown_in_its_product_and_a_helper_s_fallback_by_its_variable() {
     assert_eq!(gate, 0, "{messages:?}");
 }
 
-#[test]
-fn the_phase_trace_names_each_phase_of_a_load_on_stderr_only() {
+/// `check --format json` on fixtures/rules with `CAPCHECK_TRACE` set to `trace`.
+fn traced_rules_check(trace: &str) -> std::process::Output {
     let manifest = fixture("rules").join("Cargo.toml");
-    let out = capcheck_env(
+    capcheck_env(
         &fixture("rules"),
-        &[("CAPCHECK_TRACE", "phases")],
+        &[("CAPCHECK_TRACE", trace)],
         &[
             "check",
             "--format",
@@ -797,7 +797,12 @@ fn the_phase_trace_names_each_phase_of_a_load_on_stderr_only() {
             "--manifest-path",
             manifest.to_str().unwrap(),
         ],
-    );
+    )
+}
+
+#[test]
+fn the_phase_trace_names_each_phase_of_a_load_on_stderr_only() {
+    let out = traced_rules_check("phases");
     let err = stderr(&out);
     for phase in [
         "discover",
@@ -824,18 +829,7 @@ fn the_phase_trace_names_each_phase_of_a_load_on_stderr_only() {
 /// on stderr, and only it.
 #[test]
 fn the_undeclared_trace_names_the_files_no_module_declares() {
-    let manifest = fixture("rules").join("Cargo.toml");
-    let out = capcheck_env(
-        &fixture("rules"),
-        &[("CAPCHECK_TRACE", "undeclared")],
-        &[
-            "check",
-            "--format",
-            "json",
-            "--manifest-path",
-            manifest.to_str().unwrap(),
-        ],
-    );
+    let out = traced_rules_check("undeclared");
     let err = stderr(&out);
     let traced: Vec<&str> = err
         .lines()
