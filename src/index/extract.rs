@@ -747,6 +747,7 @@ impl Extractor<'_> {
             // fields hold, one per lane.
             if let Val::Lit(value @ 1..) = val {
                 if self.tables.capacity_names.matches(&ty)
+                    && !names_an_element(&ty)
                     && !self.tables.capacity_names.matches(&field)
                     && !self.tables.capacity_names.excludes(&field)
                 {
@@ -1183,6 +1184,28 @@ fn cli_default_attr(a: &syn::Attribute) -> bool {
     .iter()
     .any(|p| a.path().is_ident(p))
         && matches!(a.meta, syn::Meta::List(_))
+}
+
+/// Whether a type is named for one element or a record of what its name's capacity bounds
+/// (`BacklogEntry`, `QueueItem`, `PoolStats`), by its last word: its fields are that element's
+/// (an entry's event count), not the sizes a `QueueSizeConf` holds.
+fn names_an_element(ty: &str) -> bool {
+    crate::index::names::words(ty).last().is_some_and(|w| {
+        matches!(
+            w.as_str(),
+            "entry"
+                | "entries"
+                | "item"
+                | "element"
+                | "record"
+                | "event"
+                | "stats"
+                | "state"
+                | "status"
+                | "metrics"
+                | "info"
+        )
+    })
 }
 
 /// `(1..=16).contains(&n)` (through parentheses and a cast): the value checked and the
