@@ -340,9 +340,11 @@ impl Extractor<'_> {
 
     /// The capacity API this method call matches: a method of the table, or a setter named
     /// exactly for a capacity (`.workers(4)`, `.with_max_seqs(4)`, `.set_max_connections(10)`)
-    /// with one argument; a verb on one (`.add_permits(1)`) is not a setter.
-    fn api_of_method(&self, method: &syn::Ident, n_args: usize) -> Option<ApiHit> {
-        let name = method.to_string();
+    /// with one argument; a verb on one (`.add_permits(1)`) is not a setter, and neither is a
+    /// batch's on a query (`collection.find(filter).batch_size(1000)`: one page of a cursor's
+    /// series, the labelling guide's serial page size).
+    fn api_of_method(&self, m: &syn::ExprMethodCall) -> Option<ApiHit> {
+        let (name, n_args) = (m.method.to_string(), m.args.len());
         // A setter of a table's method of several words sets the same bound (quinn's
         // `conn.set_max_concurrent_uni_streams(..)`, of `max_concurrent_uni_streams`); a
         // one-word one may be anything's (Metal's `set_buffer(index, ..)` is no `.buffer(n)`).
@@ -367,7 +369,17 @@ impl Extractor<'_> {
             let names = &self.tables.capacity_names;
             let named = names.is_exactly(setting)
                 || (setting.starts_with("max_") && names.matches(setting));
-            named.then(|| ApiHit {
+            let page = crate::index::names::words(setting)
+                .iter()
+                .any(|w| w == "batch" || crate::index::names::names_page(w));
+            // A call before it in the chain reads a page (`find` in `coll().find(f)...`; not a
+            // setting such as `.read_timeout(..)`).
+            let (_, methods) = crate::syntax::chain(&m.receiver);
+            let query = methods.iter().any(|q| {
+                let q = q.method.to_string();
+                crate::index::names::names_page_reader(&q) && !names.excludes(&q)
+            });
+            (named && !(page && query)).then(|| ApiHit {
                 name: format!(".{name}()"),
                 arg: 0,
                 // A minimum of one (`.min_connections(1)`, `.min_idle(1)`) keeps a pool from
@@ -2945,7 +2957,7 @@ impl Extractor<'_> {
                 self.flow_call(v, e, (&key, &text), &args, api.as_ref());
             }
             Expr::MethodCall(m) => {
-                let api = self.api_of_method(&m.method, m.args.len());
+                let api = self.api_of_method(m);
                 let name = m.method.to_string();
                 // `JOBS_MAX_QUERIES.saturating_sub(queries.len())`: the headroom left under a
                 // ceiling of work held at once.
@@ -3622,10 +3634,10 @@ impl Collector for Extractor<'_> {
                 if m.args.len() == 1 && mul.iter().any(|x| m.method == x) {
                     self.product(v, &m.receiver, &m.args[0], Some(e));
                 }
-                if let Some(api) = self.api_of_method(&m.method, m.args.len()) {
+                if let Some(api) = self.api_of_method(m) {
                     self.api_arg(v, &api, &m.args[api.arg]);
                 }
-                if self.api_of_method(&m.method, m.args.len()).is_none() {
+                if self.api_of_method(m).is_none() {
                     let callee = m.method.to_string();
                     let text = format!(".{callee}");
                     self.call_args(v, &callee, None, true, text, &m.args);
