@@ -369,17 +369,22 @@ impl Extractor<'_> {
             let names = &self.tables.capacity_names;
             let named = names.is_exactly(setting)
                 || (setting.starts_with("max_") && names.matches(setting));
+            if !named {
+                return None;
+            }
             let page = crate::index::names::words(setting)
                 .iter()
                 .any(|w| w == "batch" || crate::index::names::names_page(w));
             // A call before it in the chain reads a page (`find` in `coll().find(f)...`; not a
             // setting such as `.read_timeout(..)`).
-            let (_, methods) = crate::syntax::chain(&m.receiver);
-            let query = methods.iter().any(|q| {
-                let q = q.method.to_string();
-                crate::index::names::names_page_reader(&q) && !names.excludes(&q)
-            });
-            (named && !(page && query)).then(|| ApiHit {
+            let query = || {
+                let (_, methods) = crate::syntax::chain(&m.receiver);
+                methods.iter().any(|q| {
+                    let q = q.method.to_string();
+                    crate::index::names::names_page_reader(&q) && !names.excludes(&q)
+                })
+            };
+            (!(page && query())).then(|| ApiHit {
                 name: format!(".{name}()"),
                 arg: 0,
                 // A minimum of one (`.min_connections(1)`, `.min_idle(1)`) keeps a pool from
@@ -3636,8 +3641,7 @@ impl Collector for Extractor<'_> {
                 }
                 if let Some(api) = self.api_of_method(m) {
                     self.api_arg(v, &api, &m.args[api.arg]);
-                }
-                if self.api_of_method(m).is_none() {
+                } else {
                     let callee = m.method.to_string();
                     let text = format!(".{callee}");
                     self.call_args(v, &callee, None, true, text, &m.args);

@@ -359,10 +359,9 @@ pub(crate) fn reach(
     // constant, and so reads what was put in before (`q.running_parallelism_sum() == 4`); one
     // that does (`auto_backup_threads(8, true) == 4`, `channel_size(BATCH) == 2`) computes
     // from its own.
-    let names_const = subject
-        .text
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .any(crate::index::value::is_const_name);
+    let names_const = asserted
+        .iter()
+        .any(|n| crate::index::value::is_const_name(n));
     let reads_state = FnNode::literals(&subject.text).is_empty() && !names_const;
     let own = |x: u64| {
         let count = |lits: &[u64]| lits.iter().filter(|&&y| y == x).count();
