@@ -46,6 +46,12 @@ pub(crate) struct Extractor<'a> {
     call_at: Option<flow::Pos>,
     /// The enclosing functions' parameters with the struct type each declares, innermost last.
     param_types: Vec<Vec<(String, String)>>,
+    /// The enclosing functions' parameters taken by value and not `mut` (`batches: Vec<Batch>`,
+    /// `arg: ReadArg`), innermost last: a collection among them is the call's input, which the
+    /// function cannot fill, so a length compared with it is no ceiling of work held
+    /// (`work_len`). A borrowed or shared one may be state (`futures: &FetchFutures`,
+    /// `manager: Arc<Manager>`).
+    read_params: Vec<Vec<String>>,
     /// Where the callee of a broadcast channel made for a stop signal sits
     /// (`let (stop_send, _) = broadcast::channel(2)`): its bound is no capacity.
     signals: Vec<flow::Pos>,
@@ -115,6 +121,7 @@ impl<'a> Extractor<'a> {
             calls_followed: true,
             call_at: None,
             param_types: Vec::new(),
+            read_params: Vec::new(),
             signals: Vec::new(),
             floors: Vec::new(),
             hints: Vec::new(),
@@ -2181,6 +2188,7 @@ impl Extractor<'_> {
         self.locals = self.outer_locals.pop().unwrap_or_default();
         self.fn_keys.pop();
         self.param_types.pop();
+        self.read_params.pop();
     }
 
     /// Whether the file names a GPU launch at all (`launch_file`).
@@ -2771,6 +2779,16 @@ impl Extractor<'_> {
             syn::FnArg::Receiver(_) => None,
         });
         self.param_types.push(typed.collect());
+        let read = f.sig.inputs.iter().filter_map(|a| match a {
+            syn::FnArg::Typed(t) => match &*t.pat {
+                syn::Pat::Ident(id) if id.mutability.is_none() && owned_value(&t.ty) => {
+                    Some(id.ident.to_string())
+                }
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => None,
+        });
+        self.read_params.push(read.collect());
         if v.in_test() {
             return;
         }
@@ -3129,6 +3147,15 @@ impl Extractor<'_> {
                 "filter",
             ],
         );
+        // `fn combine(batches: Vec<Batch>) { if batches.len() >= 2 { .. } }`,
+        // `if arg.streams.len() > 2 { return Err(..) }`: the shape of the call's input.
+        if self
+            .read_params
+            .last()
+            .is_some_and(|ps| root_ident(recv).is_some_and(|r| ps.contains(&r)))
+        {
+            return None;
+        }
         let name = place_name(recv)?;
         self.tables.is_work_collection(&name).then_some(name)
     }
@@ -3469,6 +3496,7 @@ impl Collector for Extractor<'_> {
         let id = self.next_fn_id();
         self.fn_ids.push(id);
         self.param_types.push(Vec::new());
+        self.read_params.push(Vec::new());
         if !v.in_format() {
             self.const_item(v, c);
             if !v.in_test() {
@@ -3769,6 +3797,34 @@ pub(crate) fn setting(method: &str) -> &str {
 
 /// The place `e` reads through the accessors named in `through` (`queue.lock().unwrap()`,
 /// `q.read().await`, `*running`, `(x)`).
+/// Whether a parameter of type `ty` is a value of the call's own, not a borrow or a shared
+/// handle (`Arc<..>`, `Rc<..>`) of state kept elsewhere.
+fn owned_value(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Path(p) => p
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| !matches!(s.ident.to_string().as_str(), "Arc" | "Rc" | "Weak")),
+        syn::Type::Paren(p) => owned_value(&p.elem),
+        _ => false,
+    }
+}
+
+/// The variable a place starts from: `arg` of `arg.streams.inner`, `queue` of `queue`.
+fn root_ident(mut e: &Expr) -> Option<String> {
+    loop {
+        match e {
+            Expr::Field(f) => e = &f.base,
+            Expr::Paren(p) => e = &p.expr,
+            Expr::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
+                return Some(p.path.segments[0].ident.to_string());
+            }
+            _ => return None,
+        }
+    }
+}
+
 fn accessed<'e>(mut e: &'e Expr, through: &[&str]) -> &'e Expr {
     loop {
         match e {
