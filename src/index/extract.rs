@@ -3373,7 +3373,29 @@ impl Extractor<'_> {
                             .and_then(|p| flow::fn_key(&p, Some(ty)))?;
                         Some((flow::Node::Ret(key), at))
                     }));
+                // `#[serde(default = "twenty")] conn_pool_size: u16`: what the function returns
+                // is the default of a field named for a capacity, as a literal written into it
+                // in a struct literal is (`cli_args` reads clap's defaults so).
+                let named_field = self.names(&name, is_int(&f.ty));
                 for (from, at) in named {
+                    // A function named for what is no capacity (`default_cache_max_size`: a
+                    // cache's entries) gives none.
+                    let ret = match &from {
+                        flow::Node::Ret(key) => {
+                            let f = key.rsplit([':', '.']).next().unwrap_or(key);
+                            !self.tables.capacity_names.excludes(f)
+                        }
+                        _ => false,
+                    };
+                    if ret && named_field {
+                        self.facts.flow.edges.push(flow::Edge {
+                            from: from.clone(),
+                            to: flow::Node::Sink(name.clone()),
+                            at: flow::Pos::of(&at),
+                            from_call: None,
+                            to_call: None,
+                        });
+                    }
                     self.facts.flow.edges.push(flow::Edge {
                         from,
                         to: to.clone(),

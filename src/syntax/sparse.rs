@@ -909,6 +909,11 @@ impl<'s> Splitter<'s, '_, '_> {
         (self.classify)(path).prod_with_value
     }
 
+    /// Whether the token at `at` follows `default =` (an attribute's `default = "path"`).
+    fn after_default_eq(&self, at: usize) -> bool {
+        at >= 2 && self.kind(at - 1) == Some(TokenKind::Eq) && self.is_ident(at - 2, "default")
+    }
+
     /// Whether `toks[start..end]` can yield a fact; pushes its identifiers' hashes as it reads.
     /// A capacity name or API only yields a fact next to a value; a subject word only next to a
     /// literal of 2 or more (what a pin compares against); a nested constant always (the index
@@ -955,6 +960,12 @@ impl<'s> Splitter<'s, '_, '_> {
                     kind: LiteralKind::Str { .. },
                     ..
                 } if str_digits(&self.src[t.start()..t.end()]) => value = true,
+                // serde's `default = "twenty"` names the function that gives a field its value
+                // (`index::extract::serde_default_fn`): a value, beside a capacity's name.
+                TokenKind::Literal {
+                    kind: LiteralKind::Str { .. },
+                    ..
+                } if !test && self.after_default_eq(at) => value = true,
                 // A string key that names a capacity (`("MAX_NUM_SEQS", "32")`,
                 // `.arg("--max-num-seqs")`): a name, as an identifier is (`index::names::setting_key`).
                 TokenKind::Literal {
