@@ -3163,10 +3163,16 @@ impl Extractor<'_> {
     /// The value `bound` is the ceiling of the work collection `held`: its sources flow into
     /// the collection's length, as an API's argument flows into the API. A bound that is itself
     /// a length (`a.len() < b.len()`) or named as `exclude_words` say is none; a 1 there is a
-    /// degenerate case (`active.len() == 1`), no capacity.
+    /// degenerate case (`active.len() == 1`), and a literal 2 a pair, no capacity.
     fn len_bound(&mut self, v: &View, bound: &Expr, api: &str) {
         let inner = crate::index::value::carried(bound);
         if matches!(inner, Expr::MethodCall(m) if m.method == "len") {
+            return;
+        }
+        // A 2 written as it is asks for a pair (`while queue.len() >= 2 { merge two }`, `if
+        // streams.len() < 2 { return }`, "at least two elements to compute a rate"), as a 1 asks
+        // whether there is one: no ceiling of work.
+        if matches!(Val::of(inner), Val::Lit(2)) {
             return;
         }
         let named = place_name(inner);
