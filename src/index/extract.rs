@@ -245,6 +245,9 @@ impl Extractor<'_> {
         // `available_parallelism().map_or(1, ..)`: one CPU when the platform does not say, a
         // floor whatever the name it gets (the fallback's other values are capacities).
         let cpu_count = crate::index::value::asks_cpus(expr);
+        if self.default_of_no_count(expr) {
+            return;
+        }
         self.const_flows(v, expr, &format!("`{name}`"), true);
         for leaf in crate::index::value::leaves(expr) {
             // A number written as a string counts where a name says what it is
@@ -268,6 +271,32 @@ impl Extractor<'_> {
                 visibility: visibility.clone(),
                 flows: Vec::new(),
             });
+        }
+    }
+
+    /// Whether `expr` is the fallback of a setting named for no count or no capacity
+    /// (`self.relay_api_rate_limit_max_requests.unwrap_or(100)`: the default of a rate, whatever
+    /// the binding it lands in is called).
+    fn default_of_no_count(&self, expr: &Expr) -> bool {
+        let mut e = expr;
+        while let Expr::Paren(syn::ExprParen { expr: inner, .. })
+        | Expr::Cast(syn::ExprCast { expr: inner, .. }) = e
+        {
+            e = inner;
+        }
+        loop {
+            let Expr::MethodCall(m) = e else { return false };
+            if !matches!(
+                m.method.to_string().as_str(),
+                "unwrap_or" | "unwrap_or_else" | "map_or" | "map_or_else" | "unwrap_or_default"
+            ) {
+                return false;
+            }
+            let recv = accessed(&m.receiver, &["clone", "as_ref", "copied", "cloned", "ok"]);
+            if let Some(n) = place_name(recv) {
+                return self.tables.names_no_count(&n) || self.tables.capacity_names.excludes(&n);
+            }
+            e = recv;
         }
     }
 
@@ -3589,7 +3618,10 @@ impl Collector for Extractor<'_> {
             let mut named_lit = None;
             // `available_parallelism().map_or(1, ..)`: one CPU when the platform does not say.
             let cpu_floor = value <= 1 && crate::index::value::asks_cpus(&init.expr);
-            if self.tables.capacity_names.matches(&name) && !cpu_floor {
+            if self.tables.capacity_names.matches(&name)
+                && !cpu_floor
+                && !self.default_of_no_count(&init.expr)
+            {
                 named_lit = Some(self.facts.named_lits.len());
                 self.named_let(v, &name, value, loc.clone());
             }
