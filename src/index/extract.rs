@@ -403,8 +403,20 @@ impl Extractor<'_> {
             let setting = setting(&name);
             // `.max_outstanding_nexus_tasks(5)`: a maximum named for a capacity is set too.
             let names = &self.tables.capacity_names;
+            // `.query_parallelism(5)` (discv5's requests in flight per query): a degree of
+            // concurrency named as such, whatever comes before it; not the machine's CPU count
+            // under its C++ and Rust names (`.emulate_hardware_concurrency(8)`, a browser
+            // fingerprint's; `available_parallelism`).
+            let degree = || {
+                let w = crate::index::names::words(setting);
+                w.last()
+                    .is_some_and(|l| matches!(l.as_str(), "parallelism" | "concurrency"))
+                    && !w
+                        .iter()
+                        .any(|x| matches!(x.as_str(), "hardware" | "available"))
+            };
             let named = names.is_exactly(setting)
-                || (setting.starts_with("max_") && names.matches(setting));
+                || ((setting.starts_with("max_") || degree()) && names.matches(setting));
             if !named {
                 return None;
             }
