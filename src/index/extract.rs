@@ -3427,14 +3427,14 @@ impl Extractor<'_> {
                 for (from, at) in named {
                     // A function named for what is no capacity (`default_cache_max_size`: a
                     // cache's entries) gives none.
-                    let ret = match &from {
+                    let gives = match &from {
                         flow::Node::Ret(key) => {
-                            let f = key.rsplit([':', '.']).next().unwrap_or(key);
-                            !self.tables.capacity_names.excludes(f)
+                            let func = key.rsplit([':', '.']).next().unwrap_or(key);
+                            !self.tables.capacity_names.excludes(func)
                         }
                         _ => false,
                     };
-                    if ret && named_field {
+                    if gives && named_field {
                         self.facts.flow.edges.push(flow::Edge {
                             from: from.clone(),
                             to: flow::Node::Sink(name.clone()),
@@ -3867,8 +3867,6 @@ pub(crate) fn setting(method: &str) -> &str {
         .unwrap_or(method)
 }
 
-/// The place `e` reads through the accessors named in `through` (`queue.lock().unwrap()`,
-/// `q.read().await`, `*running`, `(x)`).
 /// Whether a parameter of type `ty` is a value of the call's own, not a borrow or a shared
 /// handle (`Arc<..>`, `Rc<..>`) of state kept elsewhere.
 fn owned_value(ty: &syn::Type) -> bool {
@@ -3897,6 +3895,8 @@ fn root_ident(mut e: &Expr) -> Option<String> {
     }
 }
 
+/// The place `e` reads through the accessors named in `through` (`queue.lock().unwrap()`,
+/// `q.read().await`, `*running`, `(x)`).
 fn accessed<'e>(mut e: &'e Expr, through: &[&str]) -> &'e Expr {
     loop {
         match e {
