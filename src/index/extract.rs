@@ -3123,6 +3123,59 @@ impl Extractor<'_> {
         }
     }
 
+    /// `if self.tuples.len() == self.capacity { Err(()) } else { insert }` (spin's resource
+    /// table): a collection the struct holds, refusing more once its length reaches a bound, is
+    /// bounded by it whatever it is named (`len_guard` knows work collections by name). Only
+    /// the struct's own state (`self.x`: a call's input that is too long is a validation
+    /// limit, no capacity) and only where the branch refuses (`Err(..)`, `return Err(..)`): a
+    /// cache that is full evicts and goes on.
+    fn refusing_guard(&mut self, v: &View, i: &syn::ExprIf) {
+        use syn::BinOp::{Eq, Ge, Le};
+        let Expr::Binary(b) = crate::index::value::carried(&i.cond) else {
+            return;
+        };
+        let (len, bound) = match b.op {
+            Ge(_) | Eq(_) => (&*b.left, &*b.right),
+            Le(_) => (&*b.right, &*b.left),
+            _ => return,
+        };
+        let Expr::MethodCall(m) = crate::index::value::carried(len) else {
+            return;
+        };
+        if m.method != "len" || !m.args.is_empty() || self.held(len).is_some() {
+            return;
+        }
+        let recv = accessed(&m.receiver, &["lock", "read", "write", "borrow", "unwrap"]);
+        let own_state = matches!(recv, Expr::Field(f) if matches!(&*f.base,
+            Expr::Path(p) if p.path.is_ident("self")));
+        let refuses = |e: &Expr| match e {
+            Expr::Return(r) => r.expr.as_deref().is_some_and(is_err_call),
+            e => is_err_call(e),
+        };
+        let first = i.then_branch.stmts.first().is_some_and(|s| match s {
+            syn::Stmt::Expr(e, _) => refuses(e),
+            _ => false,
+        });
+        if !own_state || !first {
+            return;
+        }
+        // A cache that refuses once full still holds entries kept for reuse, not work
+        // (`impl PendingMetadataCache { .. if self.entries.len() >= self.max_entries { .. } }`).
+        let cache = |n: &str| {
+            crate::index::names::words(n)
+                .iter()
+                .any(|w| matches!(w.as_str(), "cache" | "cached" | "caches"))
+        };
+        let Some(name) = place_name(recv) else { return };
+        if cache(&name)
+            || v.scope.self_ty().is_some_and(cache)
+            || place_name(crate::index::value::carried(bound)).is_some_and(|b| cache(&b))
+        {
+            return;
+        }
+        self.len_bound(v, bound, &format!("{name}.len()"));
+    }
+
     /// How much work is held, where `e` reads it: the length of a collection of work
     /// (`work_len`: `queue.len()`), or a gauge of work the file counts up and down
     /// (`self.active_workers`, `self.inflight.load(Ordering::Acquire)`, `*running.lock()`).
@@ -3757,6 +3810,7 @@ impl Collector for Extractor<'_> {
                 self.ceiling_check(v, i);
                 self.warn_gate(v, i);
                 self.request_gate(v, i);
+                self.refusing_guard(v, i);
             }
             Expr::Binary(b) if matches!(b.op, syn::BinOp::Mul(_)) => {
                 self.product(v, &b.left, &b.right, None)
@@ -3865,6 +3919,11 @@ pub(crate) fn setting(method: &str) -> &str {
         .strip_prefix("with_")
         .or_else(|| method.strip_prefix("set_"))
         .unwrap_or(method)
+}
+
+/// Whether `e` makes an error: `Err(..)`.
+fn is_err_call(e: &Expr) -> bool {
+    matches!(e, Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Err")))
 }
 
 /// Whether a parameter of type `ty` is a value of the call's own, not a borrow or a shared

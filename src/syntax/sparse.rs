@@ -921,6 +921,9 @@ impl<'s> Splitter<'s, '_, '_> {
     fn holds_fact(&mut self, start: usize, end: usize, test: bool, own: Option<usize>) -> bool {
         let (mut subject, mut literal, mut value, mut named) = (false, false, false, false);
         let (mut len, mut work) = (false, false);
+        // `if self.tuples.len() == self.capacity { Err(()) }`: a collection of the struct's own
+        // that refuses more once full (`index::extract::Extractor::refusing_guard`).
+        let (mut err, mut own_state) = (false, false);
         for (at, t) in self.toks.iter().enumerate().take(end).skip(start) {
             match t.kind {
                 TokenKind::Ident | TokenKind::RawIdent => {
@@ -944,6 +947,8 @@ impl<'s> Splitter<'s, '_, '_> {
                     }
                     len |= c.len && !test;
                     work |= c.work && !test;
+                    err |= text == "Err";
+                    own_state |= text == "self";
                     self.ids.push(ident_hash(text));
                 }
                 TokenKind::Literal {
@@ -979,7 +984,7 @@ impl<'s> Splitter<'s, '_, '_> {
                 }
                 _ => {}
             }
-            if (subject && literal) || (named && value) || (len && work) {
+            if (subject && literal) || (named && value) || (len && (work || err && own_state)) {
                 return true;
             }
         }
