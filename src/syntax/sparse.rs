@@ -923,7 +923,7 @@ impl<'s> Splitter<'s, '_, '_> {
         let (mut len, mut work) = (false, false);
         // `if self.tuples.len() == self.capacity { Err(()) }`: a collection of the struct's own
         // that refuses more once full (`index::extract::Extractor::refusing_guard`).
-        let (mut err, mut own_state) = (false, false);
+        let (mut err, mut own_state, mut len_call) = (false, false, false);
         for (at, t) in self.toks.iter().enumerate().take(end).skip(start) {
             match t.kind {
                 TokenKind::Ident | TokenKind::RawIdent => {
@@ -949,6 +949,7 @@ impl<'s> Splitter<'s, '_, '_> {
                     work |= c.work && !test;
                     err |= text == "Err";
                     own_state |= text == "self";
+                    len_call |= text == "len" && !test;
                     self.ids.push(ident_hash(text));
                 }
                 TokenKind::Literal {
@@ -984,7 +985,11 @@ impl<'s> Splitter<'s, '_, '_> {
                 }
                 _ => {}
             }
-            if (subject && literal) || (named && value) || (len && (work || err && own_state)) {
+            if (subject && literal)
+                || (named && value)
+                || (len && work)
+                || (len_call && err && own_state)
+            {
                 return true;
             }
         }
