@@ -1636,12 +1636,8 @@ fn refuses(block: &syn::Block) -> bool {
 /// what it was asked, as a request's validation does.
 fn refuses_with_error(block: &syn::Block) -> bool {
     let bails = |m: &syn::Macro| crate::syntax::last_segment(&m.path).is_some_and(|n| n == "bail");
-    let err = |e: &Expr| match e {
-        Expr::Call(c) => matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Err")),
-        _ => false,
-    };
     match block.stmts.first() {
-        Some(syn::Stmt::Expr(Expr::Return(r), _)) => r.expr.as_deref().is_some_and(err),
+        Some(syn::Stmt::Expr(Expr::Return(r), _)) => r.expr.as_deref().is_some_and(is_err_call),
         Some(syn::Stmt::Expr(Expr::Macro(m), _)) => bails(&m.mac),
         Some(syn::Stmt::Macro(m)) => bails(&m.mac),
         _ => false,
@@ -3148,15 +3144,11 @@ impl Extractor<'_> {
         let recv = accessed(&m.receiver, &["lock", "read", "write", "borrow", "unwrap"]);
         let own_state = matches!(recv, Expr::Field(f) if matches!(&*f.base,
             Expr::Path(p) if p.path.is_ident("self")));
-        let refuses = |e: &Expr| match e {
-            Expr::Return(r) => r.expr.as_deref().is_some_and(is_err_call),
-            e => is_err_call(e),
-        };
-        let first = i.then_branch.stmts.first().is_some_and(|s| match s {
-            syn::Stmt::Expr(e, _) => refuses(e),
-            _ => false,
-        });
-        if !own_state || !first {
+        // `return Err(..)` or `bail!(..)` first (`refuses_with_error`), or the branch's value is
+        // the error (`if full { Err(()) } else { .. }`).
+        let refuses = refuses_with_error(&i.then_branch)
+            || matches!(i.then_branch.stmts.first(), Some(syn::Stmt::Expr(e, None)) if is_err_call(e));
+        if !own_state || !refuses {
             return;
         }
         // A cache that refuses once full still holds entries kept for reuse, not work
