@@ -1936,15 +1936,21 @@ impl Extractor<'_> {
     /// `get_from_env("QW_S3_MAX_CONCURRENCY", 10_000)`, `env_or("WORKERS", 4)`: a helper named
     /// for the environment given a capacity-named variable and a literal fallback. The variable
     /// names it, as `env::var(..)..unwrap_or(..)` does.
+    /// So is a constructor of a type named for the environment (`NumEnv::new("NUM_WORKERS", 4)`,
+    /// a setting read from the variable later, with its fallback).
     fn env_helper(&mut self, v: &View, c: &syn::ExprCall) {
         let Expr::Path(p) = &*c.func else { return };
-        let Some(callee) = crate::syntax::last_segment(&p.path) else {
-            return;
+        let segs = &p.path.segments;
+        let Some(last) = segs.last() else { return };
+        let named = |s: &syn::PathSegment| {
+            crate::index::names::words(&s.ident.to_string())
+                .iter()
+                .any(|w| w == "env")
         };
-        if !crate::index::names::words(&callee)
-            .iter()
-            .any(|w| w == "env")
-        {
+        let constructor = segs.len() >= 2
+            && matches!(last.ident.to_string().as_str(), "new" | "const_new")
+            && named(&segs[segs.len() - 2]);
+        if !named(last) && !constructor {
             return;
         }
         if let Some(var) = first_str(&c.args) {
