@@ -1634,9 +1634,23 @@ fn refuses(block: &syn::Block) -> bool {
 
 /// Whether a branch first of all returns an error (`return Err(..)`, `bail!(..)`): it refuses
 /// what it was asked, as a request's validation does.
+/// A log line before it changes nothing (`debug!("too many peers"); return Err(..)`).
 fn refuses_with_error(block: &syn::Block) -> bool {
     let bails = |m: &syn::Macro| crate::syntax::last_segment(&m.path).is_some_and(|n| n == "bail");
-    match block.stmts.first() {
+    let logs = |s: &syn::Stmt| {
+        let m = match s {
+            syn::Stmt::Expr(Expr::Macro(m), _) => &m.mac,
+            syn::Stmt::Macro(m) => &m.mac,
+            _ => return false,
+        };
+        crate::syntax::last_segment(&m.path).is_some_and(|n| {
+            matches!(
+                n.as_str(),
+                "trace" | "debug" | "info" | "warn" | "error" | "eprintln" | "println"
+            )
+        })
+    };
+    match block.stmts.iter().find(|s| !logs(s)) {
         Some(syn::Stmt::Expr(Expr::Return(r), _)) => r.expr.as_deref().is_some_and(is_err_call),
         Some(syn::Stmt::Expr(Expr::Macro(m), _)) => bails(&m.mac),
         Some(syn::Stmt::Macro(m)) => bails(&m.mac),
@@ -3131,20 +3145,51 @@ impl Extractor<'_> {
     /// the struct's own state (`self.x`: a call's input that is too long is a validation
     /// limit, no capacity) and only where the branch refuses (`Err(..)`, `return Err(..)`): a
     /// cache that is full evicts and goes on.
+    ///
+    /// The comparison may be one of several (`inbound && self.peers.len() >= max`), and the
+    /// length may count the one to come or leave some out (`self.peers.len() + 1 > max`,
+    /// `self.peers.len() - outbound >= max_inbound`).
     fn refusing_guard(&mut self, v: &View, i: &syn::ExprIf) {
-        use syn::BinOp::{Eq, Ge, Le};
-        let Expr::Binary(b) = crate::index::value::carried(&i.cond) else {
+        // `len + 1`, `len - outbound`: the length, counted on from or short of; whether it
+        // counts the one to come.
+        fn length(mut e: &Expr) -> Option<(&Expr, &syn::ExprMethodCall, bool)> {
+            let mut next = false;
+            while let Expr::Binary(b) = crate::index::value::carried(e) {
+                match b.op {
+                    syn::BinOp::Add(_) if Val::of(&b.right).is_lit() => {
+                        next = true;
+                        e = &b.left
+                    }
+                    syn::BinOp::Sub(_) => e = &b.left,
+                    _ => break,
+                }
+            }
+            match crate::index::value::carried(e) {
+                Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => Some((e, m, next)),
+                _ => None,
+            }
+        }
+        let mut comparisons = Vec::new();
+        either_side(&i.cond, &mut comparisons);
+        // A length past the bound (`self.name.len() > MAX_NAME`) is what a validation refuses;
+        // one that reaches it, or would with the one to come (`len + 1 > max`), a full container.
+        let comparison = comparisons.into_iter().find_map(|b| {
+            use syn::BinOp::{Eq, Ge, Gt, Le, Lt};
+            let (len, bound, past) = match b.op {
+                Ge(_) | Eq(_) => (&*b.left, &*b.right, false),
+                Gt(_) => (&*b.left, &*b.right, true),
+                Le(_) => (&*b.right, &*b.left, false),
+                Lt(_) => (&*b.right, &*b.left, true),
+                _ => return None,
+            };
+            length(len)
+                .filter(|&(_, _, next)| next || !past)
+                .map(|(len, m, _)| (len, m, bound))
+        });
+        let Some((len, m, bound)) = comparison else {
             return;
         };
-        let (len, bound) = match b.op {
-            Ge(_) | Eq(_) => (&*b.left, &*b.right),
-            Le(_) => (&*b.right, &*b.left),
-            _ => return,
-        };
-        let Expr::MethodCall(m) = crate::index::value::carried(len) else {
-            return;
-        };
-        if m.method != "len" || !m.args.is_empty() || self.held(len).is_some() {
+        if self.held(len).is_some() {
             return;
         }
         let recv = accessed(&m.receiver, &["lock", "read", "write", "borrow", "unwrap"]);
