@@ -1338,12 +1338,29 @@ impl<'f> Graph<'f> {
                 let same = fields.get(&(p, name.as_str()));
                 // An untyped read of a short name two of the package's types define (`max_tokens`
                 // of a request and of a rate limit) may be either's: it is followed into neither.
+                // A field written from another type's field of its name is that one's copy, no
+                // second meaning (`num_clients: self.num_clients.unwrap_or(..)`, a config file's
+                // optional setting taken into the options the code reads).
                 let typed = same
                     .into_iter()
                     .flatten()
                     .filter(|o| matches!(o, Node::Field(Some(_), _)))
                     .count();
-                let ambiguous = typed > 1 && !distinctive(name);
+                let copy = |o: &Node| {
+                    back.get(&(p, o)).is_some_and(|bs| {
+                        bs.iter().any(|b| {
+                            b.from.0 == p
+                                && b.from.1 != o
+                                && matches!(b.from.1, Node::Field(Some(_), f) if f == name)
+                        })
+                    })
+                };
+                let meanings = same
+                    .into_iter()
+                    .flatten()
+                    .filter(|o| matches!(o, Node::Field(Some(_), _)) && !copy(o))
+                    .count();
+                let ambiguous = meanings > 1 && !distinctive(name);
                 // A typed field nothing writes is read through another type
                 // (`config.buffer_limit` where `Config` derefs to `InnerConfig`, whose
                 // `Default` sets it): it is that field, when the package has one other of its
