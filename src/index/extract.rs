@@ -3209,6 +3209,16 @@ impl Extractor<'_> {
                 .iter()
                 .any(|w| matches!(w.as_str(), "cache" | "cached" | "caches"))
         };
+        // A constant typed in the code that refuses (`if self.map.len() >= MAX_PER_SLOT`) is
+        // mostly a limit on what is stored or a format's (attestations per slot, versions per
+        // object, relayers per message): unless its name says work, no evidence of a capacity.
+        // A bound set by configuration or a constructor (`self.capacity`, `opts.max_clients`)
+        // is one an operator tunes.
+        if matches!(crate::index::value::carried(bound), Expr::Path(p)
+            if crate::syntax::last_segment(&p.path).is_some_and(|n| is_const_name(&n)))
+        {
+            return;
+        }
         let Some(name) = place_name(recv) else { return };
         if cache(&name)
             || v.scope.self_ty().is_some_and(cache)
