@@ -1563,27 +1563,30 @@ fn operand_name(e: &Expr) -> Option<String> {
     }
 }
 
+/// Whether a macro writes a log line (`warn!`, `tracing::info!`, `eprintln!`).
+fn log_macro(m: &syn::Macro) -> bool {
+    crate::syntax::last_segment(&m.path).is_some_and(|n| {
+        matches!(
+            n.as_str(),
+            "warn"
+                | "info"
+                | "debug"
+                | "error"
+                | "trace"
+                | "event"
+                | "log"
+                | "eprintln"
+                | "println"
+        )
+    })
+}
+
 /// Whether a branch does nothing but log and keep a flag: log macros (`warn!`,
 /// `tracing::info!`, ..), assignments (`warned = true`) and `if`s of the same; with `logs`, at
 /// least one log macro is among them.
 fn only_warns(block: &syn::Block, logs: bool) -> bool {
     fn walk(block: &syn::Block, logged: &mut bool) -> bool {
-        let log = |m: &syn::Macro| {
-            crate::syntax::last_segment(&m.path).is_some_and(|n| {
-                matches!(
-                    n.as_str(),
-                    "warn"
-                        | "info"
-                        | "debug"
-                        | "error"
-                        | "trace"
-                        | "event"
-                        | "log"
-                        | "eprintln"
-                        | "println"
-                )
-            })
-        };
+        let log = log_macro;
         block.stmts.iter().all(|s| match s {
             syn::Stmt::Macro(m) if log(&m.mac) => {
                 *logged = true;
@@ -1637,18 +1640,10 @@ fn refuses(block: &syn::Block) -> bool {
 /// A log line before it changes nothing (`debug!("too many peers"); return Err(..)`).
 fn refuses_with_error(block: &syn::Block) -> bool {
     let bails = |m: &syn::Macro| crate::syntax::last_segment(&m.path).is_some_and(|n| n == "bail");
-    let logs = |s: &syn::Stmt| {
-        let m = match s {
-            syn::Stmt::Expr(Expr::Macro(m), _) => &m.mac,
-            syn::Stmt::Macro(m) => &m.mac,
-            _ => return false,
-        };
-        crate::syntax::last_segment(&m.path).is_some_and(|n| {
-            matches!(
-                n.as_str(),
-                "trace" | "debug" | "info" | "warn" | "error" | "eprintln" | "println"
-            )
-        })
+    let logs = |s: &syn::Stmt| match s {
+        syn::Stmt::Expr(Expr::Macro(m), _) => log_macro(&m.mac),
+        syn::Stmt::Macro(m) => log_macro(&m.mac),
+        _ => false,
     };
     match block.stmts.iter().find(|s| !logs(s)) {
         Some(syn::Stmt::Expr(Expr::Return(r), _)) => r.expr.as_deref().is_some_and(is_err_call),
