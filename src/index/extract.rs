@@ -278,6 +278,8 @@ impl Extractor<'_> {
     /// (`self.relay_api_rate_limit_max_requests.unwrap_or(100)`: the default of a rate, whatever
     /// the binding it lands in is called).
     fn default_of_no_count(&self, expr: &Expr) -> bool {
+        // Parentheses and casts only: `value::carried` also steps into the fallback
+        // (`x.unwrap_or(100)` carries `100`), losing the setting this asks about.
         let mut e = expr;
         while let Expr::Paren(syn::ExprParen { expr: inner, .. })
         | Expr::Cast(syn::ExprCast { expr: inner, .. }) = e

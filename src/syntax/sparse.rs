@@ -922,7 +922,8 @@ impl<'s> Splitter<'s, '_, '_> {
         let (mut subject, mut literal, mut value, mut named) = (false, false, false, false);
         let (mut len, mut work) = (false, false);
         // `if self.tuples.len() == self.capacity { Err(()) }`: a collection of the struct's own
-        // that refuses more once full (`index::extract::Extractor::refusing_guard`).
+        // that refuses more once full (`index::extract::Extractor::refusing_guard`), with an
+        // error or `bail!` (what `refuses_with_error` reads).
         let (mut err, mut own_state, mut len_call) = (false, false, false);
         for (at, t) in self.toks.iter().enumerate().take(end).skip(start) {
             match t.kind {
@@ -947,7 +948,7 @@ impl<'s> Splitter<'s, '_, '_> {
                     }
                     len |= c.len && !test;
                     work |= c.work && !test;
-                    err |= text == "Err";
+                    err |= text == "Err" || text == "bail";
                     own_state |= text == "self";
                     len_call |= text == "len" && !test;
                     self.ids.push(ident_hash(text));
