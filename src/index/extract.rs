@@ -184,7 +184,7 @@ impl Extractor<'_> {
             type_name(c.ty).is_some_and(|t| self.tables.capacity_names.excludes(&t));
         if matches!(val, Val::Other) {
             // `const MAX_BATCH: usize = if cfg!(..) { 64 } else { 16 };`: each branch's literal.
-            if !excluded_type && self.names(&name, counts) {
+            if !excluded_type && self.tables.capacity_names.matches_binding(&name, counts) {
                 let kind = if c.is_static {
                     CapacityKind::Static
                 } else {
@@ -3722,7 +3722,8 @@ impl Collector for Extractor<'_> {
         if !v.in_test() && typed_number {
             self.flow_local(v, &name, &init.expr);
         }
-        if !Val::of(&init.expr).is_lit() && self.tables.capacity_names.matches(&name) {
+        if !Val::of(&init.expr).is_lit() && self.tables.capacity_names.matches_binding(&name, false)
+        {
             // `let max_batch = match kind { A => 10_000, _ => 4096 };`
             let site = crate::site::child(&v.function_site(), &name);
             let public = Visibility::Public;
@@ -3733,7 +3734,7 @@ impl Collector for Extractor<'_> {
             let mut named_lit = None;
             // `available_parallelism().map_or(1, ..)`: one CPU when the platform does not say.
             let cpu_floor = value <= 1 && crate::index::value::asks_cpus(&init.expr);
-            if self.tables.capacity_names.matches(&name)
+            if self.tables.capacity_names.matches_binding(&name, false)
                 && !cpu_floor
                 && !self.default_of_no_count(&init.expr)
             {

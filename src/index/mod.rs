@@ -676,12 +676,8 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
                 !r.binding || (package == f.package && !excluded)
             };
             cap.api = api_consts.get(d.ident.as_str()).map(|s| s.to_string());
-            let named = !d.excluded_type
-                && if d.counts {
-                    tables.capacity_names.matches_count(&d.ident)
-                } else {
-                    tables.capacity_names.matches(&d.ident)
-                };
+            let named =
+                !d.excluded_type && tables.capacity_names.matches_binding(&d.ident, d.counts);
             // A constant no name or API makes a capacity is one when it sets a capacity-named
             // binding of its own package (`max(DEFAULT_BLOCKING_THREAD_BUDGET / n, 1)`).
             if cap.api.is_none() && !named && !excluded {

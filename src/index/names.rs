@@ -102,7 +102,9 @@ pub(crate) fn names_cursor(name: &str) -> bool {
 }
 
 /// A compiled table of word patterns. A pattern written `=max_size` matches only the whole name
-/// (`max_size`, `MAX_SIZE`), not a longer one (`CERTIFICATE_MAX_SIZE_LIMIT`).
+/// (`max_size`, `MAX_SIZE`), not a longer one (`CERTIFICATE_MAX_SIZE_LIMIT`); one written
+/// `=.max_size` names a member only (a field, a setter: a pool's `max_size`), not a constant or a
+/// binding, which has no owner to say what it is the size of ([`NameTable::matches_binding`]).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct NameTable {
     patterns: Vec<Vec<String>>,
@@ -112,6 +114,8 @@ pub(crate) struct NameTable {
     exact: Vec<Vec<String>>,
     /// Every pattern's words, loose and exact, for [`NameTable::is_exactly`].
     whole: rustc_hash::FxHashSet<Vec<String>>,
+    /// The exact patterns written `=.name`: a member's names only.
+    member_only: rustc_hash::FxHashSet<Vec<String>>,
     exclude: rustc_hash::FxHashSet<String>,
     /// Words that exclude a name unless its type says the value counts (`interval`: a
     /// `Duration`, or the number of ticks between two polls as a `u32`).
@@ -131,12 +135,19 @@ impl NameTable {
         for (i, p) in patterns.iter().enumerate() {
             by_first.entry(p[0].clone()).or_default().push(i);
         }
+        let member_only = exact
+            .iter()
+            .filter_map(|p| p.strip_prefix("=."))
+            .map(words)
+            .filter(|p| !p.is_empty())
+            .collect();
         let exact: Vec<Vec<String>> = exact
             .iter()
-            .map(|p| words(&p[1..]))
+            .map(|p| words(p.trim_start_matches(['=', '.'])))
             .filter(|p| !p.is_empty())
             .collect();
         NameTable {
+            member_only,
             whole: patterns.iter().chain(&exact).cloned().collect(),
             patterns,
             by_first,
@@ -156,6 +167,14 @@ impl NameTable {
     /// soft words (`interval`) do not exclude it.
     pub(crate) fn matches_count(&self, ident: &str) -> bool {
         self.matches_in(&words(ident), false)
+    }
+
+    /// [`NameTable::matches`] (or [`NameTable::matches_count`] where `counts`) for the name of a
+    /// constant or a binding, which no member-only pattern matches (`VarInt::MAX_SIZE`, `let
+    /// max_size = 512`: an encoding's or a message's size, not a pool's).
+    pub(crate) fn matches_binding(&self, ident: &str, counts: bool) -> bool {
+        let w = words(ident);
+        !self.member_only.contains(&w) && self.matches_in(&w, !counts)
     }
 
     /// [`NameTable::matches_count`] by the patterns that may be part of a longer name only
@@ -298,6 +317,12 @@ mod tests {
         ] {
             assert_eq!(exact.matches(name), expect, "{name}");
         }
+        // A member-only pattern names a field or a setter, never a constant or a binding.
+        let member = NameTable::new(&["=.max_size".into(), "permits".into()], &[]);
+        assert!(member.matches("max_size") && member.is_exactly("max_size"));
+        assert!(!member.matches_binding("MAX_SIZE", true));
+        assert!(!member.matches_binding("max_size", false));
+        assert!(member.matches_binding("MAX_PERMITS", true));
         for (name, expect) in [
             ("permits", true),
             ("add_permits", false),
