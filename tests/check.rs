@@ -253,7 +253,8 @@ fn packages_are_selected_as_cargo_selects_them() {
 fn a_harness_package_a_developers_binary_an_example_or_a_support_module_is_test_code() {
     // greptimedb's `tests-integration` and `tests-fuzz`, pgdog's `integration_tests_rust`,
     // chroma's `chroma-benchmark`, linkerd's `linkerd-pool-mock`, neon's `pagebench`, iggy's
-    // `iggy_examples` and its deterministic `simulator`: harnesses whose settings are no
+    // `iggy_examples` and its deterministic `simulator`, pumpkin's `pumpkin-fuzzer` (a network
+    // fuzzer's `concurrency: 8` sized its own load): harnesses whose settings are no
     // product's capacity; a package whose name merely holds such letters is product code, and
     // so is one named for running tests (buck2's `buck2_test_runner`): a product of its own. A
     // word ending in `tests` names tests a harness runs (cnosdb's `sqllogicaltests`).
@@ -269,6 +270,7 @@ fn a_harness_package_a_developers_binary_an_example_or_a_support_module_is_test_
         "pagebench",
         "iggy_examples",
         "simulator",
+        "proto-fuzzer",
         "workbenchmarks-not",
         "build_test_runner",
         "sqllogicaltests",

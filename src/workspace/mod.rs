@@ -386,14 +386,22 @@ fn support_module(path: &Path, pkg_root: &Path) -> bool {
     })
 }
 
-/// Words that name a benchmark, end-to-end, example or simulation harness (`chroma-benchmark`,
-/// `pagebench`, `e2e_test`, `iggy_examples`, a deterministic `simulator`).
+/// Words that name a benchmark, end-to-end, example, simulation or fuzzing harness
+/// (`chroma-benchmark`, `pagebench`, `e2e_test`, `iggy_examples`, a deterministic `simulator`,
+/// `pumpkin-fuzzer`).
 fn names_bench(name: &str) -> bool {
     name.split(['-', '_']).any(|w| {
         bench_word(w)
             || matches!(
                 w,
-                "e2e" | "example" | "examples" | "simulator" | "simulation"
+                "e2e"
+                    | "example"
+                    | "examples"
+                    | "simulator"
+                    | "simulation"
+                    | "fuzz"
+                    | "fuzzer"
+                    | "fuzzing"
             )
     })
 }
