@@ -1851,22 +1851,31 @@ impl Extractor<'_> {
     /// line's `--flag` and its argument (`flag`: only a key written as a flag counts, as in an
     /// argument list `["--max-num-seqs", "64"]`). The value leaves the workspace, so the key's
     /// name is all that says what it sets (a server's own parameter names are in the tables).
-    /// The value is an integer literal or a string holding one.
+    /// The value is an integer literal or a string holding one, in a value type or a variant
+    /// (`Value::from(50000)`, `64.into()`, `UserSettingValue::UInt64(16)`), or the `value` of a
+    /// settings table's record (`("max_threads", DefaultSettingValue { value: .., desc: .. })`).
     fn keyed_setting(&mut self, v: &View, key: &Expr, value: &Expr, flag: bool) {
         let Some(k) = owned_str(key) else {
             return;
         };
-        // A settings map of a value type: `config::Value::from(50000)`, `64.into()`.
         let mut value = value;
         loop {
             value = match value {
                 Expr::Call(c) if c.args.len() == 1 => match &*c.func {
                     Expr::Path(p)
-                        if crate::syntax::last_segment(&p.path).as_deref() == Some("from") =>
+                        if crate::syntax::last_segment(&p.path).is_some_and(|l| {
+                            l == "from" || l.starts_with(|c: char| c.is_ascii_uppercase())
+                        }) =>
                     {
                         &c.args[0]
                     }
                     _ => break,
+                },
+                Expr::Struct(r) => match r.fields.iter().find(
+                    |f| matches!(&f.member, syn::Member::Named(n) if n == "value" || n == "default"),
+                ) {
+                    Some(f) => &f.expr,
+                    None => break,
                 },
                 Expr::MethodCall(m) if m.args.is_empty() && m.method == "into" => &m.receiver,
                 _ => break,
