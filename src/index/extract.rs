@@ -3093,7 +3093,14 @@ impl Extractor<'_> {
     /// from the data as often as it is set (chunks of an input), and a literal counts kinds as
     /// often as workers (`for kind in 0..3`, a thread per kind). A loop that breaks out of its
     /// body or returns from it is a retry (`for _ in 0..5 { .. spawn .. ; if ok { break } }`).
+    /// A loop over an input's chunks that spawns each time round gives each task a chunk to
+    /// hold (`for batch in entities.chunks(16) { tasks.spawn(..) }`): the chunk's size, literal
+    /// or not, is that batch's (`spawn_chunks`).
     fn spawn_loop(&mut self, v: &View, f: &syn::ExprForLoop) {
+        if let Expr::MethodCall(m) = crate::index::value::carried(&f.expr) {
+            self.spawn_chunks(v, f, m);
+            return;
+        }
         let Expr::Range(r) = crate::index::value::carried(&f.expr) else {
             return;
         };
@@ -3121,6 +3128,23 @@ impl Extractor<'_> {
         self.flows_into(
             v,
             end,
+            flow::Node::Sink(api.clone()),
+            (&site, &api, CapacityKind::ApiArg),
+        );
+    }
+
+    /// `for batch in items.chunks(N) { spawn }`: N is the batch each spawned task holds.
+    fn spawn_chunks(&mut self, v: &View, f: &syn::ExprForLoop, m: &syn::ExprMethodCall) {
+        let chunked = matches!(m.method.to_string().as_str(), "chunks" | "chunks_exact");
+        if !chunked || m.args.len() != 1 || !spawns_each_time(&f.body) {
+            return;
+        }
+        let api = "for .. in .chunks(..) { spawn }".to_string();
+        self.mark_handoff(&api);
+        let site = crate::site::child(&v.function_site(), "spawn_chunks");
+        self.flows_into(
+            v,
+            &m.args[0],
             flow::Node::Sink(api.clone()),
             (&site, &api, CapacityKind::ApiArg),
         );
