@@ -3122,14 +3122,19 @@ impl Extractor<'_> {
         if !from_start || !bound || !spawns_each_time(&f.body) {
             return;
         }
-        let api = "for .. { spawn }".to_string();
-        self.mark_handoff(&api);
-        let site = crate::site::child(&v.function_site(), "spawn_loop");
+        self.spawned(v, end, "for .. { spawn }", "spawn_loop");
+    }
+
+    /// `value` sizes what a loop that spawns each time round runs at once: a sink named `api`,
+    /// reported at a site of the function's named `name`.
+    fn spawned(&mut self, v: &View, value: &Expr, api: &str, name: &str) {
+        self.mark_handoff(api);
+        let site = crate::site::child(&v.function_site(), name);
         self.flows_into(
             v,
-            end,
-            flow::Node::Sink(api.clone()),
-            (&site, &api, CapacityKind::ApiArg),
+            value,
+            flow::Node::Sink(api.to_string()),
+            (&site, api, CapacityKind::ApiArg),
         );
     }
 
@@ -3139,14 +3144,11 @@ impl Extractor<'_> {
         if !chunked || m.args.len() != 1 || !spawns_each_time(&f.body) {
             return;
         }
-        let api = "for .. in .chunks(..) { spawn }".to_string();
-        self.mark_handoff(&api);
-        let site = crate::site::child(&v.function_site(), "spawn_chunks");
-        self.flows_into(
+        self.spawned(
             v,
             &m.args[0],
-            flow::Node::Sink(api.clone()),
-            (&site, &api, CapacityKind::ApiArg),
+            "for .. in .chunks(..) { spawn }",
+            "spawn_chunks",
         );
     }
 
