@@ -1341,11 +1341,12 @@ impl<'f> Graph<'f> {
                 // A field written from another type's field of its name is that one's copy, no
                 // second meaning (`num_clients: self.num_clients.unwrap_or(..)`, a config file's
                 // optional setting taken into the options the code reads).
-                let typed = same
-                    .into_iter()
-                    .flatten()
-                    .filter(|o| matches!(o, Node::Field(Some(_), _)))
-                    .count();
+                let typed_fields = || {
+                    same.into_iter()
+                        .flatten()
+                        .filter(|o| matches!(o, Node::Field(Some(_), _)))
+                };
+                let typed = typed_fields().count();
                 let copy = |o: &Node| {
                     back.get(&(p, o)).is_some_and(|bs| {
                         bs.iter().any(|b| {
@@ -1355,11 +1356,7 @@ impl<'f> Graph<'f> {
                         })
                     })
                 };
-                let meanings = same
-                    .into_iter()
-                    .flatten()
-                    .filter(|o| matches!(o, Node::Field(Some(_), _)) && !copy(o))
-                    .count();
+                let meanings = typed_fields().filter(|o| !copy(o)).count();
                 let ambiguous = meanings > 1 && !distinctive(name);
                 // A typed field nothing writes is read through another type
                 // (`config.buffer_limit` where `Config` derefs to `InnerConfig`, whose
