@@ -236,6 +236,21 @@ impl Project {
         check_stop()?;
         let index = trace_pass(&ws, index, &read);
         let index = crate::index::pins::drop_test_support(index);
+        let index = crate::index::pins::drop_only_tests_call(index, |i| {
+            let f = &ws.files[i];
+            let text = match read.get(i).and_then(Option::as_deref) {
+                Some(text) => std::borrow::Cow::Borrowed(text),
+                None => std::borrow::Cow::Owned(crate::sys::fs::read_text(&f.abs).ok()?),
+            };
+            let path = std::iter::once(f.crate_name.clone())
+                .chain(f.module.iter().cloned())
+                .collect();
+            Some(crate::index::pins::Source {
+                text,
+                path,
+                role: f.role,
+            })
+        });
         drop(read);
         phases.mark("pin trace");
         check_stop()?;

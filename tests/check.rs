@@ -559,6 +559,15 @@ fn each_subcommand_accepts_only_the_flags_it_uses() {
     assert!(stdout(&capcheck(&["check", "--help"])).contains("--full-parse"));
 }
 
+/// A function only tests call sets no capacity in a package a binary of the workspace runs
+/// (kiwi's `RuntimeConfig::high_throughput()`), whatever its name; one named in a serde
+/// attribute's string stays, and so does a library's no binary runs.
+#[test]
+fn a_preset_only_tests_call_is_test_set_up_where_a_binary_runs_its_package() {
+    let (_, report) = check_json("presets", &["--workspace"]);
+    assert_eq!(found(&report), annotations("presets"));
+}
+
 #[test]
 fn a_pin_is_a_value_the_test_s_code_takes_from_the_capacity_never_a_coincidence() {
     let (_, report) = check_json("pins-traced", &[]);

@@ -246,6 +246,9 @@ pub(crate) struct FnNode {
     /// The fields it gives an integer literal, by assignment or in a struct literal
     /// (`self.batch_max = 16;`, `Config { batch_max: 16, .. }` -> `(batch_max, 16)`).
     pub(crate) field_lits: Vec<(String, u64)>,
+    /// Its body's bytes in the file's text, braces included: which function a name written
+    /// at some offset sits in (`pins::callers`).
+    pub(crate) body: std::ops::Range<usize>,
 }
 
 impl FnNode {

@@ -144,6 +144,7 @@ pub(crate) fn nodes(text: &str, path: &[String]) -> Vec<FnNode> {
                             is_test,
                             field_calls: field_calls(body),
                             field_lits: field_lits(body),
+                            body: offset(text, &toks[open])..offset(text, &toks[close]) + 1,
                         });
                         // A function's body is walked for nested items like any block.
                         pending = Some(Scope::Other);
@@ -169,6 +170,11 @@ pub(crate) fn nodes(text: &str, path: &[String]) -> Vec<FnNode> {
         i += 1;
     }
     out
+}
+
+/// Where token `t` starts in `text`, the text it was lexed from.
+pub(crate) fn offset(text: &str, t: &Tok) -> usize {
+    t.text.as_ptr() as usize - text.as_ptr() as usize
 }
 
 /// The index of the `]` closing an attribute whose `#` is at `at` (`#[..]` or `#![..]`).

@@ -59,7 +59,12 @@ pub(crate) struct Workspace {
 /// The workspace's own dependency graph: for each member, the members it depends on, directly
 /// or through others (any kind of dependency).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Deps(std::collections::BTreeMap<String, std::collections::BTreeSet<String>>);
+pub(crate) struct Deps {
+    on: std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+    /// The packages a binary of the workspace runs: those with a `bin` target and every
+    /// package one of them depends on. Their code is an application's, not only a library's.
+    linked: std::collections::BTreeSet<String>,
+}
 
 impl Deps {
     /// The graph among `packages` (every member and the root's local path packages).
@@ -91,12 +96,26 @@ impl Deps {
             }
             out.insert(p.to_string(), seen);
         }
-        Deps(out)
+        let linked = packages
+            .iter()
+            .filter(|p| p.targets.iter().any(|t| t.is_bin()))
+            .flat_map(|p| {
+                let on = out.get(p.name.as_str()).into_iter().flatten().cloned();
+                std::iter::once(p.name.to_string()).chain(on)
+            })
+            .collect();
+        Deps { on: out, linked }
     }
 
     /// Whether package `a` depends on package `b`, directly or through others.
     pub(crate) fn depends(&self, a: &str, b: &str) -> bool {
-        self.0.get(a).is_some_and(|d| d.contains(b))
+        self.on.get(a).is_some_and(|d| d.contains(b))
+    }
+
+    /// Whether a binary of the workspace runs package `p`'s code: it has a `bin` target, or
+    /// one that has depends on it.
+    pub(crate) fn linked(&self, p: &str) -> bool {
+        self.linked.contains(p)
     }
 }
 

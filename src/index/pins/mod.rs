@@ -7,7 +7,10 @@ use crate::index::names::words;
 use crate::index::value::Operand;
 use crate::index::{Capacity, Index};
 
+mod callers;
 mod trace;
+
+pub(crate) use callers::Source;
 
 /// One assertion that pins capacities: `16 = 2 x PER_BACKEND`.
 #[derive(Debug, Clone)]
@@ -206,6 +209,57 @@ pub(crate) fn drop_test_support(mut index: Index) -> Index {
     };
     let mut keep = keep.into_iter();
     index.capacities.retain(|_| keep.next().unwrap_or(true));
+    index
+}
+
+/// The index without the capacities written in functions only tests call, whatever their name
+/// (`callers::only_tests_call`: a server's `RuntimeConfig::high_throughput()` preset that only
+/// its tests build): their values are test set-up, as a `#[cfg(test)]` module's are. `source(i)`
+/// reads file `i` of the index: the capacities' files, for the functions they sit in, and those
+/// where a candidate's name is written.
+pub(crate) fn drop_only_tests_call<'s>(
+    mut index: Index,
+    source: impl Fn(usize) -> Option<Source<'s>> + Sync,
+) -> Index {
+    use crate::index::CapacityKind as K;
+    let file_of: rustc_hash::FxHashMap<&str, usize> = index
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.rel.as_str(), i))
+        .collect();
+    // Items (`const`, `static`) and attributes sit in no function. A library no binary of
+    // the workspace runs is there for its users to call, presets and all (pingora's
+    // `Server::new_with_opt_and_conf`, litellm's `presets::prod_server()`).
+    let asked = |c: &Capacity| {
+        !matches!(c.kind, K::Const | K::Static | K::Attr) && index.deps.linked(&c.package)
+    };
+    let at: Vec<(usize, usize, usize)> = index
+        .capacities
+        .iter()
+        .filter(|c| asked(c))
+        .filter_map(|c| Some((*file_of.get(c.loc.file.as_str())?, c.loc.line, c.loc.column)))
+        .collect();
+    if at.is_empty() {
+        return index;
+    }
+    let only = callers::only_tests_call(&at, index.files.len(), source);
+    if only.iter().all(Option::is_none) {
+        return index;
+    }
+    let dropped: std::collections::BTreeSet<(usize, usize, usize)> = at
+        .into_iter()
+        .zip(only)
+        .filter_map(|(a, o)| o.map(|_| a))
+        .collect();
+    let asked: Vec<bool> = index.capacities.iter().map(asked).collect();
+    let mut asked = asked.into_iter();
+    index.capacities.retain(|c| {
+        !asked.next().unwrap_or(false)
+            || file_of
+                .get(c.loc.file.as_str())
+                .is_none_or(|&f| !dropped.contains(&(f, c.loc.line, c.loc.column)))
+    });
     index
 }
 

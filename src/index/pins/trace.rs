@@ -17,7 +17,7 @@ const DEPTH: usize = 4;
 
 /// Method names so common that a call of one says nothing about its type: such a method is
 /// only followed when its type is named too (`Config::default()`, not any `default`).
-const COMMON: &[&str] = &[
+pub(crate) const COMMON: &[&str] = &[
     "default",
     "new",
     "from",
