@@ -3459,9 +3459,59 @@ impl Extractor<'_> {
     fn arm_scopes<'e>(&mut self, v: &View, walk: impl FnOnce(&mut Arms<'e>)) {
         let mut arms = Arms(Vec::new());
         walk(&mut arms);
-        for (pat, span) in arms.0 {
+        for (pat, span, value) in arms.0 {
             self.flow_pattern(v, pat, span);
+            self.flow_unwrapped(v, pat, value, span);
         }
+    }
+
+    /// `if let Some(v) = self.max_background_jobs { opts.set_max_background_jobs(v) }`: the
+    /// binding of an `Option`'s or a `Result`'s one value holds what the matched value held
+    /// (horaedb's builder stores a config's field as `Some(v)` and hands it on so), within its
+    /// branch or arm (`span`, `flow::Scope`).
+    fn flow_unwrapped(
+        &mut self,
+        v: &View,
+        pat: &syn::Pat,
+        value: &Expr,
+        span: (LineColumn, LineColumn),
+    ) {
+        let mut pat = pat;
+        while let syn::Pat::Reference(syn::PatReference { pat: p, .. })
+        | syn::Pat::Paren(syn::PatParen { pat: p, .. }) = pat
+        {
+            pat = p;
+        }
+        let syn::Pat::TupleStruct(t) = pat else {
+            return;
+        };
+        let (true, [syn::Pat::Ident(b)]) = (
+            t.path.is_ident("Some") || t.path.is_ident("Ok"),
+            t.elems.iter().collect::<Vec<_>>().as_slice(),
+        ) else {
+            return;
+        };
+        let Some(&fn_id) = self.fn_ids.last() else {
+            return;
+        };
+        if b.subpat.is_some() {
+            return;
+        }
+        let id = self.next_fn_id();
+        let name = b.ident.to_string();
+        let to = flow::Node::Local(id, name.clone());
+        if self.tables.holds_no_count(&to) {
+            return;
+        }
+        self.scopes.push(flow::Scope {
+            fn_id,
+            name: name.clone(),
+            from: span.0,
+            to: span.1,
+            id,
+        });
+        let site = crate::site::child(&v.function_site(), &name);
+        self.flows_into(v, value, to, (&site, &name, CapacityKind::Let));
     }
 
     /// A pattern that takes a variant apart (`MemoryBufferSize::MaxEvents(n) =>`,
@@ -3823,6 +3873,14 @@ impl Collector for Extractor<'_> {
                             self.keyed_setting(v, &c.args[0], &c.args[1], false);
                         }
                     }
+                    // A setting declared by its key and its default, with more after them:
+                    // materialize's dyncfg `Config::new("persist_gc_blob_delete_concurrency_limit",
+                    // 32, "Limit the number of concurrent deletes ..")`.
+                    if let (Expr::Path(p), 3..) = (&*c.func, c.args.len()) {
+                        if crate::syntax::last_segment(&p.path).is_some_and(|l| l == "new") {
+                            self.keyed_setting(v, &c.args[0], &c.args[1], false);
+                        }
+                    }
                 }
                 // A channel made as a signal, or with its receiver dropped, is no capacity API
                 // and no call of the workspace's own function of that name either.
@@ -4148,22 +4206,32 @@ fn paths_in(e: &Expr) -> Vec<&syn::Path> {
 }
 
 /// The patterns of a body's match arms, `if let` and `while let` branches, each with the span
-/// its bindings hold in (`Extractor::arm_scopes`). A nested item is a body of its own.
-struct Arms<'e>(Vec<(&'e syn::Pat, (LineColumn, LineColumn))>);
+/// its bindings hold in and the value the pattern takes apart (`Extractor::arm_scopes`). A
+/// nested item is a body of its own.
+struct Arms<'e>(Vec<Arm<'e>>);
+
+/// One pattern of `Arms`: the pattern, the span its bindings hold in, the value it matches.
+type Arm<'e> = (&'e syn::Pat, (LineColumn, LineColumn), &'e Expr);
 
 impl<'e> syn::visit::Visit<'e> for Arms<'e> {
     fn visit_item(&mut self, _: &'e syn::Item) {}
 
-    fn visit_arm(&mut self, arm: &'e syn::Arm) {
-        self.0
-            .push((&arm.pat, (arm.pat.span().start(), arm.body.span().end())));
-        syn::visit::visit_arm(self, arm);
+    fn visit_expr_match(&mut self, m: &'e syn::ExprMatch) {
+        self.visit_expr(&m.expr);
+        for arm in &m.arms {
+            let span = (arm.pat.span().start(), arm.body.span().end());
+            self.0.push((&arm.pat, span, &m.expr));
+            if let Some((_, guard)) = &arm.guard {
+                self.visit_expr(guard);
+            }
+            self.visit_expr(&arm.body);
+        }
     }
 
     fn visit_expr_if(&mut self, i: &'e syn::ExprIf) {
         if let Expr::Let(l) = &*i.cond {
             let span = (l.span().start(), i.then_branch.span().end());
-            self.0.push((&l.pat, span));
+            self.0.push((&l.pat, span, &l.expr));
         }
         syn::visit::visit_expr_if(self, i);
     }
@@ -4171,7 +4239,7 @@ impl<'e> syn::visit::Visit<'e> for Arms<'e> {
     fn visit_expr_while(&mut self, w: &'e syn::ExprWhile) {
         if let Expr::Let(l) = &*w.cond {
             let span = (l.span().start(), w.body.span().end());
-            self.0.push((&l.pat, span));
+            self.0.push((&l.pat, span, &l.expr));
         }
         syn::visit::visit_expr_while(self, w);
     }

@@ -434,12 +434,14 @@ fn written_in_bytes(c: &Capacity) -> bool {
 }
 
 /// Whether a literal the names, APIs or flow found still counts as a capacity: not a size in
-/// bytes, not "no limit", not a housekeeping batch (`Tables::is_chore_batch`), not a minimum's
-/// floor.
-fn counts(c: &Capacity, tables: &Tables) -> bool {
+/// bytes, not "no limit", not a housekeeping batch (`Tables::is_chore_batch`) unless it sizes a
+/// channel or a semaphore (one of `handoff`: `mpsc::channel(INSERT_PENDING_BATCH_NUM)` bounds
+/// the batches in flight, whatever the batch is for), not a minimum's floor.
+fn counts(c: &Capacity, tables: &Tables, handoff: &std::collections::HashSet<&str>) -> bool {
+    let bounds = c.api.as_deref().is_some_and(|a| handoff.contains(a));
     !written_in_bytes(c)
         && !no_limit(c)
-        && !tables.is_chore_batch(&c.item, c.api.as_deref())
+        && (bounds || !tables.is_chore_batch(&c.item, c.api.as_deref()))
         && !floor_of_minimum(c)
         && !initial_allocation(c)
 }
@@ -830,7 +832,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
             factor: None,
         });
     }
-    out.retain(|c| counts(c, tables));
+    out.retain(|c| counts(c, tables, &handoff));
     // What the names and APIs found comes first: a literal they found keeps their telling.
     let (by_flow, flow_idents) = flow_capacities(files, deps, &tables.defined_fns);
     let paged = serial_pages(files, tables, &out, &by_flow);
@@ -849,7 +851,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
     }
     let by_flow: Vec<Capacity> = by_flow
         .into_iter()
-        .filter(|c| counts(c, tables))
+        .filter(|c| counts(c, tables, &handoff))
         .filter(|c| {
             let known = by_file.get(c.loc.file.as_str());
             !known.is_some_and(|locs| locs.iter().any(|l| within(&c.loc, l)))
