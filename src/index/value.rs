@@ -186,7 +186,7 @@ impl Val {
 /// The expression a wrapper carries, through any number of wrappers: parentheses, casts,
 /// references and derefs, `Some(..)`, `NonZeroUsize::new(..)` (and `new_unchecked`), a shared
 /// cell that starts at a literal (`Arc::new(AtomicU32::new(512))`), `.unwrap()`,
-/// `.expect(..)` and `unsafe { .. }` around one expression, and the fallback of an `Option` or
+/// `.expect(..)`, `.ok_or(..)`, `?` and `unsafe { .. }` around one expression, and the fallback of an `Option` or
 /// `Result` (`opt.unwrap_or(16)`, `.unwrap_or_else(|| 16)`, `.map_or(16, ..)`): the value a
 /// setting takes when nobody set it. `NonZeroUsize::new(100).unwrap()` is how a capacity that
 /// must not be zero is often written.
@@ -266,6 +266,14 @@ fn carried_once(e: &syn::Expr) -> Option<&syn::Expr> {
         Expr::MethodCall(m)
             if (m.method == "unwrap" && m.args.is_empty())
                 || (m.method == "expect" && m.args.len() == 1) =>
+        {
+            &m.receiver
+        }
+        // `NonZeroUsize::new(n).ok_or("thread_number")?` (undermoon's settings): the `?` and
+        // the `Option` made a `Result` carry the value; the error is not it.
+        Expr::Try(t) => &t.expr,
+        Expr::MethodCall(m)
+            if (m.method == "ok_or" || m.method == "ok_or_else") && m.args.len() == 1 =>
         {
             &m.receiver
         }
