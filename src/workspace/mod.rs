@@ -112,8 +112,8 @@ impl Deps {
         self.on.get(a).is_some_and(|d| d.contains(b))
     }
 
-    /// Whether a binary of the workspace runs package `p`'s code: it has a `bin` target, or
-    /// one that has depends on it.
+    /// Whether a binary of the workspace runs package `p`'s code: it has a `bin` target, or a
+    /// package with one depends on it.
     pub(crate) fn linked(&self, p: &str) -> bool {
         self.linked.contains(p)
     }

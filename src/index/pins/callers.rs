@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use ra_ap_rustc_lexer::{LiteralKind, TokenKind};
 use rayon::prelude::*;
 
+use super::trace::in_test_module;
 use crate::index::facts::FnNode;
 use crate::index::graph::{offset, significant};
 use crate::syntax::FileRole;
@@ -229,14 +230,6 @@ fn names_in_string(lit: &str, name: &str) -> bool {
         .trim_matches('#')
         .trim_matches('"');
     inner == name || inner.strip_suffix(name).is_some_and(|p| p.ends_with("::"))
-}
-
-/// Whether a function's site lies in a `tests` or `test` module after its crate, the
-/// convention of `#[cfg(test)] mod tests` (`trace::Graph`'s `in_test` reads it the same way).
-fn in_test_module(site: &str) -> bool {
-    site.split("::")
-        .skip(1)
-        .any(|m| m == "tests" || m == "test")
 }
 
 #[cfg(test)]

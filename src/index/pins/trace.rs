@@ -157,13 +157,9 @@ impl<'a> Graph<'a> {
             .iter()
             .flat_map(|f| {
                 let whole = f.role == crate::syntax::FileRole::Test;
-                f.fns.iter().filter(move |n| {
-                    whole
-                        || n.site
-                            .split("::")
-                            .skip(1)
-                            .any(|m| m == "tests" || m == "test")
-                })
+                f.fns
+                    .iter()
+                    .filter(move |n| whole || in_test_module(&n.site))
             })
             .map(|n| n.site.as_str())
             .collect();
@@ -284,6 +280,14 @@ impl Graph<'_> {
         }
         out
     }
+}
+
+/// Whether a function's site lies in a `tests` or `test` module after its crate, the
+/// convention of `#[cfg(test)] mod tests`.
+pub(crate) fn in_test_module(site: &str) -> bool {
+    site.split("::")
+        .skip(1)
+        .any(|m| m == "tests" || m == "test")
 }
 
 /// The words that name a test helper, in a function's, a type's or a module's name.
