@@ -237,18 +237,10 @@ impl Project {
         let index = trace_pass(&ws, index, &read);
         let index = crate::index::pins::drop_test_support(index);
         let index = crate::index::pins::drop_only_tests_call(index, |i| {
-            let f = &ws.files[i];
-            let text = match read.get(i).and_then(Option::as_deref) {
-                Some(text) => std::borrow::Cow::Borrowed(text),
-                None => std::borrow::Cow::Owned(crate::sys::fs::read_text(&f.abs).ok()?),
-            };
-            let path = std::iter::once(f.crate_name.clone())
-                .chain(f.module.iter().cloned())
-                .collect();
             Some(crate::index::pins::Source {
-                text,
-                path,
-                role: f.role,
+                text: text_of(&ws.files[i], &read, i)?,
+                path: module_path(&ws.files[i]),
+                role: ws.files[i].role,
             })
         });
         drop(read);
@@ -633,24 +625,35 @@ fn trace_pass(ws: &Workspace, mut index: Index, read: &[Option<String>]) -> Inde
         .filter(|&i| packages.contains(&ws.files[i].package))
         .filter_map(|i| {
             let f = &ws.files[i];
-            let reread;
-            let text = match read.get(i).and_then(Option::as_deref) {
-                Some(text) => text,
-                None => {
-                    reread = crate::sys::fs::read_text(&f.abs).ok()?;
-                    &reread
-                }
-            };
-            let path: Vec<String> = std::iter::once(f.crate_name.clone())
-                .chain(f.module.iter().cloned())
-                .collect();
-            Some((i, crate::index::graph::nodes(text, &path)))
+            let text = text_of(f, read, i)?;
+            Some((i, crate::index::graph::nodes(&text, &module_path(f))))
         })
         .collect();
     for (i, fns) in graphs {
         index.files[i].fns = fns;
     }
     index
+}
+
+/// File `i`'s text: as the prescan read it, or read again where it kept none.
+fn text_of<'r>(
+    f: &FileEntry,
+    read: &'r [Option<String>],
+    i: usize,
+) -> Option<std::borrow::Cow<'r, str>> {
+    match read.get(i).and_then(Option::as_deref) {
+        Some(text) => Some(std::borrow::Cow::Borrowed(text)),
+        None => crate::sys::fs::read_text(&f.abs)
+            .ok()
+            .map(std::borrow::Cow::Owned),
+    }
+}
+
+/// A file's module path, crate first (`crate::a::b`), as the call graph names sites.
+fn module_path(f: &FileEntry) -> Vec<String> {
+    std::iter::once(f.crate_name.clone())
+        .chain(f.module.iter().cloned())
+        .collect()
 }
 
 /// The identifier a manifest site names last (`crate::m::Type::field` -> `field`), so the sparse

@@ -58,7 +58,11 @@ enum Scope {
 
 /// The functions of one file whose module path (crate first) is `path`.
 pub(crate) fn nodes(text: &str, path: &[String]) -> Vec<FnNode> {
-    let toks = significant(text);
+    nodes_of(text, &significant(text), path)
+}
+
+/// `nodes` of a file whose tokens (`significant(text)`) are already lexed.
+pub(crate) fn nodes_of(text: &str, toks: &[Tok], path: &[String]) -> Vec<FnNode> {
     let mut out = Vec::new();
     let mut scopes: Vec<Scope> = Vec::new();
     // What the next `{` opens, as far as the tokens since the last item tell.
@@ -70,7 +74,7 @@ pub(crate) fn nodes(text: &str, path: &[String]) -> Vec<FnNode> {
         let t = &toks[i];
         match (t.kind, t.text) {
             (TokenKind::Pound, _) => {
-                if let Some(end) = attribute(&toks, i) {
+                if let Some(end) = attribute(toks, i) {
                     test_attr |= is_test_attribute(&toks[i..=end]);
                     i = end + 1;
                     continue;
@@ -82,10 +86,7 @@ pub(crate) fn nodes(text: &str, path: &[String]) -> Vec<FnNode> {
                 }
             }
             (TokenKind::Ident, "impl") => {
-                pending = Some(Scope::Type(
-                    impl_type(&toks, i + 1),
-                    impl_trait(&toks, i + 1),
-                ))
+                pending = Some(Scope::Type(impl_type(toks, i + 1), impl_trait(toks, i + 1)))
             }
             (TokenKind::Ident, "trait") => {
                 if let Some(name) = toks.get(i + 1).filter(|n| n.kind == TokenKind::Ident) {
@@ -95,7 +96,7 @@ pub(crate) fn nodes(text: &str, path: &[String]) -> Vec<FnNode> {
             (TokenKind::Ident, "fn") => {
                 if let Some(name) = toks.get(i + 1).filter(|n| n.kind == TokenKind::Ident) {
                     let is_test = std::mem::take(&mut test_attr);
-                    if let Some((open, close)) = body(&toks, i + 2) {
+                    if let Some((open, close)) = body(toks, i + 2) {
                         let body = &toks[open..=close];
                         let (idents, ints) =
                             FnNode::mentions_of(body.iter().map(|t| (t.kind, t.text)));

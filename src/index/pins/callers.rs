@@ -170,7 +170,7 @@ fn uses_in(src: &Source, names: &BTreeSet<&str>) -> Vec<Place> {
     if at.is_empty() {
         return Vec::new();
     }
-    let fns = crate::index::graph::nodes(text, &src.path);
+    let fns = crate::index::graph::nodes_of(text, &toks, &src.path);
     let whole = src.role == FileRole::Test;
     at.into_iter()
         .map(|(name, pos)| {

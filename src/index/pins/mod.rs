@@ -231,34 +231,32 @@ pub(crate) fn drop_only_tests_call<'s>(
     // Items (`const`, `static`) and attributes sit in no function. A library no binary of
     // the workspace runs is there for its users to call, presets and all (pingora's
     // `Server::new_with_opt_and_conf`, litellm's `presets::prod_server()`).
-    let asked = |c: &Capacity| {
-        !matches!(c.kind, K::Const | K::Static | K::Attr) && index.deps.linked(&c.package)
-    };
-    let at: Vec<(usize, usize, usize)> = index
+    // Each capacity asked about, by its index, with its file and place.
+    let (asked, at): (Vec<usize>, Vec<(usize, usize, usize)>) = index
         .capacities
         .iter()
-        .filter(|c| asked(c))
-        .filter_map(|c| Some((*file_of.get(c.loc.file.as_str())?, c.loc.line, c.loc.column)))
-        .collect();
+        .enumerate()
+        .filter(|(_, c)| {
+            !matches!(c.kind, K::Const | K::Static | K::Attr) && index.deps.linked(&c.package)
+        })
+        .filter_map(|(k, c)| {
+            let file = *file_of.get(c.loc.file.as_str())?;
+            Some((k, (file, c.loc.line, c.loc.column)))
+        })
+        .unzip();
     if at.is_empty() {
         return index;
     }
     let only = callers::only_tests_call(&at, index.files.len(), source);
-    if only.iter().all(Option::is_none) {
-        return index;
-    }
-    let dropped: std::collections::BTreeSet<(usize, usize, usize)> = at
+    let dropped: rustc_hash::FxHashSet<usize> = asked
         .into_iter()
         .zip(only)
-        .filter_map(|(a, o)| o.map(|_| a))
+        .filter_map(|(k, o)| o.map(|_| k))
         .collect();
-    let asked: Vec<bool> = index.capacities.iter().map(asked).collect();
-    let mut asked = asked.into_iter();
-    index.capacities.retain(|c| {
-        !asked.next().unwrap_or(false)
-            || file_of
-                .get(c.loc.file.as_str())
-                .is_none_or(|&f| !dropped.contains(&(f, c.loc.line, c.loc.column)))
+    let mut k = 0;
+    index.capacities.retain(|_| {
+        k += 1;
+        !dropped.contains(&(k - 1))
     });
     index
 }
