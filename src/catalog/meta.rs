@@ -66,6 +66,10 @@ pub(crate) struct Meta {
     /// Words that make a batch one of housekeeping (`purge_batch_size`): a serial page.
     #[serde(default)]
     pub(crate) chore_words: Vec<String>,
+    /// Words that make a type or a receiver a machine's shape (`CpuTopology`): its fields count
+    /// no work (`Tables::holds_shape`).
+    #[serde(default)]
+    pub(crate) shape_words: Vec<String>,
     /// Words that name a duration unless the value's type says it counts (see
     /// `NameTable::with_soft`).
     #[serde(default)]

@@ -218,6 +218,7 @@ impl Extractor<'_> {
             in_test: v.in_test(),
             counts,
             excluded_type,
+            function: v.function().map(str::to_string),
         });
     }
 
@@ -1542,6 +1543,34 @@ fn mentions_cpu_count(e: &Expr) -> bool {
 
 /// The name a compared value goes by: a variable, a field, through derefs, casts and
 /// `.unwrap_or(..)`-style reads (`self.pool_size.unwrap_or(10)` is `pool_size`).
+/// The names an operand's field is read through, innermost first (`cpu_topology` and `config`
+/// for `config.cpu_topology.threads_per_core`).
+fn receivers(e: &Expr) -> impl Iterator<Item = String> + '_ {
+    let mut at = match crate::index::value::carried(e) {
+        Expr::Field(f) => Some(&*f.base),
+        _ => None,
+    };
+    std::iter::from_fn(move || {
+        loop {
+            match at? {
+                Expr::Field(f) => {
+                    at = Some(&*f.base);
+                    if let syn::Member::Named(n) = &f.member {
+                        return Some(n.to_string());
+                    }
+                }
+                Expr::Path(p) => {
+                    at = None;
+                    return crate::syntax::last_segment(&p.path);
+                }
+                Expr::Paren(p) => at = Some(&*p.expr),
+                Expr::Reference(r) => at = Some(&*r.expr),
+                _ => return None,
+            }
+        }
+    })
+}
+
 fn operand_name(e: &Expr) -> Option<String> {
     match e {
         Expr::Path(p) if p.qself.is_none() => crate::syntax::last_segment(&p.path),
@@ -2082,6 +2111,13 @@ impl Extractor<'_> {
             let Some(mut name) = operand_name(named) else {
                 continue;
             };
+            // `cpu_topology.threads_per_core > 2`: a field of what holds no count, unless it
+            // says it counts at once (`rate_limits.concurrent_requests`), as a struct literal's.
+            if receivers(named).any(|r| self.tables.holder_counts_nothing(&r))
+                && !super::names_at_once(&name)
+            {
+                continue;
+            }
             match alias {
                 Some((from, to)) if *from == name => name = to.clone(),
                 Some(_) => continue,

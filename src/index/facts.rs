@@ -35,6 +35,9 @@ pub(crate) struct ConstDef {
     /// Its declared type's name holds an excluded word (`EVT_PUBLISHER_METADATA_PROPERTY_ID`,
     /// `ConnId`): an id or a code, not a capacity, whatever the constant is called.
     pub(crate) excluded_type: bool,
+    /// The function whose body declares it, if any (`fn clean_account() { const BATCH_SIZE:
+    /// usize = 200; .. }`): what the constant is for, where its own name does not say.
+    pub(crate) function: Option<String>,
 }
 
 /// A field initialiser in a struct literal: `Config { per_backend: 8, .. }`.

@@ -179,7 +179,10 @@ impl Index {
     pub(crate) fn from_facts(files: Vec<FileFacts>, tables: Tables, deps: Deps) -> Index {
         let consts = resolve_consts(&files);
         let mut field_defaults = HashMap::default();
-        for f in files.iter().flat_map(|f| &f.fields).filter(|f| !f.in_test) {
+        // A field written in a type whose name says it holds no count (`CpuTopology {
+        // threads_per_core: 1 }`) is no per-unit number's default.
+        let fields = files.iter().flat_map(|f| &f.fields);
+        for f in fields.filter(|f| !f.in_test && !tables.holder_counts_nothing(&f.type_name)) {
             if let Some(v) = f.val.eval(&consts, &HashMap::default()) {
                 field_defaults
                     .entry(f.field.clone())
@@ -437,11 +440,21 @@ fn written_in_bytes(c: &Capacity) -> bool {
 /// bytes, not "no limit", not a housekeeping batch (`Tables::is_chore_batch`) unless it sizes a
 /// channel or a semaphore (one of `handoff`: `mpsc::channel(INSERT_PENDING_BATCH_NUM)` bounds
 /// the batches in flight, whatever the batch is for), not a minimum's floor.
-fn counts(c: &Capacity, tables: &Tables, handoff: &std::collections::HashSet<&str>) -> bool {
+fn counts(
+    c: &Capacity,
+    tables: &Tables,
+    handoff: &std::collections::HashSet<&str>,
+    declared_in: &HashMap<&Loc, &str>,
+) -> bool {
     let bounds = c.api.as_deref().is_some_and(|a| handoff.contains(a));
+    // The function a constant or a binding is declared in: a binding's site is its function's.
+    let function = match c.kind {
+        CapacityKind::Let | CapacityKind::Env => c.site.rsplit("::").nth(1),
+        _ => declared_in.get(&c.loc).copied(),
+    };
     !written_in_bytes(c)
         && !no_limit(c)
-        && (bounds || !tables.is_chore_batch(&c.item, c.api.as_deref()))
+        && (bounds || !tables.is_chore_batch(&c.item, c.api.as_deref(), function))
         && !floor_of_minimum(c)
         && !initial_allocation(c)
 }
@@ -744,7 +757,8 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
                 Some(cap)
                     if cap.value > 0
                         && tables.capacity_names.matches(&fi.field)
-                        && (!tables.names_no_count(&fi.type_name) || names_at_once(&fi.field)) =>
+                        && (!tables.holder_counts_nothing(&fi.type_name)
+                            || names_at_once(&fi.field)) =>
                 {
                     out.push(cap)
                 }
@@ -832,7 +846,13 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
             factor: None,
         });
     }
-    out.retain(|c| counts(c, tables, &handoff));
+    // The function each constant declared in a body is declared in (`counts`).
+    let declared_in: HashMap<&Loc, &str> = files
+        .iter()
+        .flat_map(|f| &f.consts)
+        .filter_map(|d| Some((&d.loc, d.function.as_deref()?)))
+        .collect();
+    out.retain(|c| counts(c, tables, &handoff, &declared_in));
     // What the names and APIs found comes first: a literal they found keeps their telling.
     let (by_flow, flow_idents) = flow_capacities(files, deps, &tables.defined_fns);
     let paged = serial_pages(files, tables, &out, &by_flow);
@@ -851,7 +871,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
     }
     let by_flow: Vec<Capacity> = by_flow
         .into_iter()
-        .filter(|c| counts(c, tables, &handoff))
+        .filter(|c| counts(c, tables, &handoff, &declared_in))
         .filter(|c| {
             let known = by_file.get(c.loc.file.as_str());
             !known.is_some_and(|locs| locs.iter().any(|l| within(&c.loc, l)))

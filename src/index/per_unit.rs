@@ -2,9 +2,9 @@
 //! The `per-unit-cap` rule reports them; `reinstate-cap` takes their per-unit numbers as the K it
 //! puts back.
 
-use crate::index::Index;
 use crate::index::facts::Product;
 use crate::index::value::{Operand, Val};
+use crate::index::{Index, names};
 use crate::source::Loc;
 
 /// One `count * unit` product outside test code.
@@ -59,7 +59,13 @@ fn classify<'a>(
     unit: &Operand,
 ) -> Option<PerUnit<'a>> {
     let t = index.tables();
-    if count.val.is_lit() || !t.count_words.matches_words(&count.words) {
+    // A count per unit is itself a per-unit number (`cores_per_die` in `threads_per_core *
+    // cores_per_die`, a guest CPU's layout): no count of the fleet.
+    let per_unit = match &count.val {
+        Val::Field(name) | Val::Const(name) => names::words(name).iter().any(|w| w == "per"),
+        _ => false,
+    };
+    if count.val.is_lit() || per_unit || !t.count_words.matches_words(&count.words) {
         return None;
     }
     let (value, origin, defined) = match &unit.val {

@@ -21,6 +21,8 @@ pub(crate) struct Tables {
     no_count_words: rustc_hash::FxHashSet<String>,
     /// Words that make a batch one of housekeeping (`chore_words`).
     chore_words: rustc_hash::FxHashSet<String>,
+    /// Words that make a holder a machine's shape (`shape_words`).
+    shape_words: rustc_hash::FxHashSet<String>,
     /// Words that count units of concurrency (`concurrency_unit_words`).
     concurrency_unit_words: rustc_hash::FxHashSet<String>,
     pub(crate) apis: Vec<Api>,
@@ -101,6 +103,15 @@ impl Tables {
             .any(|w| self.no_count_words.contains(w))
     }
 
+    /// Whether a type or a value that holds fields names no count for them to hold: a size in
+    /// bytes, a share or a rate (`no_count_words`), or a machine's shape (`shape_words`:
+    /// `CpuTopology`, `cpu_topology`).
+    pub(crate) fn holder_counts_nothing(&self, name: &str) -> bool {
+        crate::index::names::words(name)
+            .iter()
+            .any(|w| self.no_count_words.contains(w) || self.shape_words.contains(w))
+    }
+
     /// Whether a capacity name counts units of concurrency (`pool_size`, `max_conns`,
     /// `worker_threads`, `concurrency_limit`; the rule's `concurrency_unit_words`): a parameter
     /// so named is one a flowed value sizes. A batch's or a token budget's parameter
@@ -118,11 +129,23 @@ impl Tables {
     /// without its batch (`DELETE_BATCH_ADMISSION_CONCURRENCY`) is no batch's size.
     /// A value a stream gathers into chunks (`api`: `.try_chunks()`, `.ready_chunks()`) is a
     /// batch whatever its name: `DELETE_OBJECTS_MAX_KEYS` chunked for one delete request each.
-    pub(crate) fn is_chore_batch(&self, name: &str, api: Option<&str>) -> bool {
+    /// The chore may be named by the function the batch is declared in instead (`function`:
+    /// `fn clean_account() { const BATCH_SIZE: usize = 200; .. }`).
+    pub(crate) fn is_chore_batch(
+        &self,
+        name: &str,
+        api: Option<&str>,
+        function: Option<&str>,
+    ) -> bool {
         let w = crate::index::names::words(name);
         let batch = |x: &String| x == "batch" || x == "batches";
         let chunked = api.is_some_and(|a| a.trim_end_matches("()").ends_with("chunks"));
-        if !(chunked || w.iter().any(batch)) || !w.iter().any(|x| self.chore_words.contains(x)) {
+        let chore = |n: &str| {
+            crate::index::names::words(n)
+                .iter()
+                .any(|x| self.chore_words.contains(x))
+        };
+        if !(chunked || w.iter().any(batch)) || !(chore(name) || function.is_some_and(chore)) {
             return false;
         }
         let rest: Vec<String> = w.into_iter().filter(|x| !batch(x)).collect();
@@ -221,6 +244,7 @@ impl Tables {
             not_work_words: unmeasured.not_work_words.iter().cloned().collect(),
             no_count_words: unmeasured.no_count_words.iter().cloned().collect(),
             chore_words: unmeasured.chore_words.iter().cloned().collect(),
+            shape_words: unmeasured.shape_words.iter().cloned().collect(),
             concurrency_unit_words: unmeasured.concurrency_unit_words.iter().cloned().collect(),
             launch_names: unmeasured.launch_names.iter().cloned().collect(),
             apis,
