@@ -374,6 +374,33 @@ pub(crate) fn reach(
     if own(value) || factors.iter().any(|f| own(f.value)) {
         return None;
     }
+    // So is one a helper of the test's own gives the asserted field (`sample_cursor_config()`,
+    // in the tests module, building `CursorConfig { batch_size: 1000, .. }`, asserted as
+    // `inputs.cursor.batch_size == 1000`): the helper is test code the test calls, and the
+    // number is its fixture's.
+    if let Some(field) = last_ident(&subject.text) {
+        // A call names its helper by its name and, for an associated function, its type
+        // (`Fixtures::config()`); `SchedulerConfig::default()` is the production default's,
+        // whatever a mock's `default` in the tests module sets.
+        let helper_sets = test.calls.iter().any(|called| {
+            let mut segs = called.rsplit("::");
+            let name = segs.next().unwrap_or(called);
+            let ty = segs.next().filter(|q| !q.is_empty());
+            graph.by_name.get(name).into_iter().flatten().any(|&i| {
+                let helper = graph.nodes[i];
+                helper.self_ty.as_deref() == ty
+                    && graph.in_test.contains(helper.site.as_str())
+                    && graph.package.get(helper.site.as_str()) == Some(&package)
+                    && helper
+                        .field_lits
+                        .iter()
+                        .any(|(f, v)| *f == field && *v == value)
+            })
+        });
+        if helper_sets {
+            return None;
+        }
+    }
     // So may a number a test-support package's helper writes (`TestHarnessConfig::default()
     // .into_scheduler_config()`, which calls `SchedulerConfig::new(.., 4096, ..)`). Such a
     // package is not indexed (`workspace::harness`), so its numbers are unknown: a test that
