@@ -28,6 +28,9 @@ pub(crate) struct Extractor<'a> {
     /// their `named_lits` entry once they are one; the outer functions' are stacked.
     locals: Vec<LocalLit>,
     outer_locals: Vec<Vec<LocalLit>>,
+    /// The constants declared in function bodies: the function's `fn_id` and the name. A bare
+    /// name in that function is its own constant, a local (`flow::Sources::local_consts`).
+    local_consts: Vec<(u64, String)>,
     /// What the file's `use` items import (`channel -> tokio::sync::mpsc::channel`), so a bare
     /// imported call reaches the API table.
     imports: std::collections::HashMap<String, Vec<String>>,
@@ -113,6 +116,7 @@ impl<'a> Extractor<'a> {
             },
             locals: Vec::new(),
             outer_locals: Vec::new(),
+            local_consts: Vec::new(),
             imports: Default::default(),
             fn_keys: Vec::new(),
             fn_ids: Vec::new(),
@@ -317,6 +321,7 @@ impl Extractor<'_> {
                 in_test: v.in_test(),
                 api: Some(api.to_string()),
                 binding,
+                function: bare_in_function(v, &p.path),
             });
         }
     }
@@ -636,12 +641,17 @@ impl Extractor<'_> {
                 Expr::Path(p) => crate::syntax::path_loc(v.rel, &p.path),
                 _ => operand.loc.clone(),
             };
+            let function = match crate::index::value::carried(arg) {
+                Expr::Path(p) => bare_in_function(v, &p.path),
+                _ => None,
+            };
             self.facts.const_refs.push(ConstRef {
                 ident: ident.clone(),
                 loc,
                 in_test: v.in_test(),
                 api: Some(api.name.clone()),
                 binding: false,
+                function,
             });
         }
         self.facts.api_args.push(ApiArg {
@@ -1543,6 +1553,14 @@ fn mentions_cpu_count(e: &Expr) -> bool {
 
 /// The name a compared value goes by: a variable, a field, through derefs, casts and
 /// `.unwrap_or(..)`-style reads (`self.pool_size.unwrap_or(10)` is `pool_size`).
+/// The function a bare name is written in (`BATCH_SIZE` inside `fn clean_account`), which may
+/// declare a constant of that name in its body; `None` for a path of several segments.
+fn bare_in_function(v: &View, path: &syn::Path) -> Option<String> {
+    (path.segments.len() == 1)
+        .then(|| v.function().map(str::to_string))
+        .flatten()
+}
+
 /// The names an operand's field is read through, innermost first (`cpu_topology` and `config`
 /// for `config.cpu_topology.threads_per_core`).
 fn receivers(e: &Expr) -> impl Iterator<Item = String> + '_ {
@@ -2548,6 +2566,7 @@ impl Extractor<'_> {
             unit_values: &self.tables.unit_values,
             names: &self.tables.capacity_names,
             scopes: &self.scopes,
+            local_consts: &self.local_consts,
         }
     }
 
@@ -2870,6 +2889,17 @@ impl Extractor<'_> {
         self.fn_keys.push(returns.then(|| key.clone()));
         let fn_id = self.next_fn_id();
         self.fn_ids.push(fn_id);
+        // The constants its body declares, known before its result is followed (the tail
+        // `cpus * CPU_OVERCOMMIT_FACTOR` is read here, before the walk meets the `const`).
+        for stmt in &f.block.stmts {
+            if let syn::Stmt::Item(
+                syn::Item::Const(syn::ItemConst { ident, .. })
+                | syn::Item::Static(syn::ItemStatic { ident, .. }),
+            ) = stmt
+            {
+                self.local_consts.push((fn_id, ident.to_string()));
+            }
+        }
         let typed = f.sig.inputs.iter().filter_map(|a| match a {
             syn::FnArg::Typed(t) => match (&*t.pat, struct_type(&t.ty)) {
                 (syn::Pat::Ident(id), Some(ty)) => Some((id.ident.to_string(), ty)),
@@ -3784,6 +3814,13 @@ impl Collector for Extractor<'_> {
         // An initialiser is a scope of its own: the locals of a lazily built static
         // (`static TASKS: Lazy<Semaphore> = Lazy::new(|| { let permits = ..; Semaphore::new(permits) })`)
         // are followed as a function's are.
+        // A constant a function's body declares is that function's: a local of it, not the
+        // workspace's constant of that name (seventeen `clean_*` functions each with a
+        // `const BATCH_SIZE`).
+        let enclosing = v.function().and(self.fn_ids.last().copied());
+        if let Some(f) = enclosing {
+            self.local_consts.push((f, c.ident.to_string()));
+        }
         self.outer_locals.push(std::mem::take(&mut self.locals));
         self.fn_keys.push(None);
         let id = self.next_fn_id();
@@ -3800,7 +3837,10 @@ impl Collector for Extractor<'_> {
                 } else {
                     CapacityKind::Const
                 };
-                let to = flow::Node::Const(name.clone());
+                let to = match enclosing {
+                    Some(f) => flow::Node::Local(f, name.clone()),
+                    None => flow::Node::Const(name.clone()),
+                };
                 self.arm_scopes(v, |w| syn::visit::visit_expr(w, c.expr));
                 self.flows_into(v, c.expr, to, (&site, &name, kind));
                 self.scaled_const(v, c, (&site, &name, kind));
@@ -4024,6 +4064,7 @@ impl Collector for Extractor<'_> {
                     in_test: v.in_test(),
                     api: None,
                     binding: false,
+                    function: bare_in_function(v, &p.path),
                 });
             }
         }

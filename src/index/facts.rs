@@ -141,6 +141,10 @@ pub(crate) struct ConstRef {
     /// an API: weaker evidence, so it counts within the constant's own package only, and not
     /// for a constant whose own name a word excludes (`max_size: DEFAULT_MAX_FRAME_SIZE`).
     pub(crate) binding: bool,
+    /// The function it is written in, for a bare name (`BATCH_SIZE`, not `cfg::BATCH_SIZE`):
+    /// a constant that function declares in its body is the one it names
+    /// (`ConstDef::function`). `None` outside functions, for a path, or where unknown.
+    pub(crate) function: Option<String>,
 }
 
 /// A function that computes a ceiling from a count: `fn fleet_ceiling(&self, healthy: usize)`.

@@ -539,6 +539,9 @@ pub(crate) struct Sources<'a> {
     pub(crate) names: &'a crate::index::names::NameTable,
     /// The bindings of arms and branches (`Scope`).
     pub(crate) scopes: &'a [Scope],
+    /// The constants declared in function bodies, by the function's `fn_id` and name: a bare
+    /// name there is the function's own constant, a local.
+    pub(crate) local_consts: &'a [(u64, String)],
 }
 
 /// A binding a pattern makes for one match arm or `if let` branch (`Extractor::flow_pattern`):
@@ -626,7 +629,10 @@ impl Sources<'_> {
                 let Some(last) = segs.last() else { return };
                 // `u32::MAX`, `std::usize::MAX`: the language's, not the workspace's.
                 let primitive = segs.iter().rev().skip(1).any(|s| is_int_name(s));
-                if crate::index::value::is_const_name(last) && !primitive {
+                let own = |id: u64| self.local_consts.iter().any(|(f, n)| *f == id && n == last);
+                if let (1, Some(id)) = (segs.len(), self.fn_id.filter(|&id| own(id))) {
+                    out.push(Source::Place(Node::Local(id, last.clone()), None));
+                } else if crate::index::value::is_const_name(last) && !primitive {
                     out.push(Source::Place(Node::Const(last.clone()), None));
                 } else if let (1, Some(id)) = (segs.len(), self.fn_id) {
                     let id = scoped(self.scopes, id, last, p.path.segments[0].ident.span());

@@ -641,6 +641,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
                     in_test: false,
                     api: Some(api.clone()),
                     binding: false,
+                    function: None,
                 },
             )),
             _ => None,
@@ -662,21 +663,36 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
         .filter(|(_, r)| r.api.is_some())
         .map(|(_, r)| &r.loc)
         .collect();
-    // The first API a constant reaches names it: a capacity API's before a capacity parameter's,
-    // either before a capacity-named binding of the constant's own package.
-    let mut api_consts: HashMap<&str, &str> = HashMap::default();
-    let mut binding_consts: HashMap<(&str, &str), &str> = HashMap::default();
-    for (package, r) in refs.values().flatten().filter(|(_, r)| !r.in_test) {
-        if let Some(api) = r.api.as_deref() {
-            if r.binding {
-                binding_consts
-                    .entry((package, r.ident.as_str()))
-                    .or_insert(api);
-            } else {
-                api_consts.entry(r.ident.as_str()).or_insert(api);
-            }
-        }
-    }
+    // The constants functions declare in their bodies, by file, function and name: a bare name
+    // written in such a function names its own (rustmailer's seventeen `clean_*` functions each
+    // declare a `BATCH_SIZE`), and one declared so is named only there.
+    let local_consts: std::collections::HashSet<(&str, &str, &str)> = files
+        .iter()
+        .flat_map(|f| &f.consts)
+        .filter_map(|d| {
+            Some((
+                d.loc.file.as_str(),
+                d.function.as_deref()?,
+                d.ident.as_str(),
+            ))
+        })
+        .collect();
+    let names_it = |d: &facts::ConstDef, r: &facts::ConstRef| match d.function.as_deref() {
+        Some(g) => r.loc.file == d.loc.file && r.function.as_deref().is_none_or(|h| h == g),
+        None => !r
+            .function
+            .as_deref()
+            .is_some_and(|h| local_consts.contains(&(r.loc.file.as_str(), h, r.ident.as_str()))),
+    };
+    // The references that name a constant, with their packages.
+    let refs_of = |d: &facts::ConstDef| -> Vec<(&str, &facts::ConstRef)> {
+        refs.get(d.ident.as_str())
+            .into_iter()
+            .flatten()
+            .filter(|(_, r)| names_it(d, r))
+            .copied()
+            .collect()
+    };
     let inert_uses: std::collections::HashSet<&Loc> =
         files.iter().flat_map(|f| &f.inert_uses).collect();
     let mut out = Vec::new();
@@ -690,15 +706,24 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
             let counts = |package: &str, r: &facts::ConstRef| {
                 !r.binding || (package == f.package && !excluded)
             };
-            cap.api = api_consts.get(d.ident.as_str()).map(|s| s.to_string());
+            // The first API a constant reaches names it: a capacity API's before a capacity
+            // parameter's, either before a capacity-named binding of its own package.
+            let named_by = refs_of(d);
+            let first_api = |binding: bool| {
+                named_by
+                    .iter()
+                    .filter(|(package, r)| {
+                        !r.in_test && r.binding == binding && (!binding || *package == f.package)
+                    })
+                    .find_map(|(_, r)| r.api.clone())
+            };
+            cap.api = first_api(false);
             let named =
                 !d.excluded_type && tables.capacity_names.matches_binding(&d.ident, d.counts);
             // A constant no name or API makes a capacity is one when it sets a capacity-named
             // binding of its own package (`max(DEFAULT_BLOCKING_THREAD_BUDGET / n, 1)`).
             if cap.api.is_none() && !named && !excluded {
-                cap.api = binding_consts
-                    .get(&(f.package.as_str(), d.ident.as_str()))
-                    .map(|s| s.to_string());
+                cap.api = first_api(true);
             }
             if cap.value == 0 || !(cap.api.is_some() || named) {
                 continue;
@@ -707,10 +732,8 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
             // size with it only to log, `if len > COMMAND_CHANNEL_SIZE_LIMIT { warn!(..) }`:
             // `FileFacts::inert_uses`) is no capacity.
             if cap.api.is_none() {
-                let mut plain = refs
-                    .get(d.ident.as_str())
-                    .into_iter()
-                    .flatten()
+                let mut plain = named_by
+                    .iter()
                     .filter(|(package, r)| !r.in_test && *package == f.package.as_str())
                     .peekable();
                 if plain.peek().is_some() && plain.all(|(_, r)| inert_uses.contains(&r.loc)) {
@@ -720,19 +743,16 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
             // A 1 that only ever reaches a lock or a hand-off (`broadcast::channel(ONE)`) is one,
             // as the literal would be.
             let apis = || {
-                refs.get(d.ident.as_str())
-                    .into_iter()
-                    .flatten()
+                named_by
+                    .iter()
                     .filter(|(_, r)| !r.in_test)
                     .filter_map(|(_, r)| r.api.as_deref())
             };
             if cap.value == 1 && !named && apis().all(|a| handoff.contains(a)) {
                 continue;
             }
-            let mut uses: Vec<Use> = refs
-                .get(d.ident.as_str())
-                .into_iter()
-                .flatten()
+            let mut uses: Vec<Use> = named_by
+                .iter()
                 .filter(|(_, r)| r.api.is_some() || !api_locs.contains(&r.loc))
                 .map(|(package, r)| Use {
                     loc: r.loc.clone(),
