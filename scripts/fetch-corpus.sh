@@ -85,7 +85,8 @@ while IFS=$'\t' read -r name repo commit skip _; do
     rm -f "$into.part.index"
   done < "$here/corpus/submodules.tsv"
   # Wherever the workspace folder is (pants keeps its Cargo workspace and its pin in src/rust).
-  find "$into.part" \( -name rust-toolchain -o -name rust-toolchain.toml \) -type f -delete
+  # A pin may be a link to another (xline's `rust-toolchain.toml -> ci/rust-toolchain.toml`).
+  find "$into.part" \( -name rust-toolchain -o -name rust-toolchain.toml \) \( -type f -o -type l \) -delete
   # Stable cargo refuses a manifest that asks for a nightly-only cargo feature (risingwave's
   # `cargo-features = ["profile-rustflags"]`), which its removed toolchain pin allowed: the line
   # is commented out, as the pin is removed; no line of any Rust file moves.
