@@ -666,16 +666,14 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
     // The constants functions declare in their bodies, by file, function and name: a bare name
     // written in such a function names its own (rustmailer's seventeen `clean_*` functions each
     // declare a `BATCH_SIZE`), and one declared so is named only there.
-    let local_consts: std::collections::HashSet<(&str, &str, &str)> = files
+    let in_bodies: Vec<(&facts::ConstDef, &str)> = files
         .iter()
         .flat_map(|f| &f.consts)
-        .filter_map(|d| {
-            Some((
-                d.loc.file.as_str(),
-                d.function.as_deref()?,
-                d.ident.as_str(),
-            ))
-        })
+        .filter_map(|d| Some((d, d.function.as_deref()?)))
+        .collect();
+    let local_consts: std::collections::HashSet<(&str, &str, &str)> = in_bodies
+        .iter()
+        .map(|(d, g)| (d.loc.file.as_str(), *g, d.ident.as_str()))
         .collect();
     let names_it = |d: &facts::ConstDef, r: &facts::ConstRef| match d.function.as_deref() {
         Some(g) => r.loc.file == d.loc.file && r.function.as_deref().is_none_or(|h| h == g),
@@ -867,11 +865,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
         });
     }
     // The function each constant declared in a body is declared in (`counts`).
-    let declared_in: HashMap<&Loc, &str> = files
-        .iter()
-        .flat_map(|f| &f.consts)
-        .filter_map(|d| Some((&d.loc, d.function.as_deref()?)))
-        .collect();
+    let declared_in: HashMap<&Loc, &str> = in_bodies.iter().map(|(d, g)| (&d.loc, *g)).collect();
     out.retain(|c| counts(c, tables, &handoff, &declared_in));
     // What the names and APIs found comes first: a literal they found keeps their telling.
     let (by_flow, flow_idents) = flow_capacities(files, deps, &tables.defined_fns);

@@ -140,12 +140,9 @@ impl Tables {
         let w = crate::index::names::words(name);
         let batch = |x: &String| x == "batch" || x == "batches";
         let chunked = api.is_some_and(|a| a.trim_end_matches("()").ends_with("chunks"));
-        let chore = |n: &str| {
-            crate::index::names::words(n)
-                .iter()
-                .any(|x| self.chore_words.contains(x))
-        };
-        if !(chunked || w.iter().any(batch)) || !(chore(name) || function.is_some_and(chore)) {
+        let chore = |words: &[String]| words.iter().any(|x| self.chore_words.contains(x));
+        let chore_fn = function.is_some_and(|f| chore(&crate::index::names::words(f)));
+        if !(chunked || w.iter().any(batch)) || !(chore(&w) || chore_fn) {
             return false;
         }
         let rest: Vec<String> = w.into_iter().filter(|x| !batch(x)).collect();
