@@ -3817,9 +3817,13 @@ impl Collector for Extractor<'_> {
         // A constant a function's body declares is that function's: a local of it, not the
         // workspace's constant of that name (seventeen `clean_*` functions each with a
         // `const BATCH_SIZE`).
+        // Those at the top of the body were learnt when the function was entered (`flow_fn`);
+        // one in an inner block is learnt here.
         let enclosing = v.function().and(self.fn_ids.last().copied());
-        if let Some(f) = enclosing {
-            self.local_consts.push((f, c.ident.to_string()));
+        if let Some(own) = enclosing.map(|f| (f, c.ident.to_string()))
+            && !self.local_consts.contains(&own)
+        {
+            self.local_consts.push(own);
         }
         self.outer_locals.push(std::mem::take(&mut self.locals));
         self.fn_keys.push(None);
