@@ -70,6 +70,13 @@ pub(crate) struct Meta {
     /// no work (`Tables::holds_shape`).
     #[serde(default)]
     pub(crate) shape_words: Vec<String>,
+    /// Words that make a type or a receiver a store of entries kept for reuse (`CacheConfig`):
+    /// its fields count entries, not work (`Tables::holder_counts_nothing`).
+    #[serde(default)]
+    pub(crate) store_words: Vec<String>,
+    /// Words of a store's field that name only the store's size (`max_entries`).
+    #[serde(default)]
+    pub(crate) store_size_words: Vec<String>,
     /// Words that name a duration unless the value's type says it counts (see
     /// `NameTable::with_soft`).
     #[serde(default)]

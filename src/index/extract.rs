@@ -841,7 +841,13 @@ impl Extractor<'_> {
                     });
                 }
             }
-            if !val.is_lit() && self.tables.capacity_names.matches(&field) {
+            // A literal is judged with its holder when the index is resolved; a value written
+            // through a constant or a branch is judged here the same way: a field of a type
+            // that holds no count (`CertCacheConfig { max_size: CACHE_MAX }`) holds none.
+            if !val.is_lit()
+                && !self.tables.holder_counts_nothing(&ty, &field)
+                && self.tables.capacity_names.matches(&field)
+            {
                 let public = Visibility::Public;
                 let from = self.facts.named_lits.len();
                 self.leaf_lits(v, &f.expr, &site, &field, CapacityKind::Field, &public);
@@ -2131,9 +2137,7 @@ impl Extractor<'_> {
             };
             // `cpu_topology.threads_per_core > 2`: a field of what holds no count, unless it
             // says it counts at once (`rate_limits.concurrent_requests`), as a struct literal's.
-            if receivers(named).any(|r| self.tables.holder_counts_nothing(&r))
-                && !super::names_at_once(&name)
-            {
+            if receivers(named).any(|r| self.tables.holder_counts_nothing(&r, &name)) {
                 continue;
             }
             match alias {

@@ -182,7 +182,9 @@ impl Index {
         // A field written in a type whose name says it holds no count (`CpuTopology {
         // threads_per_core: 1 }`) is no per-unit number's default.
         let fields = files.iter().flat_map(|f| &f.fields);
-        for f in fields.filter(|f| !f.in_test && !tables.holder_counts_nothing(&f.type_name)) {
+        for f in
+            fields.filter(|f| !f.in_test && !tables.holder_counts_nothing(&f.type_name, &f.field))
+        {
             if let Some(v) = f.val.eval(&consts, &HashMap::default()) {
                 field_defaults
                     .entry(f.field.clone())
@@ -775,8 +777,7 @@ fn capacities(files: &[FileFacts], tables: &Tables, deps: &Deps) -> (Vec<Capacit
                 Some(cap)
                     if cap.value > 0
                         && tables.capacity_names.matches(&fi.field)
-                        && (!tables.holder_counts_nothing(&fi.type_name)
-                            || names_at_once(&fi.field)) =>
+                        && !tables.holder_counts_nothing(&fi.type_name, &fi.field) =>
                 {
                     out.push(cap)
                 }

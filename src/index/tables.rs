@@ -23,6 +23,10 @@ pub(crate) struct Tables {
     chore_words: rustc_hash::FxHashSet<String>,
     /// Words that make a holder a machine's shape (`shape_words`).
     shape_words: rustc_hash::FxHashSet<String>,
+    /// Words that make a holder a store of entries (`store_words`).
+    store_words: rustc_hash::FxHashSet<String>,
+    /// Words of a store's field that name only its size (`store_size_words`).
+    store_size_words: rustc_hash::FxHashSet<String>,
     /// Words that count units of concurrency (`concurrency_unit_words`).
     concurrency_unit_words: rustc_hash::FxHashSet<String>,
     pub(crate) apis: Vec<Api>,
@@ -103,13 +107,27 @@ impl Tables {
             .any(|w| self.no_count_words.contains(w))
     }
 
-    /// Whether a type or a value that holds fields names no count for them to hold: a size in
-    /// bytes, a share or a rate (`no_count_words`), or a machine's shape (`shape_words`:
-    /// `CpuTopology`, `cpu_topology`).
-    pub(crate) fn holder_counts_nothing(&self, name: &str) -> bool {
-        crate::index::names::words(name)
-            .iter()
-            .any(|w| self.no_count_words.contains(w) || self.shape_words.contains(w))
+    /// Whether `field` of a type or a value named `holder` counts nothing: the holder names a
+    /// size in bytes, a share or a rate (`no_count_words`) or a machine's shape (`shape_words`:
+    /// `CpuTopology`, `cpu_topology`), or it names a store of entries kept for reuse
+    /// (`store_words`: `CertCacheConfig`) and the field names only its size (`max_size`,
+    /// `max_entries_per_server`: `store_size_words`, and whatever a `per` counts by). A field
+    /// that says it counts at once keeps its count (`RateLimits { concurrent_requests }`), and
+    /// so does a store's field named for work (`prepare_channel_size`, `max_batch_size`).
+    pub(crate) fn holder_counts_nothing(&self, holder: &str, field: &str) -> bool {
+        if crate::index::names_at_once(field) {
+            return false;
+        }
+        let words = crate::index::names::words(holder);
+        let has = |set: &rustc_hash::FxHashSet<String>| words.iter().any(|w| set.contains(w));
+        if has(&self.no_count_words) || has(&self.shape_words) {
+            return true;
+        }
+        has(&self.store_words)
+            && crate::index::names::words(field)
+                .iter()
+                .take_while(|w| *w != "per")
+                .all(|w| self.store_size_words.contains(w))
     }
 
     /// Whether a capacity name counts units of concurrency (`pool_size`, `max_conns`,
@@ -242,6 +260,8 @@ impl Tables {
             no_count_words: unmeasured.no_count_words.iter().cloned().collect(),
             chore_words: unmeasured.chore_words.iter().cloned().collect(),
             shape_words: unmeasured.shape_words.iter().cloned().collect(),
+            store_words: unmeasured.store_words.iter().cloned().collect(),
+            store_size_words: unmeasured.store_size_words.iter().cloned().collect(),
             concurrency_unit_words: unmeasured.concurrency_unit_words.iter().cloned().collect(),
             launch_names: unmeasured.launch_names.iter().cloned().collect(),
             apis,

@@ -406,8 +406,15 @@ fn leaves_into<'a>(expr: &'a syn::Expr, out: &mut Vec<&'a syn::Expr>, depth: usi
         }
     }
     if let Some(branches) = branches(e) {
+        // `if n > 0 { n } else { 1 }`, `if n == 0 { 1 } else { n }`: the 1 only keeps the count
+        // from being zero, a floor like `n.max(1)`.
+        let zero_test = matches!(e, Expr::If(i) if tests_zero(&i.cond));
         for b in branches {
-            leaves_into(b, out, depth + 1);
+            if zero_test {
+                floor_into(b, out, depth + 1);
+            } else {
+                leaves_into(b, out, depth + 1);
+            }
         }
         return;
     }
@@ -565,6 +572,23 @@ fn branches(e: &syn::Expr) -> Option<Vec<&syn::Expr>> {
         syn::Expr::Block(syn::ExprBlock { block, .. })
         | syn::Expr::Const(syn::ExprConst { block, .. }) => Some(tail(block).into_iter().collect()),
         _ => None,
+    }
+}
+
+/// Whether a condition asks whether a count is zero (`n > 0`, `n == 0`, `0 < n`, `n >= 1`,
+/// `n < 1`): its branches' 1 is a floor.
+fn tests_zero(cond: &syn::Expr) -> bool {
+    use syn::BinOp::{Eq, Ge, Gt, Le, Lt, Ne};
+    let syn::Expr::Binary(b) = carried(cond) else {
+        return false;
+    };
+    let (l, r) = (Val::of(&b.left).literal(), Val::of(&b.right).literal());
+    match (l, r) {
+        (None, Some(0)) => matches!(b.op, Gt(_) | Ne(_) | Eq(_) | Le(_)),
+        (None, Some(1)) => matches!(b.op, Ge(_) | Lt(_)),
+        (Some(0), None) => matches!(b.op, Lt(_) | Ne(_) | Eq(_) | Ge(_)),
+        (Some(1), None) => matches!(b.op, Le(_) | Gt(_)),
+        _ => false,
     }
 }
 
