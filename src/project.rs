@@ -428,6 +428,9 @@ impl Load<'_> {
                 };
             }
         };
+        // A macro's rules are read as functions, so that its arguments flow where its body
+        // puts them (`new_broadcast_channel!(16)` into `broadcast::channel($capacity)`).
+        crate::syntax::macros::add_rule_fns(&mut parsed.ast.items);
         let scope = Scope::file(&f.crate_name, &f.module, role, &parsed.ast);
         let mut index = Extractor::new(self.tables, &f.rel, role)
             .with_file_index(i)

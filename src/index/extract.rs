@@ -2881,7 +2881,10 @@ impl Extractor<'_> {
         if let Some(syn::Stmt::Expr(tail, None)) = f.block.stmts.last() {
             self.signal_sender(v, &name, tail);
         }
-        let key = flow::def_key(&name, v.scope.self_ty(), f.sig.receiver().is_some());
+        let key = match crate::syntax::macros::is_rule_fn(f.attrs) {
+            true => format!("{name}!"),
+            false => flow::def_key(&name, v.scope.self_ty(), f.sig.receiver().is_some()),
+        };
         if f.sig.receiver().is_some()
             && v.scope.in_trait()
             && flow::may_return_int(&f.sig.output)
@@ -4081,6 +4084,9 @@ impl Collector for Extractor<'_> {
     fn macro_call(&mut self, v: &View, mac: &syn::Macro, name: &str, args: Option<&[Expr]>) {
         if !v.in_format() && !v.in_test() {
             self.env_macro(v, mac, name, args);
+            if let Some(args) = args {
+                self.macro_flow(v, mac, name, args);
+            }
         }
         if v.in_format() || !v.in_test() || !self.tables.assert_macros.iter().any(|m| m == name) {
             return;
@@ -4088,6 +4094,32 @@ impl Collector for Extractor<'_> {
         if let Some(args) = args {
             self.assertion(v, name, mac, args);
         }
+    }
+}
+
+impl Extractor<'_> {
+    /// `new_broadcast_channel!(16)`: a macro's arguments go to the parameters of its rules,
+    /// which the walk reads as functions of the macro's name (`syntax::macros`), as a call's
+    /// go to a function's. Formatting, assertion and the standard library's macros have no
+    /// rules of the workspace's.
+    fn macro_flow(&mut self, v: &View, mac: &syn::Macro, name: &str, args: &[Expr]) {
+        let standard = crate::syntax::walk::FORMAT_MACROS.contains(&name)
+            || self.tables.assert_macros.iter().any(|m| m == name)
+            || matches!(
+                name,
+                "vec" | "matches" | "env" | "option_env" | "cfg" | "dbg"
+            );
+        if args.is_empty() || standard {
+            return;
+        }
+        let site = crate::site::child(&v.function_site(), name);
+        self.call_at = Some(flow::Pos::of(&crate::syntax::path_loc(v.rel, &mac.path)));
+        for (i, a) in args.iter().enumerate() {
+            let item = format!("{name}!(#{i})");
+            let to = flow::Node::Param(format!("{name}!"), i);
+            self.flows_into(v, a, to, (&site, &item, CapacityKind::Arg));
+        }
+        self.call_at = None;
     }
 }
 

@@ -75,7 +75,7 @@ impl Node {
         match self {
             Node::Param(key, _) | Node::Ret(key) => match key.split_once("::") {
                 Some((ty, name)) => vec![ty, name],
-                None => vec![key.trim_start_matches('.')],
+                None => vec![key_ident(key)],
             },
             other => other.ident().into_iter().collect(),
         }
@@ -122,11 +122,12 @@ impl Node {
 }
 
 /// The identifier a function key is reached by: `Limits::new` by `Limits` (every call names the
-/// type, `new` is everyone's), `.fetches` and `spawn_workers` by their name.
+/// type, `new` is everyone's), `.fetches`, `spawn_workers` and a macro's `new_channel!` by their
+/// name.
 fn key_ident(key: &str) -> &str {
     match key.split_once("::") {
         Some((ty, _)) => ty,
-        None => key.trim_start_matches('.'),
+        None => key.trim_start_matches('.').trim_end_matches('!'),
     }
 }
 

@@ -11,6 +11,7 @@ use crate::source::Loc;
 
 pub(crate) mod comments;
 pub(crate) mod depth;
+pub(crate) mod macros;
 pub(crate) mod modules;
 pub(crate) mod scope;
 pub(crate) mod span;
