@@ -3777,7 +3777,7 @@ impl Collector for Extractor<'_> {
         }
         // A struct's fields, and a struct variant's: a subcommand's flags are often the fields
         // of an enum's variant (`enum Command { Serve { #[arg(long, default_value_t = 8)]
-        // max_requests: usize } }`), named by the variant as its literal and pattern are.
+        // max_num_seqs: usize } }`), named by the variant as its literal and pattern are.
         let owners: Vec<(String, &syn::Fields)> = match item {
             syn::Item::Struct(s) => vec![(s.ident.to_string(), &s.fields)],
             syn::Item::Enum(e) => e
