@@ -291,8 +291,10 @@ impl FnNode {
     /// The numbers a token writes, pushed to `out`: an integer literal's value, and of a string
     /// literal the whole string when it is a number (`"64"`, an environment variable's value)
     /// and each number right after a `=` or `:` (`"limit=50"`, `"--workers=8"`,
-    /// `"{\"bytes\": 64}"`). A test that writes the number it asserts in either form may be
-    /// where the value comes from.
+    /// `"{\"bytes\": 64}"`), and the value of a line that is a key and a number
+    /// (`"vector-max-concurrent-flat-queries 8"`, the Redis-style config a test writes to a
+    /// file). A test that writes the number it asserts in any of these forms may be where the
+    /// value comes from.
     pub(crate) fn numbers(kind: ra_ap_rustc_lexer::TokenKind, tok: &str, out: &mut Vec<u64>) {
         use ra_ap_rustc_lexer::{LiteralKind, TokenKind};
         if let Some(n) = Self::int(kind, tok) {
@@ -313,6 +315,16 @@ impl FnNode {
         if let Ok(n) = inner.trim().parse() {
             out.push(n);
             return;
+        }
+        if let Some((key, value)) = inner.trim().split_once(char::is_whitespace) {
+            let key_like = key.starts_with(|c: char| c.is_ascii_alphabetic())
+                && key
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+            if let (true, Ok(n)) = (key_like, value.trim().parse()) {
+                out.push(n);
+                return;
+            }
         }
         let b = inner.as_bytes();
         for (i, _) in inner.match_indices(['=', ':']) {

@@ -731,9 +731,10 @@ mod tests {
     fn numbers_written_as_text_count_as_the_body_s_numbers() {
         let src = "fn t() { let a = (\"WORKERS\", \"8\"); let q = \"after=x&limit=30\";\n\
                    let toml = r#\"threads = 16\"#; let s = \"v1.5 at 10.0.0.1:8080/x, 12th\";\n\
+                   writeln!(f, \"vector-max-flat-queries 6\"); let w = \"run 2 jobs\";\n\
                    assert_eq!(n, 8, \"expected=8\"); }\n";
         let n = nodes(src, &["c".to_string()]);
-        assert_eq!(n[0].lits, [8, 30, 16, 8080, 8, 8]);
+        assert_eq!(n[0].lits, [8, 30, 16, 8080, 6, 8, 8]);
         assert_eq!(n[0].asserted, [8, 8]);
     }
 
