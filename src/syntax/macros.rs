@@ -9,7 +9,7 @@
 //! tokens keep their spans, so what the walk finds in the body sits where the macro writes it.
 //! A rule that repeats (`$(..)*`) or matches anything else is left out: its arguments do not
 //! line up with a call's. An invocation's arguments go to the parameters by position
-//! (`Extractor::flow_expr`), as a call's do, under the macro's name.
+//! (`Extractor::macro_flow`), as a call's do, under the macro's name.
 
 use proc_macro2::{Group, Ident, TokenStream, TokenTree};
 use quote::quote;
@@ -138,10 +138,15 @@ fn substitute(body: TokenStream, params: &[Ident]) -> Option<TokenStream> {
 mod tests {
     use super::*;
 
-    fn fns(src: &str) -> Vec<String> {
+    /// The items of `src` once its macros' rules are read as functions.
+    fn read(src: &str) -> Vec<syn::Item> {
         let mut file = syn::parse_file(src).unwrap();
         add_rule_fns(&mut file.items);
         file.items
+    }
+
+    fn fns(src: &str) -> Vec<String> {
+        read(src)
             .iter()
             .filter_map(|i| match i {
                 syn::Item::Fn(f) => Some(quote!(#f).to_string()),
@@ -166,7 +171,7 @@ mod tests {
     }
 
     #[test]
-    fn a_rule_that_repeats_or_matches_words_is_left_out() {
+    fn a_rule_that_repeats_matches_words_or_names_no_fragment_is_left_out() {
         assert!(fns("macro_rules! m { ($($x:expr),*) => { f($($x),*) }; }").is_empty());
         assert!(fns("macro_rules! m { (size = $x:expr) => { f($x) }; }").is_empty());
         assert!(fns("macro_rules! m { ($x:expr) => { f($y) }; }").is_empty());
@@ -174,10 +179,8 @@ mod tests {
 
     #[test]
     fn rules_in_an_inline_module_become_its_functions() {
-        let mut file =
-            syn::parse_file("mod m { macro_rules! p { ($n:expr) => { g($n) }; } }").unwrap();
-        add_rule_fns(&mut file.items);
-        let syn::Item::Mod(m) = &file.items[0] else {
+        let items = read("mod m { macro_rules! p { ($n:expr) => { g($n) }; } }");
+        let syn::Item::Mod(m) = &items[0] else {
             panic!("a module")
         };
         let items = &m.content.as_ref().unwrap().1;
@@ -186,10 +189,8 @@ mod tests {
 
     #[test]
     fn the_spans_are_the_macros_own() {
-        let mut file =
-            syn::parse_file("macro_rules! m {\n  ($n:expr) => { f($n, 7) };\n}").unwrap();
-        add_rule_fns(&mut file.items);
-        let syn::Item::Fn(f) = &file.items[1] else {
+        let items = read("macro_rules! m {\n  ($n:expr) => { f($n, 7) };\n}");
+        let syn::Item::Fn(f) = &items[1] else {
             panic!("a function")
         };
         let syn::Stmt::Expr(syn::Expr::Call(c), _) = &f.block.stmts[0] else {
