@@ -254,7 +254,8 @@ fn a_harness_package_a_developers_binary_an_example_or_a_support_module_is_test_
     // greptimedb's `tests-integration` and `tests-fuzz`, pgdog's `integration_tests_rust`,
     // chroma's `chroma-benchmark`, linkerd's `linkerd-pool-mock`, neon's `pagebench`, iggy's
     // `iggy_examples` and its deterministic `simulator`, pumpkin's `pumpkin-fuzzer` (a network
-    // fuzzer's `concurrency: 8` sized its own load): harnesses whose settings are no
+    // fuzzer's `concurrency: 8` sized its own load), ironclaw's `ironclaw_stress` (a stress
+    // tool, read as a harness by the blind labeller and judge of 2026-12-06h): harnesses whose settings are no
     // product's capacity; a package whose name merely holds such letters is product code, and
     // so is one named for running tests (buck2's `buck2_test_runner`): a product of its own. A
     // word ending in `tests` names tests a harness runs (cnosdb's `sqllogicaltests`).
@@ -271,6 +272,8 @@ fn a_harness_package_a_developers_binary_an_example_or_a_support_module_is_test_
         "iggy_examples",
         "simulator",
         "proto-fuzzer",
+        "ironclaw_stress",
+        "distress-signals",
         "workbenchmarks-not",
         "build_test_runner",
         "sqllogicaltests",
@@ -381,6 +384,7 @@ fn a_harness_package_a_developers_binary_an_example_or_a_support_module_is_test_
             "balancer/src/lib.rs",
             "build_test_runner/src/lib.rs",
             "cmd/src/main.rs",
+            "distress-signals/src/lib.rs",
             "engine/src/attestation.rs",
             "engine/src/lib.rs",
             "kvstore/src/lib.rs",

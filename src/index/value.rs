@@ -269,6 +269,9 @@ fn carried_once(e: &syn::Expr) -> Option<&syn::Expr> {
         {
             &m.receiver
         }
+        // `match NonZeroU32::new(8) { Some(v) => v, None => NonZeroU32::MIN }`: `unwrap` written
+        // for a `const` (ironclaw's run caps), the value the `NonZero` holds.
+        Expr::Match(m) if unwrapped_in_const(m) => &m.expr,
         // `NonZeroUsize::new(n).ok_or("thread_number")?` (undermoon's settings): the `?` and
         // the `Option` made a `Result` carry the value; the error is not it.
         Expr::Try(t) => &t.expr,
@@ -601,6 +604,35 @@ fn floor_into<'a>(expr: &'a syn::Expr, out: &mut Vec<&'a syn::Expr>, depth: usiz
             .into_iter()
             .filter(|e| Val::of(e).literal() >= Some(2)),
     );
+}
+
+/// Whether a `match` takes a `NonZero*` number out of its constructor's `Option`, as `unwrap`
+/// does where a `const` cannot call it (`match NonZeroUsize::new(N) { Some(v) => v, None =>
+/// panic!("..") }`, or `None => NonZeroUsize::MIN`: an arm a literal never reaches).
+fn unwrapped_in_const(m: &syn::ExprMatch) -> bool {
+    let syn::Expr::Call(c) = &*m.expr else {
+        return false;
+    };
+    let non_zero = matches!(&*c.func, syn::Expr::Path(p)
+        if matches!(crate::syntax::path_idents(&p.path).as_slice(),
+            [.., ty, new] if ty.starts_with("NonZero") && new == "new"));
+    if !non_zero || m.arms.len() != 2 {
+        return false;
+    }
+    let yields_binding = |arm: &syn::Arm| {
+        let syn::Pat::TupleStruct(p) = &arm.pat else {
+            return false;
+        };
+        let (Some(name), [syn::Pat::Ident(id)]) = (
+            p.path.segments.last(),
+            p.elems.iter().collect::<Vec<_>>().as_slice(),
+        ) else {
+            return false;
+        };
+        name.ident == "Some"
+            && matches!(&*arm.body, syn::Expr::Path(e) if e.path.is_ident(&id.ident))
+    };
+    m.arms.iter().any(yields_binding)
 }
 
 /// What a one-argument call that wraps a value is.
