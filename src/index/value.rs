@@ -619,18 +619,15 @@ fn unwrapped_in_const(m: &syn::ExprMatch) -> bool {
     if !non_zero || m.arms.len() != 2 {
         return false;
     }
-    let yields_binding = |arm: &syn::Arm| {
-        let syn::Pat::TupleStruct(p) = &arm.pat else {
-            return false;
-        };
-        let (Some(name), [syn::Pat::Ident(id)]) = (
-            p.path.segments.last(),
-            p.elems.iter().collect::<Vec<_>>().as_slice(),
-        ) else {
-            return false;
-        };
-        name.ident == "Some"
-            && matches!(&*arm.body, syn::Expr::Path(e) if e.path.is_ident(&id.ident))
+    // `Some(v) => v`: the arm gives back what the `Option` holds.
+    let yields_binding = |arm: &syn::Arm| match &arm.pat {
+        syn::Pat::TupleStruct(p)
+            if p.elems.len() == 1 && p.path.segments.last().is_some_and(|s| s.ident == "Some") =>
+        {
+            matches!((p.elems.first(), &*arm.body),
+                (Some(syn::Pat::Ident(id)), syn::Expr::Path(e)) if e.path.is_ident(&id.ident))
+        }
+        _ => false,
     };
     m.arms.iter().any(yields_binding)
 }
