@@ -613,10 +613,8 @@ fn unwrapped_in_const(m: &syn::ExprMatch) -> bool {
     let syn::Expr::Call(c) = &*m.expr else {
         return false;
     };
-    let non_zero = matches!(&*c.func, syn::Expr::Path(p)
-        if matches!(crate::syntax::path_idents(&p.path).as_slice(),
-            [.., ty, new] if ty.starts_with("NonZero") && new == "new"));
-    if !non_zero || m.arms.len() != 2 {
+    // The constructor `wrapper` knows carries its argument (`NonZeroU32::new`).
+    if !matches!(wrapper(&c.func), Some(Wrapper::Value)) || m.arms.len() != 2 {
         return false;
     }
     // `Some(v) => v`: the arm gives back what the `Option` holds.
