@@ -2147,6 +2147,24 @@ impl Extractor<'_> {
             }
             // The bound as written: a literal (a fallback there is another value's).
             let written = matches!(bound, Expr::Lit(_));
+            // `if self.buffer_capacity > MAX_SUBSCRIPTION_BUFFER { return Err(..) }`: a
+            // constant the value is refused past is the most that place holds, so it flows
+            // where the place's value goes (a capacity when that reaches one).
+            if let Expr::Path(p) = crate::index::value::carried(bound) {
+                if crate::syntax::last_segment(&p.path).is_some_and(|id| is_const_name(&id)) {
+                    let site = crate::site::child(&v.function_site(), &name);
+                    for s in self.sources(v).of(named) {
+                        if let flow::Source::Place(
+                            to @ (flow::Node::Field(..) | flow::Node::Local(..)),
+                            _,
+                        ) = s
+                        {
+                            self.flows_into(v, bound, to, (&site, &name, CapacityKind::Ceiling));
+                        }
+                    }
+                }
+                continue;
+            }
             let (Some(value), true) = (
                 Val::of(bound).literal().filter(|v| *v >= 2 && written),
                 self.tables.capacity_names.matches_count(&name),

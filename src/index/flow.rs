@@ -500,6 +500,10 @@ pub(crate) fn may_return_int(output: &syn::ReturnType) -> bool {
             is_int_name(&name)
                 || name.starts_with("NonZero")
                 || (matches!(name.as_str(), "Option" | "Wrapping") && may_hold_int(t))
+                // `Result<usize, E>`, `io::Result<usize>`: what `Ok` wraps, which `?` takes.
+                || name == "Result"
+                    && matches!(&last.arguments, syn::PathArguments::AngleBracketed(a)
+                        if matches!(a.args.first(), Some(syn::GenericArgument::Type(t)) if may_hold_int(t)))
         }
         _ => false,
     }
