@@ -187,6 +187,11 @@ impl Project {
         phases.mark("prescan");
         check_stop()?;
         tables.learn_capacity_fns(pre.iter().flat_map(|p| &p.sigs));
+        tables.own_crates = ws
+            .files
+            .iter()
+            .map(|f| f.package.replace('-', "_"))
+            .collect();
         let focus = manifest
             .iter()
             .flat_map(|m| m.entries.iter().filter_map(|e| site_ident(&e.site)));

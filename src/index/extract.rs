@@ -372,8 +372,32 @@ impl Extractor<'_> {
             }
         };
         let last = have.last()?;
+        // `Buffer::new(block_count, block_size)` where the workspace defines `Buffer::new` and
+        // the file imports no `Buffer` from elsewhere (none, or the crate's own): the
+        // workspace's function, followed as its own, not tower's `Buffer::new(service, bound)`.
+        let own_caps = (have.len() >= 2)
+            .then(|| {
+                let local = |full: &[String]| {
+                    full.first().is_some_and(|r| {
+                        matches!(r.as_str(), "crate" | "self" | "super")
+                            || self.tables.own_crates.contains(r)
+                    })
+                };
+                let (ty, prefix) = (&have[have.len() - 2], &have[..have.len() - 2]);
+                let ours = if prefix.is_empty() {
+                    self.imports.get(ty).is_none_or(|full| local(full))
+                } else {
+                    local(prefix)
+                };
+                let caps = self.tables.own_assoc.get(&format!("{ty}::{last}"))?;
+                ours.then_some(caps)
+            })
+            .flatten();
         self.tables.calls_ending(last).find_map(|api| {
             let call = api.call.as_deref()?;
+            if own_caps.is_some_and(|caps| !caps.contains(&api.arg)) {
+                return None;
+            }
             (crate::syntax::segments_end_with(have, call) && api.arg < n_args).then(|| ApiHit {
                 name: call.to_string(),
                 arg: api.arg,

@@ -35,6 +35,9 @@ pub(crate) struct Sig {
     /// The positions (besides `self`) of parameters named for a page's size (`limit`,
     /// `page_size`, `per_page`), for `index::serial_pages`.
     pub(crate) pages: Vec<usize>,
+    /// The positions (besides `self`) of parameters named as unused (`_bound`): a stand-in that
+    /// mirrors a library's signature (`Tables::own_assoc`).
+    pub(crate) unused: Vec<usize>,
 }
 
 enum Scope {
@@ -324,6 +327,7 @@ fn signature(
         arity: 0,
         caps: Vec::new(),
         pages: Vec::new(),
+        unused: Vec::new(),
     };
     let mut by_ref = false;
     // Counts beside a cursor (`list_owned_objects(owner, next_page_token, batch_size)`): one
@@ -350,6 +354,9 @@ fn signature(
             [m, t] if m.text == "mut" && t.kind == TokenKind::Ident => t.text,
             _ => continue,
         };
+        if name.starts_with('_') {
+            sig.unused.push(pos);
+        }
         if crate::index::names::names_page(name) {
             sig.pages.push(pos);
         } else if crate::index::names::names_page_size(name) {

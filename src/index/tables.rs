@@ -55,6 +55,16 @@ pub(crate) struct Tables {
     /// one of these types (or `Self`) can set a capacity (`index::capacities`' signature match),
     /// so the sparse parse keeps `Vec::new(8)` no more than `vec![8]`.
     pub(crate) typed_fns: HashMap<String, rustc_hash::FxHashSet<String>>,
+    /// Every associated function without `self` the workspace defines, as `Type::name`, with
+    /// the positions of its parameters named for a capacity or as unused (crucible's own
+    /// `Buffer::new(block_count, block_size)`: none): a call of one the file does not import
+    /// from elsewhere is the workspace's, not a library's API of the same path, unless the
+    /// workspace's parameter there is named for a capacity too, or is a stand-in's that
+    /// mirrors the library (`_bound`, read by nothing).
+    pub(crate) own_assoc: HashMap<String, Vec<usize>>,
+    /// The workspace's own crates, as code names them (`crucible` for the package `crucible`,
+    /// `-` read as `_`): a path through one (`crucible::Buffer::new`) is the workspace's.
+    pub(crate) own_crates: rustc_hash::FxHashSet<String>,
 }
 
 impl Tables {
@@ -64,6 +74,21 @@ impl Tables {
         sigs: impl Iterator<Item = &'s crate::index::params::Sig> + Clone,
     ) {
         self.defined_fns = sigs.clone().map(|s| s.name.clone()).collect();
+        self.own_assoc = HashMap::default();
+        for s in sigs.clone().filter(|s| !s.has_self) {
+            if let Some(ty) = &s.self_ty {
+                let caps = s
+                    .caps
+                    .iter()
+                    .map(|(i, _)| *i)
+                    .chain(s.unused.iter().copied());
+                let at = self
+                    .own_assoc
+                    .entry(format!("{ty}::{}", s.name))
+                    .or_default();
+                at.extend(caps);
+            }
+        }
         let caps = sigs.filter(|s| !s.caps.is_empty());
         self.capacity_fns = caps.clone().map(|s| s.name.clone()).collect();
         let mut untyped = rustc_hash::FxHashSet::default();
@@ -282,6 +307,8 @@ impl Tables {
             capacity_fns: Default::default(),
             defined_fns: Default::default(),
             typed_fns: Default::default(),
+            own_assoc: Default::default(),
+            own_crates: Default::default(),
         }
     }
 }
@@ -299,6 +326,7 @@ mod tests {
             arity: 1,
             caps: vec![(0, "workers".to_string())],
             pages: Vec::new(),
+            unused: Vec::new(),
         }
     }
 
