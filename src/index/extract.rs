@@ -2139,7 +2139,9 @@ impl Extractor<'_> {
         let mut conds = vec![&*i.cond];
         while let Some(c) = conds.pop() {
             let (named, bound) = match crate::index::value::carried(c) {
-                Expr::Binary(b) if matches!(b.op, syn::BinOp::Or(_)) => {
+                // `a || n > 100`, and `exactly_once && self.max_in_flight > 5`: refused past it
+                // where the other condition holds.
+                Expr::Binary(b) if matches!(b.op, syn::BinOp::Or(_) | syn::BinOp::And(_)) => {
                     conds.extend([&*b.left, &*b.right]);
                     continue;
                 }
