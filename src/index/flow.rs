@@ -1367,7 +1367,12 @@ impl<'f> Graph<'f> {
                         })
                     })
                 };
-                let meanings = typed_fields().filter(|o| !copy(o)).count();
+                // A field of the name already known to reach a capacity (the constructor's
+                // `self.broadcast_capacity` this read is handed to) adds no second meaning:
+                // whichever the read reads, what it passes on is a capacity's.
+                let meanings = typed_fields()
+                    .filter(|o| !copy(o) && !seen.contains(&((p, *o), None)))
+                    .count();
                 let ambiguous = meanings > 1 && !distinctive(name);
                 // A typed field nothing writes is read through another type
                 // (`config.buffer_limit` where `Config` derefs to `InnerConfig`, whose
