@@ -372,38 +372,44 @@ impl Extractor<'_> {
             }
         };
         let last = have.last()?;
-        // `Buffer::new(block_count, block_size)` where the workspace defines `Buffer::new` and
-        // the file imports no `Buffer` from elsewhere (none, or the crate's own): the
-        // workspace's function, followed as its own, not tower's `Buffer::new(service, bound)`.
-        let own_caps = (have.len() >= 2)
-            .then(|| {
-                let local = |full: &[String]| {
-                    full.first().is_some_and(|r| {
-                        matches!(r.as_str(), "crate" | "self" | "super")
-                            || self.tables.own_crates.contains(r)
-                    })
-                };
-                let (ty, prefix) = (&have[have.len() - 2], &have[..have.len() - 2]);
-                let ours = if prefix.is_empty() {
-                    self.imports.get(ty).is_none_or(|full| local(full))
-                } else {
-                    local(prefix)
-                };
-                let caps = self.tables.own_assoc.get(&format!("{ty}::{last}"))?;
-                ours.then_some(caps)
-            })
-            .flatten();
         self.tables.calls_ending(last).find_map(|api| {
             let call = api.call.as_deref()?;
-            if own_caps.is_some_and(|caps| !caps.contains(&api.arg)) {
-                return None;
-            }
-            (crate::syntax::segments_end_with(have, call) && api.arg < n_args).then(|| ApiHit {
+            (crate::syntax::segments_end_with(have, call)
+                && api.arg < n_args
+                && !self.own_function(have, api.arg))
+            .then(|| ApiHit {
                 name: call.to_string(),
                 arg: api.arg,
                 quiet_at_one: api.handoff,
             })
         })
+    }
+
+    /// Whether a call of `path` (`Buffer::new`, as the file resolves it) that matches a library
+    /// API's path is the workspace's own function instead: the workspace defines `Type::name`,
+    /// the file names the type through no other crate (no import, or one from `crate`, `self`,
+    /// `super` or a workspace crate), and the workspace's parameter at the API's argument `arg`
+    /// is neither named for a capacity nor unused (`Tables::own_assoc`). crucible's
+    /// `Buffer::new(block_count, block_size)` is a block of bytes, not tower's
+    /// `Buffer::new(service, bound)`.
+    fn own_function(&self, path: &[String], arg: usize) -> bool {
+        let [prefix @ .., ty, name] = path else {
+            return false;
+        };
+        let Some(keeps_api) = self.tables.own_assoc.get(&format!("{ty}::{name}")) else {
+            return false;
+        };
+        let local = |full: &[String]| {
+            full.first().is_some_and(|r| {
+                matches!(r.as_str(), "crate" | "self" | "super")
+                    || self.tables.own_crates.contains(r)
+            })
+        };
+        let ours = match prefix {
+            [] => self.imports.get(ty).is_none_or(|full| local(full)),
+            _ => local(prefix),
+        };
+        ours && !keeps_api.contains(&arg)
     }
 
     /// The capacity API this method call matches: a method of the table, or a setter named
