@@ -2186,11 +2186,7 @@ impl Extractor<'_> {
                 if crate::syntax::last_segment(&p.path).is_some_and(|id| is_const_name(&id)) {
                     let site = crate::site::child(&v.function_site(), &name);
                     for s in self.sources(v).of(named) {
-                        if let flow::Source::Place(
-                            to @ (flow::Node::Field(..) | flow::Node::Local(..)),
-                            _,
-                        ) = s
-                        {
+                        if let flow::Source::Place(to @ flow::Node::Field(..), _) = s {
                             self.flows_into(v, bound, to, (&site, &name, CapacityKind::Ceiling));
                         }
                     }
