@@ -255,10 +255,11 @@ fn a_harness_package_a_developers_binary_an_example_or_a_support_module_is_test_
     // chroma's `chroma-benchmark`, linkerd's `linkerd-pool-mock`, neon's `pagebench`, iggy's
     // `iggy_examples` and its deterministic `simulator`, pumpkin's `pumpkin-fuzzer` (a network
     // fuzzer's `concurrency: 8` sized its own load), ironclaw's `ironclaw_stress` (a stress
-    // tool, read as a harness by the blind labeller and judge of 2026-12-06h): harnesses whose settings are no
-    // product's capacity; a package whose name merely holds such letters is product code, and
-    // so is one named for running tests (buck2's `buck2_test_runner`): a product of its own. A
-    // word ending in `tests` names tests a harness runs (cnosdb's `sqllogicaltests`).
+    // tool, read as a harness by the blind labeller and judge of 2026-12-06h): harnesses whose
+    // settings are no product's capacity; a package whose name merely holds such letters is
+    // product code (`distress-signals`), and so is one named for running tests (buck2's
+    // `buck2_test_runner`): a product of its own. A word ending in `tests` names tests a harness
+    // runs (cnosdb's `sqllogicaltests`).
     let lib = "pub const POOL_SIZE: usize = 4;\n";
     let names = [
         "engine",

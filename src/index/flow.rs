@@ -401,6 +401,18 @@ fn own_type(ty: &str) -> bool {
 /// or `Wrapping` of one, or a type whose name says nothing (an alias such as `Permits` may be an
 /// integer). A reference is its referent's. Strings, collections, generic parameters (`T`) and
 /// types (`Tx<T, Semaphore>`), tuples, closures and trait objects cannot.
+/// The first generic argument of a path's segment, when it is a type (`usize` of
+/// `Option<usize>`, of `Result<usize, E>`).
+fn first_type_arg(seg: &syn::PathSegment) -> Option<&syn::Type> {
+    match &seg.arguments {
+        syn::PathArguments::AngleBracketed(a) => match a.args.first() {
+            Some(syn::GenericArgument::Type(t)) => Some(t),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 pub(crate) fn may_hold_int(ty: &syn::Type) -> bool {
     match ty {
         syn::Type::Reference(r) => may_hold_int(&r.elem),
@@ -414,13 +426,7 @@ pub(crate) fn may_hold_int(ty: &syn::Type) -> bool {
             if is_int_name(&name) {
                 return true;
             }
-            let first_arg = || match &last.arguments {
-                syn::PathArguments::AngleBracketed(a) => match a.args.first() {
-                    Some(syn::GenericArgument::Type(t)) => may_hold_int(t),
-                    _ => true,
-                },
-                _ => true,
-            };
+            let first_arg = || first_type_arg(last).is_none_or(may_hold_int);
             match name.as_str() {
                 "Option" | "Wrapping" | "Saturating" | "Cell" | "Atomic" => first_arg(),
                 n if n.starts_with("NonZero") || n.starts_with("Atomic") => true,
@@ -501,9 +507,7 @@ pub(crate) fn may_return_int(output: &syn::ReturnType) -> bool {
                 || name.starts_with("NonZero")
                 || (matches!(name.as_str(), "Option" | "Wrapping") && may_hold_int(t))
                 // `Result<usize, E>`, `io::Result<usize>`: what `Ok` wraps, which `?` takes.
-                || name == "Result"
-                    && matches!(&last.arguments, syn::PathArguments::AngleBracketed(a)
-                        if matches!(a.args.first(), Some(syn::GenericArgument::Type(t)) if may_hold_int(t)))
+                || name == "Result" && first_type_arg(last).is_some_and(may_hold_int)
         }
         _ => false,
     }
