@@ -336,11 +336,12 @@ fn a_harness_package_a_developers_binary_an_example_or_a_support_module_is_test_
         format!("{lib}fn main() {{}}\n"),
     ));
     // A package whose description calls it a load-testing or benchmark tool (kanidm's
-    // `orca`, "load testing for LDAP and Kanidm") or a test harness (ballista's chaos crate) is
-    // a harness; one that merely names load is product code.
+    // `orca`, "load testing for LDAP and Kanidm"), a test harness (ballista's chaos crate) or
+    // test support (arti's mock runtime) is a harness; one that merely names load is product
+    // code.
     files[0].1 = files[0].1.replace(
         "members = [",
-        "members = [\"orca\", \"chaos\", \"balancer\", \"kvstore\", ",
+        "members = [\"orca\", \"chaos\", \"tor-rtmock\", \"balancer\", \"kvstore\", ",
     );
     for (n, d) in [
         ("orca", "Orca - load testing for LDAP and Kanidm"),
@@ -348,31 +349,41 @@ fn a_harness_package_a_developers_binary_an_example_or_a_support_module_is_test_
             "chaos",
             "Fault-injection harness for testing the cluster's high availability",
         ),
+        ("tor-rtmock", "Testing mock support for tor-rtcompat"),
         ("balancer", "A load balancer, tested under stress"),
         ("kvstore", "A key-value store benchmarked against Redis"),
     ] {
         files.push((
             format!("{n}/Cargo.toml"),
-            MEMBER.replace("NAME", n) + &format!("description = \"{d}\"\n"),
+            MEMBER.replace("NAME", n)
+                + &format!("description = \"{d}\"\n")
+                + "repository = \"https://github.com/kanidm/kanidm.git\"\n",
         ));
         files.push((format!("{n}/src/lib.rs"), lib.into()));
     }
     // A module of test support in product code (lighthouse's `http_api/src/test_utils.rs`,
     // qdrant's `model_testing/`) or of a benchmark (pegainfer's `src/kernel_bench.rs`, forest's
-    // `benchmark_cmd.rs`) is test code; a word that merely holds `test` is not.
+    // `benchmark_cmd.rs`) or of examples by its last word (`request_examples.rs`) is test
+    // code; a word that merely holds `test` is not, nor a module that runs an example (hook0's
+    // `example_run.rs`).
     for f in [
         "test_utils.rs",
         "testing/harness.rs",
         "kernel_bench.rs",
         "benchmarks/load.rs",
+        "request_examples.rs",
         "attestation.rs",
+        "example_run.rs",
     ] {
         files.push((format!("engine/src/{f}"), lib.into()));
     }
     // Each is a module the engine declares (a file no module declares is not read at all).
     for (path, text) in &mut files {
         if path == "engine/src/lib.rs" {
-            text.push_str("mod attestation;\nmod kernel_bench;\nmod test_utils;\n");
+            text.push_str(
+                "mod attestation;\nmod example_run;\nmod kernel_bench;\nmod request_examples;\n\
+                 mod test_utils;\n",
+            );
         }
     }
     let pairs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (&a[..], &b[..])).collect();
@@ -387,12 +398,34 @@ fn a_harness_package_a_developers_binary_an_example_or_a_support_module_is_test_
             "cmd/src/main.rs",
             "distress-signals/src/lib.rs",
             "engine/src/attestation.rs",
+            "engine/src/example_run.rs",
             "engine/src/lib.rs",
             "kvstore/src/lib.rs",
             "testcontainers/src/lib.rs",
             "workbenchmarks-not/src/lib.rs"
         ]
     );
+    // A repository whose product is itself a load tool (DataDog's `lading`, "A tool for load
+    // testing daemons", named as its repository) has no harness by description: its parts that
+    // say the same (`lading-capture`) are the product too.
+    let lading = |name: &str| {
+        MEMBER.replace("NAME", name)
+            + "description = \"A tool for load testing daemons.\"\n\
+               repository = \"https://github.com/datadog/lading/\"\n"
+    };
+    let load_tool = scratch(&[
+        (
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"lading\", \"lading_capture\"]\nresolver = \"2\"\n",
+        ),
+        ("lading/Cargo.toml", &lading("lading")),
+        ("lading/src/lib.rs", lib),
+        ("lading_capture/Cargo.toml", &lading("lading-capture")),
+        ("lading_capture/src/lib.rs", lib),
+    ]);
+    let (_, r) = json_of(&capcheck_in(load_tool.path(), &["--format", "json"]));
+    let found: Vec<String> = rules_and_lines(&r).into_iter().map(|(_, f, _)| f).collect();
+    assert_eq!(found, ["lading/src/lib.rs", "lading_capture/src/lib.rs"]);
 }
 
 /// A field set in a test helper outside `cfg(test)` that only tests call (`TestServer::start`

@@ -181,7 +181,7 @@ pub(crate) fn discover(args: &Selection) -> anyhow::Result<Workspace> {
     members.extend(local.iter());
     let walked: Vec<Vec<FileEntry>> = packages
         .par_iter()
-        .map(|pkg| package_files(&root, pkg, pointed(pkg)))
+        .map(|pkg| package_files(&root, pkg, pointed(pkg), load_tool(&members)))
         .collect::<anyhow::Result<_>>()?;
     let mut files: Vec<FileEntry> = walked.into_iter().flatten().collect();
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
@@ -329,7 +329,14 @@ fn select<'m>(meta: &'m Metadata, args: &Selection) -> anyhow::Result<Vec<&'m Pa
 }
 
 /// The `.rs` files under a package's folder, gitignore-aware, without nested packages.
-fn package_files(ws_root: &Path, pkg: &Package, pointed: bool) -> anyhow::Result<Vec<FileEntry>> {
+/// `load_tool`: the repository's product is itself a load tool (`load_tool`), so a member's
+/// description that says load testing makes no harness.
+fn package_files(
+    ws_root: &Path,
+    pkg: &Package,
+    pointed: bool,
+    load_tool: bool,
+) -> anyhow::Result<Vec<FileEntry>> {
     let pkg_root = pkg
         .manifest_path
         .parent()
@@ -351,7 +358,7 @@ fn package_files(ws_root: &Path, pkg: &Package, pointed: bool) -> anyhow::Result
     }
     let harness = !pointed
         && (harness(ws_root, &pkg_root, &pkg.name)
-            || describes_harness(pkg.description.as_deref()));
+            || (!load_tool && describes_harness(pkg.description.as_deref())));
     let dev_only = dev_only(&targets);
     let walker = package_walker(&pkg_root);
     let mut out = Vec::new();
@@ -398,8 +405,12 @@ fn support_module(path: &Path, pkg_root: &Path) -> bool {
             c.as_os_str().to_str().is_some_and(|n| {
                 let n = n.trim_end_matches(".rs");
                 crate::syntax::names_testing(n)
-                    || n.split(['-', '_'])
-                        .any(|w| bench_word(w) || matches!(w, "example" | "examples"))
+                    || n.split(['-', '_']).any(bench_word)
+                    // Named for examples by its last word, the thing it is (`examples.rs`,
+                    // `request_examples.rs`); `example_run.rs` runs one (hook0's CLI command).
+                    || n.rsplit(['-', '_'])
+                        .next()
+                        .is_some_and(|w| matches!(w, "example" | "examples"))
             })
         })
     })
@@ -433,9 +444,9 @@ fn bench_word(w: &str) -> bool {
     w.starts_with("bench") || w.ends_with("bench")
 }
 
-/// Whether a package's description says it is a benchmark, load-testing tool or test harness
-/// ("Orca - load testing for LDAP and Kanidm", "Fluvio benchmarking tool", "Fault-injection
-/// harness for testing Ballista"): what it drives is the load, not the product's capacity. A
+/// Whether a package's description says it is a benchmark, load-testing tool, test harness or
+/// test support ("Orca - load testing for LDAP and Kanidm", "Fluvio benchmarking tool",
+/// "Fault-injection harness for testing Ballista", "Testing mock support"): what it drives is the load, not the product's capacity. A
 /// product that says it was measured ("benchmarked against Redis") is none.
 fn describes_harness(description: Option<&str>) -> bool {
     let Some(d) = description else { return false };
@@ -448,8 +459,22 @@ fn describes_harness(description: Option<&str>) -> bool {
     words
         .iter()
         .any(|w| matches!(w.as_str(), "benchmark" | "benchmarks" | "benchmarking"))
-        // "Fault-injection harness for testing Ballista", "Test harness and utilities for ..".
-        || (has(&["harness"]) && has(&["test", "tests", "testing"]))
+        // "Fault-injection harness for testing Ballista", "Test harness and utilities for ..",
+        // and test support by any name: arti's `tor-rtmock`, "Testing mock support", and
+        // "Test utils for Xline", "Testing helpers for the `redis` crate".
+        || (has(&[
+            "harness",
+            "mock",
+            "mocks",
+            "mocking",
+            "support",
+            "utilities",
+            "utils",
+            "util",
+            "helpers",
+            "helper",
+            "fixtures",
+        ]) && has(&["test", "tests", "testing"]))
         || words.windows(2).any(|p| {
             matches!(p[0].as_str(), "load" | "stress")
                 && matches!(
@@ -457,6 +482,31 @@ fn describes_harness(description: Option<&str>) -> bool {
                     "test" | "tests" | "testing" | "tester" | "generator" | "generation"
                 )
         })
+}
+
+/// Whether the repository's product is itself a load tool: a member that bears the repository's
+/// name (`lading` of `github.com/datadog/lading`) describes itself as one ("A tool for load
+/// testing daemons"). Its members' workers and queues are then the product's own capacities, not
+/// a harness's (the sealed split of 2026-12-06k, whose `lading-capture` says the same). A harness
+/// of another product bears another name (kanidm's `orca`, "load testing for LDAP and Kanidm").
+fn load_tool(members: &[&Package]) -> bool {
+    members.iter().any(|p| {
+        describes_harness(p.description.as_deref())
+            && names_its_repository(&p.name, p.repository.as_deref())
+    })
+}
+
+/// Whether a package bears its repository's name: the product the repository is for.
+fn names_its_repository(name: &str, repository: Option<&str>) -> bool {
+    let norm = |s: &str| s.to_ascii_lowercase().replace('_', "-");
+    repository
+        .and_then(|r| {
+            r.trim_end_matches('/')
+                .trim_end_matches(".git")
+                .rsplit('/')
+                .next()
+        })
+        .is_some_and(|last| norm(last) == norm(name))
 }
 
 /// Whether a member is a harness, whose code is test code: named for testing, benchmarking,
