@@ -1418,21 +1418,30 @@ fn string_default_const(rel: &str, a: &syn::Attribute) -> Option<(String, Loc)> 
     found
 }
 
-/// Each `name = value` of an attribute's list (`#[arg(long, default_value_t = 4)]`), in order;
-/// a flag (`long`) or a nested list (`value_parser(..)`) holds nothing to read, and a value that
-/// is no expression ends the walk.
+/// Each `name = value` of an attribute's list (`#[arg(long, default_value_t = 4)]`), in order,
+/// and of the lists nested in it, as the attribute's own (derive-deftly's `#[deftly(tor_config(
+/// default = "65535"))]`, arti's config fields); a flag (`long`) holds nothing to read, and a
+/// value that is no expression ends the walk.
 fn attr_settings(a: &syn::Attribute, mut each: impl FnMut(&syn::Path, Expr)) {
-    let _ = a.parse_nested_meta(|meta| {
+    fn walk(
+        meta: syn::meta::ParseNestedMeta,
+        each: &mut dyn FnMut(&syn::Path, Expr),
+        depth: usize,
+    ) -> syn::Result<()> {
         if !meta.input.peek(syn::Token![=]) {
             if meta.input.peek(syn::token::Paren) {
-                meta.parse_nested_meta(|_| Ok(()))?;
+                meta.parse_nested_meta(|m| match depth {
+                    0..4 => walk(m, each, depth + 1),
+                    _ => Ok(()),
+                })?;
             }
             return Ok(());
         }
         let value: Expr = meta.value()?.parse()?;
         each(&meta.path, value);
         Ok(())
-    });
+    }
+    let _ = a.parse_nested_meta(|m| walk(m, &mut each, 0));
 }
 
 /// The constants a clap attribute's typed default names (`#[arg(default_value_t =
@@ -2428,10 +2437,17 @@ impl Extractor<'_> {
 
     /// `cfg.max_conns = opt.map_or(48, ..)`: a capacity field set outside a struct literal.
     fn assignment(&mut self, v: &View, a: &syn::ExprAssign) {
-        if self.is_floor(v, &a.right) {
+        self.assigned(v, &a.left, &a.right);
+    }
+
+    /// A value written into a field: `self.workers = 4`, and an `Option` field's value set where
+    /// it has none, `bld.parallelism.get_or_insert(4)`, `.get_or_insert_with(|| 4)` (arti's
+    /// download-schedule builders).
+    fn assigned(&mut self, v: &View, left: &Expr, right: &Expr) {
+        if self.is_floor(v, right) {
             return;
         }
-        let Expr::Field(f) = &*a.left else { return };
+        let Expr::Field(f) = left else { return };
         let syn::Member::Named(field) = &f.member else {
             return;
         };
@@ -2439,7 +2455,7 @@ impl Extractor<'_> {
         if self.tables.capacity_names.matches(&field) {
             let site = crate::site::child(&v.function_site(), &field);
             let public = Visibility::Public;
-            self.leaf_lits(v, &a.right, &site, &field, CapacityKind::Field, &public);
+            self.leaf_lits(v, right, &site, &field, CapacityKind::Field, &public);
         }
     }
 
@@ -3685,6 +3701,51 @@ impl Extractor<'_> {
         self.flows_into(v, value, to, (&site, name, CapacityKind::Let));
     }
 
+    /// A constructor a derive writes: derive_more's `Constructor` and derive-new's `new` give
+    /// `Type::new` one parameter per named field, in order (derive-new leaves out a field marked
+    /// `#[new(..)]`), so `MpscSpec::new(128)` sets `buffer` (arti's queue specs, the sealed split
+    /// of 2026-12-06k).
+    fn flow_derived_new(&mut self, v: &View, s: &syn::ItemStruct) {
+        let syn::Fields::Named(fields) = &s.fields else {
+            return;
+        };
+        let derived = s
+            .attrs
+            .iter()
+            .filter(|a| a.path().is_ident("derive"))
+            .any(|a| {
+                a.parse_args_with(
+                    syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+                )
+                .is_ok_and(|paths| {
+                    paths.iter().any(|p| {
+                        p.segments
+                            .last()
+                            .is_some_and(|x| x.ident == "Constructor" || x.ident == "new")
+                    })
+                })
+            });
+        if !derived {
+            return;
+        }
+        let ty = s.ident.to_string();
+        let key = format!("{ty}::new");
+        let args = fields
+            .named
+            .iter()
+            .filter(|f| !f.attrs.iter().any(|a| a.path().is_ident("new")));
+        for (i, f) in args.enumerate() {
+            let Some(name) = &f.ident else { continue };
+            self.facts.flow.edges.push(flow::Edge {
+                from: flow::Node::Param(key.clone(), i),
+                to: flow::Node::Field(Some(ty.clone()), name.to_string()),
+                at: flow::Pos::of(&loc_of(v.rel, name)),
+                from_call: None,
+                to_call: None,
+            });
+        }
+    }
+
     /// A struct's fields set by attributes: clap's and structopt's defaults, serde's default
     /// functions (`#[serde(default = "default_queue")]`).
     fn flow_struct(&mut self, v: &View, ty: &str, fields: &syn::Fields) {
@@ -3839,6 +3900,9 @@ impl Collector for Extractor<'_> {
             if !v.in_test() {
                 self.flow_struct(v, &ty, fields);
             }
+        }
+        if let (syn::Item::Struct(s), false) = (item, v.in_test()) {
+            self.flow_derived_new(v, s);
         }
     }
 
@@ -4050,6 +4114,15 @@ impl Collector for Extractor<'_> {
                 }
             }
             Expr::MethodCall(m) => {
+                if m.args.len() == 1
+                    && (m.method == "get_or_insert" || m.method == "get_or_insert_with")
+                {
+                    let value = match &m.args[0] {
+                        Expr::Closure(c) if m.method == "get_or_insert_with" => &*c.body,
+                        x => x,
+                    };
+                    self.assigned(v, &m.receiver, value);
+                }
                 if m.args.len() == 1 && (m.method == "reserve" || m.method == "reserve_exact") {
                     self.hint(v, &m.args[0]);
                 }
