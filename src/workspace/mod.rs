@@ -179,9 +179,10 @@ pub(crate) fn discover(args: &Selection) -> anyhow::Result<Workspace> {
     // on `c` through `b`), and the local path packages.
     let mut members = meta.workspace_packages();
     members.extend(local.iter());
+    let harness_product = harness_product(&members);
     let walked: Vec<Vec<FileEntry>> = packages
         .par_iter()
-        .map(|pkg| package_files(&root, pkg, pointed(pkg), load_tool(&members)))
+        .map(|pkg| package_files(&root, pkg, pointed(pkg), harness_product))
         .collect::<anyhow::Result<_>>()?;
     let mut files: Vec<FileEntry> = walked.into_iter().flatten().collect();
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
@@ -328,14 +329,13 @@ fn select<'m>(meta: &'m Metadata, args: &Selection) -> anyhow::Result<Vec<&'m Pa
         .collect())
 }
 
-/// The `.rs` files under a package's folder, gitignore-aware, without nested packages.
-/// `load_tool`: the repository's product is itself a load tool (`load_tool`), so a member's
-/// description that says load testing makes no harness.
+/// The `.rs` files under a package's folder, gitignore-aware, without nested packages. With
+/// `harness_product` (`harness_product`), no description makes the package a harness.
 fn package_files(
     ws_root: &Path,
     pkg: &Package,
     pointed: bool,
-    load_tool: bool,
+    harness_product: bool,
 ) -> anyhow::Result<Vec<FileEntry>> {
     let pkg_root = pkg
         .manifest_path
@@ -358,7 +358,7 @@ fn package_files(
     }
     let harness = !pointed
         && (harness(ws_root, &pkg_root, &pkg.name)
-            || (!load_tool && describes_harness(pkg.description.as_deref())));
+            || (!harness_product && describes_harness(pkg.description.as_deref())));
     let dev_only = dev_only(&targets);
     let walker = package_walker(&pkg_root);
     let mut out = Vec::new();
@@ -446,8 +446,9 @@ fn bench_word(w: &str) -> bool {
 
 /// Whether a package's description says it is a benchmark, load-testing tool, test harness or
 /// test support ("Orca - load testing for LDAP and Kanidm", "Fluvio benchmarking tool",
-/// "Fault-injection harness for testing Ballista", "Testing mock support"): what it drives is the load, not the product's capacity. A
-/// product that says it was measured ("benchmarked against Redis") is none.
+/// "Fault-injection harness for testing Ballista", "Testing mock support"): what it drives is
+/// the load, not the product's capacity. A product that says it was measured ("benchmarked
+/// against Redis") is none.
 fn describes_harness(description: Option<&str>) -> bool {
     let Some(d) = description else { return false };
     let words: Vec<String> = d
@@ -484,12 +485,13 @@ fn describes_harness(description: Option<&str>) -> bool {
         })
 }
 
-/// Whether the repository's product is itself a load tool: a member that bears the repository's
-/// name (`lading` of `github.com/datadog/lading`) describes itself as one ("A tool for load
-/// testing daemons"). Its members' workers and queues are then the product's own capacities, not
-/// a harness's (the sealed split of 2026-12-06k, whose `lading-capture` says the same). A harness
-/// of another product bears another name (kanidm's `orca`, "load testing for LDAP and Kanidm").
-fn load_tool(members: &[&Package]) -> bool {
+/// Whether the repository's product is itself what `describes_harness` reads as a harness, a
+/// load tool above all: a member that bears the repository's name (`lading` of
+/// `github.com/datadog/lading`) describes itself so ("A tool for load testing daemons"). Its
+/// members' workers and queues are then the product's own capacities (the sealed split of
+/// 2026-12-06k, whose `lading-capture` says the same). A harness of another product bears
+/// another name (kanidm's `orca`, "load testing for LDAP and Kanidm").
+fn harness_product(members: &[&Package]) -> bool {
     members.iter().any(|p| {
         describes_harness(p.description.as_deref())
             && names_its_repository(&p.name, p.repository.as_deref())
