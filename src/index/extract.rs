@@ -64,6 +64,10 @@ pub(crate) struct Extractor<'a> {
     /// Where the argument of an allocation hint sits (`VecDeque::with_capacity(cap.min(1024))`,
     /// `v.reserve(n.min(64))`): a bound there caps memory reserved ahead, no work.
     hints: Vec<flow::Pos>,
+    /// Where a length comparison sits whose loop or branch then takes that many items off the
+    /// collection (`while pending.len() >= stride { .. &pending[..stride] .. }`): a chunk's
+    /// size, no ceiling (`framing`).
+    framing: Vec<flow::Pos>,
     /// The file's gauges (`syntax::sparse::Lexical::gauges`), sorted.
     gauges: Vec<String>,
     /// The file's senders of constants only (`syntax::sparse::Lexical::signal_senders`), sorted.
@@ -129,6 +133,7 @@ impl<'a> Extractor<'a> {
             signals: Vec::new(),
             floors: Vec::new(),
             hints: Vec::new(),
+            framing: Vec::new(),
             gauges: Vec::new(),
             signal_senders: Vec::new(),
             self_bounded: Vec::new(),
@@ -3138,7 +3143,11 @@ impl Extractor<'_> {
                     self.flows_into(v, &f.expr, to, (&site, &field, CapacityKind::Field));
                 }
             }
-            Expr::If(i) => self.zero_guard(v, i),
+            Expr::If(i) => {
+                self.zero_guard(v, i);
+                self.framing(v, &i.cond, &i.then_branch);
+            }
+            Expr::While(w) => self.framing(v, &w.cond, &w.body),
             Expr::Assign(a) => {
                 if self.is_floor(v, &a.right) {
                     return;
@@ -3287,12 +3296,85 @@ impl Extractor<'_> {
         );
     }
 
+    /// `while pending.len() >= stride { process(&pending[..stride]) }`, `if buf.len() >= n {
+    /// buf.drain(..n) }`: a collection filled until it holds a chunk's worth, then that many
+    /// taken off it (a slice, `drain`, `split_to`, `split_off`, `advance`), is framed in chunks
+    /// of the bound's size; the bound is no ceiling of what it holds (moq's audio resampler
+    /// and encoder, the sealed split of 2026-12-06l). Marks the comparison for `len_guard`.
+    fn framing(&mut self, v: &View, cond: &Expr, body: &syn::Block) {
+        use quote::ToTokens;
+        let Expr::Binary(b) = crate::index::value::carried(cond) else {
+            return;
+        };
+        let (len, bound) = match b.op {
+            syn::BinOp::Ge(_) | syn::BinOp::Gt(_) => (&*b.left, &*b.right),
+            syn::BinOp::Le(_) | syn::BinOp::Lt(_) => (&*b.right, &*b.left),
+            _ => return,
+        };
+        let Expr::MethodCall(m) = crate::index::value::carried(len) else {
+            return;
+        };
+        if m.method != "len" || !m.args.is_empty() {
+            return;
+        }
+        let text = |e: &dyn ToTokens| e.to_token_stream().to_string();
+        let (coll, bound) = (text(&*m.receiver), text(bound));
+        // A use of the collection that takes the bound's worth: `coll[..bound]`,
+        // `coll.drain(..bound)`, `coll.split_to(bound)`.
+        struct Takes<'t> {
+            coll: &'t str,
+            bound: &'t str,
+            found: bool,
+        }
+        impl<'ast> syn::visit::Visit<'ast> for Takes<'_> {
+            fn visit_expr(&mut self, e: &'ast Expr) {
+                let text = |e: &dyn ToTokens| e.to_token_stream().to_string();
+                let taken = |arg: &Expr| {
+                    let arg = match arg {
+                        Expr::Range(r) if r.start.is_none() => r.end.as_deref(),
+                        x => Some(x),
+                    };
+                    arg.is_some_and(|a| text(a) == self.bound)
+                };
+                match e {
+                    Expr::Index(i) if text(&*i.expr) == self.coll && taken(&i.index) => {
+                        self.found = true
+                    }
+                    Expr::MethodCall(m)
+                        if matches!(
+                            m.method.to_string().as_str(),
+                            "drain" | "split_to" | "split_off" | "advance"
+                        ) && m.args.len() == 1
+                            && text(&*m.receiver) == self.coll
+                            && taken(&m.args[0]) =>
+                    {
+                        self.found = true
+                    }
+                    _ => {}
+                }
+                syn::visit::visit_expr(self, e);
+            }
+        }
+        let mut takes = Takes {
+            coll: &coll,
+            bound: &bound,
+            found: false,
+        };
+        syn::visit::Visit::visit_block(&mut takes, body);
+        if takes.found {
+            self.framing.push(flow::Pos::of(&loc_of(v.rel, b)));
+        }
+    }
+
     /// `if self.queue.len() >= self.max_length { drop(item) }`, `while running.len() <
     /// concurrency`: a value compared with the length of a collection of work held at once
     /// (`Tables::is_work_collection`) is that collection's ceiling, and so is the value the
     /// length is taken from (`MAX_QUERIES - queries.len()`, the headroom under it).
     fn len_guard(&mut self, v: &View, b: &syn::ExprBinary) {
         use syn::BinOp::{Eq, Ge, Gt, Le, Lt, Sub};
+        if self.framing.contains(&flow::Pos::of(&loc_of(v.rel, b))) {
+            return;
+        }
         let sides: &[(&Expr, &Expr)] = match b.op {
             Lt(_) | Le(_) | Gt(_) | Ge(_) | Eq(_) => &[(&b.left, &b.right), (&b.right, &b.left)],
             Sub(_) => &[(&b.right, &b.left)],
