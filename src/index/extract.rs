@@ -3303,6 +3303,9 @@ impl Extractor<'_> {
     /// and encoder, the sealed split of 2026-12-06l). Marks the comparison for `len_guard`.
     fn framing(&mut self, v: &View, cond: &Expr, body: &syn::Block) {
         use quote::ToTokens;
+        fn text(e: &dyn ToTokens) -> String {
+            e.to_token_stream().to_string()
+        }
         let Expr::Binary(b) = crate::index::value::carried(cond) else {
             return;
         };
@@ -3317,7 +3320,6 @@ impl Extractor<'_> {
         if m.method != "len" || !m.args.is_empty() {
             return;
         }
-        let text = |e: &dyn ToTokens| e.to_token_stream().to_string();
         let (coll, bound) = (text(&*m.receiver), text(bound));
         // A use of the collection that takes the bound's worth: `coll[..bound]`,
         // `coll.drain(..bound)`, `coll.split_to(bound)`.
@@ -3328,7 +3330,6 @@ impl Extractor<'_> {
         }
         impl<'ast> syn::visit::Visit<'ast> for Takes<'_> {
             fn visit_expr(&mut self, e: &'ast Expr) {
-                let text = |e: &dyn ToTokens| e.to_token_stream().to_string();
                 let taken = |arg: &Expr| {
                     let arg = match arg {
                         Expr::Range(r) if r.start.is_none() => r.end.as_deref(),
