@@ -397,10 +397,6 @@ fn own_type(ty: &str) -> bool {
     ty.len() > 1 && ty.chars().any(|c| c.is_ascii_lowercase()) && !FOREIGN_TYPES.contains(&ty)
 }
 
-/// Whether a value of this declared type can be a count: an integer, an `Option`, `NonZero*`
-/// or `Wrapping` of one, or a type whose name says nothing (an alias such as `Permits` may be an
-/// integer). A reference is its referent's. Strings, collections, generic parameters (`T`) and
-/// types (`Tx<T, Semaphore>`), tuples, closures and trait objects cannot.
 /// The first generic argument of a path's segment, when it is a type (`usize` of
 /// `Option<usize>`, of `Result<usize, E>`).
 fn first_type_arg(seg: &syn::PathSegment) -> Option<&syn::Type> {
@@ -413,6 +409,10 @@ fn first_type_arg(seg: &syn::PathSegment) -> Option<&syn::Type> {
     }
 }
 
+/// Whether a value of this declared type can be a count: an integer, an `Option`, `NonZero*`
+/// or `Wrapping` of one, or a type whose name says nothing (an alias such as `Permits` may be an
+/// integer). A reference is its referent's. Strings, collections, generic parameters (`T`) and
+/// types (`Tx<T, Semaphore>`), tuples, closures and trait objects cannot.
 pub(crate) fn may_hold_int(ty: &syn::Type) -> bool {
     match ty {
         syn::Type::Reference(r) => may_hold_int(&r.elem),
