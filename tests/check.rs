@@ -426,6 +426,59 @@ fn a_harness_package_a_developers_binary_an_example_or_a_support_module_is_test_
     let (_, r) = json_of(&capcheck_in(load_tool.path(), &["--format", "json"]));
     let found: Vec<String> = rules_and_lines(&r).into_iter().map(|(_, f, _)| f).collect();
     assert_eq!(found, ["lading/src/lib.rs", "lading_capture/src/lib.rs"]);
+    // A library no binary runs that requires test support (nox's `connected-client` on its
+    // `test-constants`), or requires one that does (`swarm`), is test support too, though the
+    // binary dev-depends on it. A library the binary runs (`core`), one that takes test support
+    // only through a feature (`plugin`) and one another language loads (`pyext`, a `cdylib`
+    // like pants's engine) stay product code.
+    let dep = |name: &str, deps: &[&str]| {
+        let mut t = MEMBER.replace("NAME", name) + "\n[dependencies]\n";
+        for d in deps {
+            let (d, optional) = d.split_once('?').map_or((*d, false), |(d, _)| (d, true));
+            t += &format!("{d} = {{ path = \"../{d}\", optional = {optional} }}\n");
+        }
+        t
+    };
+    let server =
+        dep("server", &["core"]) + "\n[dev-dependencies]\nclient = { path = \"../client\" }\n";
+    let on_support = scratch(&[
+        (
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"server\", \"core\", \"plugin\", \"client\", \"swarm\", \
+             \"test-constants\", \"pyext\"]\nresolver = \"2\"\n",
+        ),
+        ("server/Cargo.toml", &server),
+        ("server/src/main.rs", &format!("{lib}fn main() {{}}\n")),
+        ("core/Cargo.toml", &dep("core", &["test-constants"])),
+        ("core/src/lib.rs", lib),
+        ("plugin/Cargo.toml", &dep("plugin", &["test-constants?"])),
+        ("plugin/src/lib.rs", lib),
+        (
+            "pyext/Cargo.toml",
+            &(dep("pyext", &["test-constants"]) + "\n[lib]\ncrate-type = [\"cdylib\"]\n"),
+        ),
+        ("pyext/src/lib.rs", lib),
+        ("client/Cargo.toml", &dep("client", &["test-constants"])),
+        ("client/src/lib.rs", lib),
+        ("swarm/Cargo.toml", &dep("swarm", &["client"])),
+        ("swarm/src/lib.rs", lib),
+        ("test-constants/Cargo.toml", &dep("test-constants", &[])),
+        ("test-constants/src/lib.rs", lib),
+    ]);
+    let (_, r) = json_of(&capcheck_in(
+        on_support.path(),
+        &["--format", "json", "--workspace"],
+    ));
+    let found: Vec<String> = rules_and_lines(&r).into_iter().map(|(_, f, _)| f).collect();
+    assert_eq!(
+        found,
+        [
+            "core/src/lib.rs",
+            "plugin/src/lib.rs",
+            "pyext/src/lib.rs",
+            "server/src/main.rs"
+        ]
+    );
 }
 
 /// A field set in a test helper outside `cfg(test)` that only tests call (`TestServer::start`
