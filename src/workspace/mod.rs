@@ -180,12 +180,12 @@ pub(crate) fn discover(args: &Selection) -> anyhow::Result<Workspace> {
     let mut members = meta.workspace_packages();
     members.extend(local.iter());
     let harness_product = harness_product(&members);
-    let built_on_support = built_on_test_support(&root, &members, harness_product);
+    let support = test_support(&root, &members, harness_product);
     let walked: Vec<Vec<FileEntry>> = packages
         .par_iter()
         .map(|pkg| {
-            let support = built_on_support.contains(pkg.name.as_str());
-            package_files(&root, pkg, pointed(pkg), harness_product, support)
+            let harness = !pointed(pkg) && support.contains(pkg.name.as_str());
+            package_files(&root, pkg, harness)
         })
         .collect::<anyhow::Result<_>>()?;
     let mut files: Vec<FileEntry> = walked.into_iter().flatten().collect();
@@ -333,16 +333,9 @@ fn select<'m>(meta: &'m Metadata, args: &Selection) -> anyhow::Result<Vec<&'m Pa
         .collect())
 }
 
-/// The `.rs` files under a package's folder, gitignore-aware, without nested packages. With
-/// `harness_product` (`harness_product`), no description makes the package a harness; with
-/// `built_on_support` (`built_on_test_support`), the package is one.
-fn package_files(
-    ws_root: &Path,
-    pkg: &Package,
-    pointed: bool,
-    harness_product: bool,
-    built_on_support: bool,
-) -> anyhow::Result<Vec<FileEntry>> {
+/// The `.rs` files under a package's folder, gitignore-aware, without nested packages. A
+/// `harness` (`test_support`, never the package the run is pointed at) is test code whole.
+fn package_files(ws_root: &Path, pkg: &Package, harness: bool) -> anyhow::Result<Vec<FileEntry>> {
     let pkg_root = pkg
         .manifest_path
         .parent()
@@ -362,7 +355,6 @@ fn package_files(
             by_dir.entry(dir).or_default().push(i);
         }
     }
-    let harness = !pointed && (built_on_support || is_harness(ws_root, pkg, harness_product));
     let dev_only = dev_only(&targets);
     let walker = package_walker(&pkg_root);
     let mut out = Vec::new();
@@ -497,15 +489,16 @@ fn is_harness(ws_root: &Path, pkg: &Package, harness_product: bool) -> bool {
         || (!harness_product && describes_harness(pkg.description.as_deref()))
 }
 
-/// The members built on test support: a library that no binary of the workspace runs, and that
-/// depends, by a required dependency (neither optional nor a dev-dependency), on a member that
-/// is a harness (`is_harness`) or is built on one in turn. Its code exists for the tests: nox's
+/// The members that are test support: a harness by name, folder or description (`is_harness`),
+/// or built on one: a library that no binary of the workspace runs, and that depends, by a
+/// required dependency (neither optional nor a dev-dependency), on a member that is a harness
+/// or is built on one in turn. Its code exists for the tests: nox's
 /// `connected-client` and `created-swarm` depend on its `test-constants` (the sealed split of
 /// 2026-12-06m, whose judge called their channels and pools test code). A product's crate
 /// builds on test support only through a feature (an optional dependency), and stays product.
 /// A binary (or a `cdylib`, `staticlib` or `dylib`) runs the packages it requires, and theirs in
 /// turn, not its dev-dependencies (nox's binary dev-depends on `connected-client` for its tests).
-fn built_on_test_support<'a>(
+fn test_support<'a>(
     ws_root: &Path,
     members: &[&'a Package],
     harness_product: bool,
@@ -546,7 +539,6 @@ fn built_on_test_support<'a>(
         .filter(|p| is_harness(ws_root, p, harness_product))
         .map(|p| p.name.as_str())
         .collect();
-    let mut out = std::collections::BTreeSet::new();
     loop {
         let more: Vec<&str> = members
             .iter()
@@ -556,10 +548,9 @@ fn built_on_test_support<'a>(
             .map(|(n, _)| n)
             .collect();
         if more.is_empty() {
-            return out;
+            return support;
         }
-        support.extend(&more);
-        out.extend(more);
+        support.extend(more);
     }
 }
 
