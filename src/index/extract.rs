@@ -10,7 +10,7 @@ use crate::index::CapacityKind;
 use crate::index::facts::*;
 use crate::index::flow;
 use crate::index::tables::Tables;
-use crate::index::value::{Operand, Val, is_const_name, is_cpu_word, place_name};
+use crate::index::value::{Operand, Val, cpu_floor_of_one, is_const_name, is_cpu_word, place_name};
 use crate::source::Loc;
 use crate::syntax::walk::{Collector, ConstItem, FnItem, View};
 use crate::syntax::{FileRole, loc_of, path_ends_with, snippet};
@@ -849,7 +849,13 @@ impl Extractor<'_> {
             let syn::Member::Named(name) = &f.member else {
                 continue;
             };
-            let val = Val::of_place(&f.expr);
+            // `worker_threads: available_parallelism().map_or(1, ..)`: the 1 is the CPU count's
+            // floor, not the field's value (xitca-web's server builder, the sealed split of
+            // 2026-12-06n; a binding, an assignment and a function's result drop it already).
+            let val = match Val::of_place(&f.expr) {
+                Val::Lit(_) if cpu_floor_of_one(&f.expr) => Val::Other,
+                val => val,
+            };
             let site = v.scope.field_site(&ty, &name.to_string());
             let field = name.to_string();
             self.made_with_capacity(v, &field, &f.expr);

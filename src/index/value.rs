@@ -803,6 +803,22 @@ pub(crate) fn fallback_call(e: &syn::Expr) -> Option<(&syn::ExprMethodCall, Opti
     Some((m, fallback))
 }
 
+/// Whether an expression carries a CPU count whose fallback is a floor of one
+/// (`available_parallelism().map(|n| n.get()).unwrap_or(1)`, through any wrapper
+/// [`carried`] sees through): the 1 is what [`leaves`] drops, and no value it is set to.
+pub(crate) fn cpu_floor_of_one(expr: &syn::Expr) -> bool {
+    let mut e = expr;
+    loop {
+        if let Some(fallback) = cpu_fallback(e) {
+            return Val::of(fallback).literal().is_some_and(|n| n < 2);
+        }
+        match carried_once(e) {
+            Some(inner) => e = inner,
+            None => return false,
+        }
+    }
+}
+
 /// The fallback of a CPU count (`available_parallelism().map_or(1, |n| n.get())`), the value
 /// where the count could not be read: a floor, as the flow takes it.
 fn cpu_fallback(expr: &syn::Expr) -> Option<&syn::Expr> {
