@@ -227,6 +227,11 @@ pub(crate) fn carried(expr: &syn::Expr) -> &syn::Expr {
     e
 }
 
+/// `expr` and each expression it carries in turn, down to the value [`carried`] gives.
+fn carried_steps(expr: &syn::Expr) -> impl Iterator<Item = &syn::Expr> {
+    std::iter::successors(Some(expr), |e| carried_once(e))
+}
+
 /// One step of [`carried`]: the expression `e` wraps, or `None` where `e` is the value.
 fn carried_once(e: &syn::Expr) -> Option<&syn::Expr> {
     use syn::Expr;
@@ -396,17 +401,14 @@ fn leaves_into<'a>(expr: &'a syn::Expr, out: &mut Vec<&'a syn::Expr>, depth: usi
     }
     // What `expr` carries, step by step: a CPU count's fallback on the way is a floor.
     let mut e = expr;
-    loop {
-        if let Some(fallback) = cpu_fallback(e) {
+    for step in carried_steps(expr) {
+        if let Some(fallback) = cpu_fallback(step) {
             return floor_into(fallback, out, depth + 1);
         }
-        if let Some(body) = mapped(e) {
+        if let Some(body) = mapped(step) {
             leaves_into(body, out, depth + 1);
         }
-        match carried_once(e) {
-            Some(inner) => e = inner,
-            None => break,
-        }
+        e = step;
     }
     if let Some(branches) = branches(e) {
         // `if n > 0 { n } else { 1 }`, `if n == 0 { 1 } else { n }`: the 1 only keeps the count
@@ -807,16 +809,9 @@ pub(crate) fn fallback_call(e: &syn::Expr) -> Option<(&syn::ExprMethodCall, Opti
 /// (`available_parallelism().map(|n| n.get()).unwrap_or(1)`, through any wrapper
 /// [`carried`] sees through): the 1 is what [`leaves`] drops, and no value it is set to.
 pub(crate) fn cpu_floor_of_one(expr: &syn::Expr) -> bool {
-    let mut e = expr;
-    loop {
-        if let Some(fallback) = cpu_fallback(e) {
-            return Val::of(fallback).literal().is_some_and(|n| n < 2);
-        }
-        match carried_once(e) {
-            Some(inner) => e = inner,
-            None => return false,
-        }
-    }
+    carried_steps(expr)
+        .find_map(cpu_fallback)
+        .is_some_and(|fallback| Val::of(fallback).literal().is_some_and(|n| n < 2))
 }
 
 /// The fallback of a CPU count (`available_parallelism().map_or(1, |n| n.get())`), the value

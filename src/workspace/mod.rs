@@ -179,8 +179,7 @@ pub(crate) fn discover(args: &Selection) -> anyhow::Result<Workspace> {
     // on `c` through `b`), and the local path packages.
     let mut members = meta.workspace_packages();
     members.extend(local.iter());
-    let harness_product = harness_product(&members);
-    let support = test_support(&root, &members, harness_product);
+    let support = test_support(&root, &members);
     let walked: Vec<Vec<FileEntry>> = packages
         .par_iter()
         .map(|pkg| {
@@ -481,16 +480,9 @@ fn describes_harness(description: Option<&str>) -> bool {
         })
 }
 
-/// Whether a member is a harness by its name, folder or description (`harness`,
-/// `describes_harness`; no description counts under `harness_product`).
-fn is_harness(ws_root: &Path, pkg: &Package, harness_product: bool) -> bool {
-    let pkg_root = pkg.manifest_path.parent().map(|d| d.as_std_path());
-    pkg_root.is_some_and(|r| harness(ws_root, r, &pkg.name))
-        || (!harness_product && describes_harness(pkg.description.as_deref()))
-}
-
-/// The members that are test support: a harness by name, folder or description (`is_harness`),
-/// or built on one: a library that no binary of the workspace runs, and that depends, by a
+/// The members that are test support: a harness by name or folder (`harness`) or by description
+/// (`describes_harness`; no description counts where the repository's product is itself a
+/// harness kind, `harness_product`), or built on one: a library that no binary of the workspace runs, and that depends, by a
 /// required dependency (neither optional nor a dev-dependency), on a member that is a harness
 /// or is built on one in turn. Its code exists for the tests: nox's
 /// `connected-client` and `created-swarm` depend on its `test-constants` (the sealed split of
@@ -501,7 +493,6 @@ fn is_harness(ws_root: &Path, pkg: &Package, harness_product: bool) -> bool {
 fn test_support<'a>(
     ws_root: &Path,
     members: &[&'a Package],
-    harness_product: bool,
 ) -> std::collections::BTreeSet<&'a str> {
     use cargo_metadata::DependencyKind;
     let required = |p: &'a Package| {
@@ -534,9 +525,14 @@ fn test_support<'a>(
             todo.extend(required(p).filter(|d| by_name.contains_key(d)));
         }
     }
+    let harness_product = harness_product(members);
     let mut support: std::collections::BTreeSet<&str> = members
         .iter()
-        .filter(|p| is_harness(ws_root, p, harness_product))
+        .filter(|p| {
+            let pkg_root = p.manifest_path.parent().map(|d| d.as_std_path());
+            pkg_root.is_some_and(|r| harness(ws_root, r, &p.name))
+                || (!harness_product && describes_harness(p.description.as_deref()))
+        })
         .map(|p| p.name.as_str())
         .collect();
     loop {
