@@ -525,22 +525,37 @@ fn macro_items(mac: &Macro) -> Option<syn::File> {
             body = g.stream();
         }
     }
+    if let Some(items) = settings_struct(body.clone()) {
+        return Some(items);
+    }
     let mut changed = false;
     // `static ref` drops its `ref`; a `ref` that starts a declaration (at the start, after a
-    // `;` or after an attribute) becomes `static`.
+    // `;` or after an attribute) becomes `static`, and so does a name that starts one and is
+    // given a type (`REDIS_MAX_CONNECTIONS: u32 = 2048;`, a macro of settings read from the
+    // environment with their defaults).
     let mut after_static = false;
     let mut starts = true;
     let mut tokens = Vec::new();
-    for t in body {
+    let body: Vec<TokenTree> = body.into_iter().collect();
+    for (at, t) in body.iter().cloned().enumerate() {
         let is_ident = |w: &str| matches!(&t, TokenTree::Ident(i) if i == w);
         if after_static && is_ident("ref") {
             changed = true;
             after_static = false;
             continue;
         }
+        let typed = matches!(body.get(at + 1), Some(TokenTree::Punct(p))
+            if p.as_char() == ':' && p.spacing() == proc_macro2::Spacing::Alone);
         let t = if starts && is_ident("ref") {
             changed = true;
             TokenTree::Ident(proc_macro2::Ident::new("static", t.span()))
+        } else if starts && typed && matches!(&t, TokenTree::Ident(_)) {
+            changed = true;
+            tokens.push(TokenTree::Ident(proc_macro2::Ident::new(
+                "static",
+                t.span(),
+            )));
+            t
         } else {
             t
         };
@@ -556,6 +571,65 @@ fn macro_items(mac: &Macro) -> Option<syn::File> {
         return None;
     }
     syn::parse2::<syn::File>(tokens.into_iter().collect()).ok()
+}
+
+/// A struct of settings declared with their defaults in a configuration macro (DataFusion's
+/// `config_namespace! { pub struct ExecutionOptions { /// doc \n pub batch_size: usize, default =
+/// 8192 .. } }`, a field's type followed by `key = value` options, `default` last, and no comma
+/// between fields), read as the struct and its `impl Default` setting each field to its
+/// default. The tokens keep their spans, so lines are the source's. `None` for another grammar.
+fn settings_struct(body: proc_macro2::TokenStream) -> Option<syn::File> {
+    use syn::parse::{ParseStream, Parser};
+    let parse = |input: ParseStream| -> syn::Result<syn::File> {
+        let attrs = input.call(syn::Attribute::parse_outer)?;
+        let vis: syn::Visibility = input.parse()?;
+        input.parse::<syn::Token![struct]>()?;
+        let name: syn::Ident = input.parse()?;
+        let content;
+        syn::braced!(content in input);
+        let mut fields: Vec<(
+            Vec<syn::Attribute>,
+            syn::Visibility,
+            syn::Ident,
+            syn::Type,
+            Expr,
+        )> = Vec::new();
+        while !content.is_empty() {
+            let attrs = content.call(syn::Attribute::parse_outer)?;
+            let vis: syn::Visibility = content.parse()?;
+            let field: syn::Ident = content.parse()?;
+            content.parse::<syn::Token![:]>()?;
+            let ty: syn::Type = content.parse()?;
+            content.parse::<syn::Token![,]>()?;
+            let default = loop {
+                let key: syn::Ident = content.call(syn::ext::IdentExt::parse_any)?;
+                content.parse::<syn::Token![=]>()?;
+                let value: Expr = content.parse()?;
+                if key == "default" {
+                    break value;
+                }
+                content.parse::<syn::Token![,]>()?;
+            };
+            while content.peek(syn::Token![,]) {
+                content.parse::<syn::Token![,]>()?;
+            }
+            fields.push((attrs, vis, field, ty, default));
+        }
+        if fields.is_empty() {
+            return Err(input.error("no settings"));
+        }
+        let decls = fields
+            .iter()
+            .map(|(a, v, f, t, _)| quote::quote!(#(#a)* #v #f: #t));
+        let inits = fields.iter().map(|(_, _, f, _, d)| quote::quote!(#f: #d));
+        syn::parse2(quote::quote! {
+            #(#attrs)* #vis struct #name { #(#decls,)* }
+            impl Default for #name {
+                fn default() -> Self { #name { #(#inits,)* } }
+            }
+        })
+    };
+    parse.parse2(body).ok()
 }
 
 /// The items of every branch of a `cfg_if!` body (`if #[cfg(feature = "k8")] { .. } else if
