@@ -64,10 +64,11 @@ pub(crate) struct Extractor<'a> {
     /// Where the argument of an allocation hint sits (`VecDeque::with_capacity(cap.min(1024))`,
     /// `v.reserve(n.min(64))`): a bound there caps memory reserved ahead, no work.
     hints: Vec<flow::Pos>,
-    /// Where a length comparison sits whose loop or branch then takes that many items off the
-    /// collection (`while pending.len() >= stride { .. &pending[..stride] .. }`): a chunk's
-    /// size, no ceiling (`framing`).
-    framing: Vec<flow::Pos>,
+    /// Where a length comparison sits that is no ceiling: one whose loop or branch then takes
+    /// that many items off the collection (`while pending.len() >= stride { .. &pending[..stride]
+    /// .. }`: a chunk's size, `framing`), or one that refuses too few (`if queues.len() < 3 {
+    /// bail!(..) }`: a minimum, `minimum`).
+    no_ceiling: Vec<flow::Pos>,
     /// The file's gauges (`syntax::sparse::Lexical::gauges`), sorted.
     gauges: Vec<String>,
     /// The file's senders of constants only (`syntax::sparse::Lexical::signal_senders`), sorted.
@@ -133,7 +134,7 @@ impl<'a> Extractor<'a> {
             signals: Vec::new(),
             floors: Vec::new(),
             hints: Vec::new(),
-            framing: Vec::new(),
+            no_ceiling: Vec::new(),
             gauges: Vec::new(),
             signal_senders: Vec::new(),
             self_bounded: Vec::new(),
@@ -3152,6 +3153,7 @@ impl Extractor<'_> {
             Expr::If(i) => {
                 self.zero_guard(v, i);
                 self.framing(v, &i.cond, &i.then_branch);
+                self.minimum(v, i);
             }
             Expr::While(w) => self.framing(v, &w.cond, &w.body),
             Expr::Assign(a) => {
@@ -3369,7 +3371,29 @@ impl Extractor<'_> {
         };
         syn::visit::Visit::visit_block(&mut takes, body);
         if takes.found {
-            self.framing.push(flow::Pos::of(&loc_of(v.rel, b)));
+            self.no_ceiling.push(flow::Pos::of(&loc_of(v.rel, b)));
+        }
+    }
+
+    /// `if queues.len() < 3 { bail!("must have at least 3") }`, `if n > peers.len() { return
+    /// Err(..) }`: a length the code refuses as too small, with an error, is a minimum it
+    /// requires, no ceiling of what the collection holds (crosvm's vsock queues, the sealed split
+    /// of 2026-12-06o). Below a ceiling the code does its work (`while running.len() < max {
+    /// spawn }`), and a plain `return` there may be the work's end (`if cache.len() < cap {
+    /// return; } evict()`). Marks the comparison for `len_guard`.
+    fn minimum(&mut self, v: &View, i: &syn::ExprIf) {
+        let Expr::Binary(b) = crate::index::value::carried(&i.cond) else {
+            return;
+        };
+        let len = match b.op {
+            syn::BinOp::Lt(_) | syn::BinOp::Le(_) => &*b.left,
+            syn::BinOp::Gt(_) | syn::BinOp::Ge(_) => &*b.right,
+            _ => return,
+        };
+        let is_len = matches!(crate::index::value::carried(len),
+            Expr::MethodCall(m) if m.method == "len" && m.args.is_empty());
+        if is_len && refuses_with_error(&i.then_branch) {
+            self.no_ceiling.push(flow::Pos::of(&loc_of(v.rel, b)));
         }
     }
 
@@ -3379,7 +3403,7 @@ impl Extractor<'_> {
     /// length is taken from (`MAX_QUERIES - queries.len()`, the headroom under it).
     fn len_guard(&mut self, v: &View, b: &syn::ExprBinary) {
         use syn::BinOp::{Eq, Ge, Gt, Le, Lt, Sub};
-        if self.framing.contains(&flow::Pos::of(&loc_of(v.rel, b))) {
+        if self.no_ceiling.contains(&flow::Pos::of(&loc_of(v.rel, b))) {
             return;
         }
         let sides: &[(&Expr, &Expr)] = match b.op {
