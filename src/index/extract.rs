@@ -28,6 +28,10 @@ pub(crate) struct Extractor<'a> {
     /// their `named_lits` entry once they are one; the outer functions' are stacked.
     locals: Vec<LocalLit>,
     outer_locals: Vec<Vec<LocalLit>>,
+    /// Bindings that read a gauge in the current functions (`let mut current =
+    /// connection_count.load(..)`): the function's id, the binding and the gauge. A bound the
+    /// binding is compared with bounds the gauge (`held`).
+    gauge_reads: Vec<(u64, String, String)>,
     /// The constants declared in function bodies: the function's `fn_id` and the name. A bare
     /// name in that function is its own constant, a local (`flow::Sources::local_consts`).
     local_consts: Vec<(u64, String)>,
@@ -121,6 +125,7 @@ impl<'a> Extractor<'a> {
             },
             locals: Vec::new(),
             outer_locals: Vec::new(),
+            gauge_reads: Vec::new(),
             local_consts: Vec::new(),
             imports: Default::default(),
             fn_keys: Vec::new(),
@@ -2372,6 +2377,7 @@ impl Extractor<'_> {
     fn leave_body(&mut self) {
         if let Some(id) = self.fn_ids.pop() {
             self.scopes.retain(|s| s.fn_id != id);
+            self.gauge_reads.retain(|(f, _, _)| *f != id);
         }
         self.locals = self.outer_locals.pop().unwrap_or_default();
         self.fn_keys.pop();
@@ -3538,8 +3544,56 @@ impl Extractor<'_> {
         }
         let e = accessed(e, &["load", "get", "lock", "read", "unwrap", "clone"]);
         let name = place_name(e)?;
-        (self.gauges.binary_search(&name).is_ok() && self.tables.is_work_collection(&name))
-            .then_some(name)
+        if let Some((_, _, gauge)) = self
+            .gauge_reads
+            .iter()
+            .rev()
+            .find(|(f, b, _)| Some(f) == self.fn_ids.last() && *b == name)
+        {
+            return Some(gauge.clone());
+        }
+        self.gauge(&name).then_some(name)
+    }
+
+    /// Whether a name is one of the file's gauges of work (`held`): named for work held at once,
+    /// or counting one unit of it (`connection_count`, `active_task_count`: a counter's noun is
+    /// singular).
+    fn gauge(&self, name: &str) -> bool {
+        self.gauges
+            .binary_search_by(|g| g.as_str().cmp(name))
+            .is_ok()
+            && (self.tables.is_work_collection(name) || self.tables.counts_work_units(name))
+    }
+
+    /// `let mut current = connection_count.load(Ordering::SeqCst);`: a binding that reads a gauge
+    /// holds its value where the function compares it (turborepo's proxy checks `current >=
+    /// MAX_WEBSOCKET_CONNECTIONS` and then raises the gauge by `compare_exchange`; the sealed split
+    /// of 2026-12-06p).
+    fn gauge_read(&mut self, name: &str, init: &Expr) {
+        if self.gauges.is_empty() {
+            return;
+        }
+        // A level of memory counted up and down (greptimedb's `let mutable_memtable_memory_usage =
+        // self.memory_active.load(..)`) counts bytes, not work.
+        let memory = |n: &str| {
+            self.tables.names_no_count(n)
+                || crate::index::names::words(n)
+                    .iter()
+                    .any(|w| matches!(w.as_str(), "memory" | "mem" | "usage"))
+        };
+        if memory(name) {
+            return;
+        }
+        let read = accessed(
+            crate::index::value::carried(init),
+            &["load", "get", "lock", "read"],
+        );
+        let Some(gauge) = place_name(read).filter(|g| self.gauge(g) && !memory(g)) else {
+            return;
+        };
+        if let Some(&f) = self.fn_ids.last() {
+            self.gauge_reads.push((f, name.to_string(), gauge));
+        }
     }
 
     /// The collection a length is taken of, when it holds work (`self.queue.len()`,
@@ -4110,6 +4164,7 @@ impl Collector for Extractor<'_> {
             self.let_constants(v, &name, &init.expr);
         }
         self.made_with_capacity(v, &name, &init.expr);
+        self.gauge_read(&name, &init.expr);
         let typed_number = match &l.pat {
             syn::Pat::Type(t) => flow::may_hold_int(&t.ty),
             _ => true,

@@ -117,6 +117,18 @@ impl Tables {
         )
     }
 
+    /// Whether a name counts units of work one by one: a counter (`count`, `num`) of a unit whose
+    /// plural names work held at once (`connection_count`, `num_active_task`), and no word of
+    /// bytes or text.
+    pub(crate) fn counts_work_units(&self, name: &str) -> bool {
+        let words = crate::index::names::words(name);
+        words.iter().any(|w| w == "count" || w == "num")
+            && words
+                .iter()
+                .any(|w| self.work_words.contains(&format!("{w}s")))
+            && !words.iter().any(|w| self.not_work_words.contains(w))
+    }
+
     /// Whether a flow place is named for a size in bytes or a share (`fixed_workspace_bytes`,
     /// `MAX_FRAME_KIB`, `.transient_bytes()`, `OVERPROVISION_PERCENT`): what is stored there is
     /// no count, so no count flows through it, and no literal stored there is a capacity.

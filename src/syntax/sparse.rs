@@ -297,7 +297,9 @@ fn scan_gauges(src: &str, toks: &[Tok]) -> Vec<String> {
             (TokenKind::Plus, TokenKind::Eq) if w[1].end == w[2].start => &mut up,
             (TokenKind::Minus, TokenKind::Eq) if w[1].end == w[2].start => &mut down,
             (TokenKind::Dot, TokenKind::Ident) => match text(&w[2]) {
-                "fetch_add" => &mut up,
+                // A compare-and-swap loop raises it too (`count.compare_exchange(cur, cur + 1,
+                // ..)`, an admission check free of races); a gauge is lowered somewhere as well.
+                "fetch_add" | "compare_exchange" | "compare_exchange_weak" => &mut up,
                 "fetch_sub" => &mut down,
                 _ => continue,
             },
