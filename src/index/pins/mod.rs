@@ -421,7 +421,7 @@ fn pin<'a>(
         .into_iter()
         .find_map(|e| {
             Some((
-                trace::reach(graph, c, subject, &e.factors, e.multiplier)?,
+                trace::reach(graph, c, subject, (&e.factors, e.multiplier), v)?,
                 e,
             ))
         })

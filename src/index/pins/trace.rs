@@ -325,13 +325,14 @@ pub(crate) fn segment_for_tests(seg: &str) -> bool {
 
 /// The path from the test to every factor, or `None` when the test cannot reach one of them.
 /// A multiplier (`16 = 2 x PER_BACKEND`) must be a count the test passes in or the reached code
-/// holds.
+/// holds. `number` is the one the assertion compares with (a split's share of a factor:
+/// `50 = max_batch_size / 2`).
 pub(crate) fn reach(
     graph: &Graph,
     c: &Comparison,
     subject: &Operand,
-    factors: &[&Capacity],
-    multiplier: u64,
+    (factors, multiplier): (&[&Capacity], u64),
+    number: u64,
 ) -> Option<String> {
     let test = *graph.by_site.get(c.function.as_str())?;
     let (asserted, _) = FnNode::mentions(&subject.text);
@@ -371,7 +372,11 @@ pub(crate) fn reach(
         let count = |lits: &[u64]| lits.iter().filter(|&&y| y == x).count();
         count(&test.lits) > count(in_assertions) || reads_state && count(&test.handed) > 0
     };
-    if own(value) || factors.iter().any(|f| own(f.value)) {
+    // The asserted number itself too, whatever arithmetic explains it: a test that builds
+    // `Config { max_batch_size: 50, .. }` and asserts `cfg.max_batch_size == 50` reads back its
+    // own set-up, not half of a capacity of 100 (trustformers' `TestBatchingConfig`, a blind
+    // judge's false pin, corpus/notes/pins-corpus-2026-12-07j-*).
+    if own(value) || own(number) || factors.iter().any(|f| own(f.value)) {
         return None;
     }
     // So is one a helper of the test's own gives the asserted field (`sample_cursor_config()`,
