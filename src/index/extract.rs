@@ -3581,17 +3581,17 @@ impl Extractor<'_> {
                     .iter()
                     .any(|w| matches!(w.as_str(), "memory" | "mem" | "usage"))
         };
-        if memory(name) {
-            return;
-        }
         let read = accessed(
             crate::index::value::carried(init),
             &["load", "get", "lock", "read"],
         );
-        let Some(gauge) = place_name(read).filter(|g| self.gauge(g) && !memory(g)) else {
+        let gauge = place_name(read).filter(|g| !memory(name) && self.gauge(g) && !memory(g));
+        let Some(&f) = self.fn_ids.last() else {
             return;
         };
-        if let Some(&f) = self.fn_ids.last() {
+        // A binding of the same name that reads something else shadows the gauge's.
+        self.gauge_reads.retain(|(g, b, _)| *g != f || b != name);
+        if let Some(gauge) = gauge {
             self.gauge_reads.push((f, name.to_string(), gauge));
         }
     }
