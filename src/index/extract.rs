@@ -3320,20 +3320,9 @@ impl Extractor<'_> {
         fn text(e: &dyn ToTokens) -> String {
             e.to_token_stream().to_string()
         }
-        let Expr::Binary(b) = crate::index::value::carried(cond) else {
+        let Some((b, m, bound)) = length_compared(cond, true) else {
             return;
         };
-        let (len, bound) = match b.op {
-            syn::BinOp::Ge(_) | syn::BinOp::Gt(_) => (&*b.left, &*b.right),
-            syn::BinOp::Le(_) | syn::BinOp::Lt(_) => (&*b.right, &*b.left),
-            _ => return,
-        };
-        let Expr::MethodCall(m) = crate::index::value::carried(len) else {
-            return;
-        };
-        if m.method != "len" || !m.args.is_empty() {
-            return;
-        }
         let (coll, bound) = (text(&*m.receiver), text(bound));
         // A use of the collection that takes the bound's worth: `coll[..bound]`,
         // `coll.drain(..bound)`, `coll.split_to(bound)`.
@@ -3388,18 +3377,10 @@ impl Extractor<'_> {
     /// spawn }`), and a plain `return` there may be the work's end (`if cache.len() < cap {
     /// return; } evict()`). Marks the comparison for `len_guard`.
     fn minimum(&mut self, v: &View, i: &syn::ExprIf) {
-        let Expr::Binary(b) = crate::index::value::carried(&i.cond) else {
-            return;
-        };
-        let len = match b.op {
-            syn::BinOp::Lt(_) | syn::BinOp::Le(_) => &*b.left,
-            syn::BinOp::Gt(_) | syn::BinOp::Ge(_) => &*b.right,
-            _ => return,
-        };
-        let is_len = matches!(crate::index::value::carried(len),
-            Expr::MethodCall(m) if m.method == "len" && m.args.is_empty());
-        if is_len && refuses_with_error(&i.then_branch) {
-            self.no_ceiling.push(flow::Pos::of(&loc_of(v.rel, b)));
+        if let Some((b, _, _)) = length_compared(&i.cond, false) {
+            if refuses_with_error(&i.then_branch) {
+                self.no_ceiling.push(flow::Pos::of(&loc_of(v.rel, b)));
+            }
         }
     }
 
@@ -4695,5 +4676,33 @@ fn variant_bindings<'p>(
             }
         }
         _ => {}
+    }
+}
+
+/// A condition that compares a collection's `.len()` with a bound, read as `len >= bound`
+/// (`at_least`: `>=`, `>`, or the mirror `bound <= len`) or as `len < bound` (`<`, `<=`, or
+/// `bound > len`): the comparison, the `.len()` call and the bound (`Extractor::framing`,
+/// `Extractor::minimum`).
+fn length_compared(
+    cond: &Expr,
+    at_least: bool,
+) -> Option<(&syn::ExprBinary, &syn::ExprMethodCall, &Expr)> {
+    let Expr::Binary(b) = crate::index::value::carried(cond) else {
+        return None;
+    };
+    let above = match b.op {
+        syn::BinOp::Ge(_) | syn::BinOp::Gt(_) => true,
+        syn::BinOp::Le(_) | syn::BinOp::Lt(_) => false,
+        _ => return None,
+    };
+    // The length sits on the left when the operator already reads the asked way round.
+    let (len, bound) = if above == at_least {
+        (&*b.left, &*b.right)
+    } else {
+        (&*b.right, &*b.left)
+    };
+    match crate::index::value::carried(len) {
+        Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => Some((b, m, bound)),
+        _ => None,
     }
 }
